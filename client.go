@@ -1,0 +1,422 @@
+package access
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// apiPrefix is the path under which the controller serves the developer API.
+const apiPrefix = "/api/v1/developer"
+
+const (
+	defaultUserAgent       = "access-go/" + Version
+	defaultTimeout         = 30 * time.Second
+	defaultMaxResponseSize = 32 << 20
+)
+
+// Client talks to one controller with one API token. Create it with
+// [NewClient]. A Client is safe for concurrent use by multiple goroutines;
+// create one per controller and token, never share one across tenants.
+type Client struct {
+	// Webhooks registers and removes webhook endpoints.
+	Webhooks *WebhooksService
+	// Visitors lists visitors.
+	Visitors *VisitorsService
+	// Users fetches users.
+	Users *UsersService
+	// Devices reads and updates devices' access-method settings.
+	Devices *DevicesService
+	// Schedules fetches access schedules.
+	Schedules *SchedulesService
+	// HolidayGroups lists holiday groups.
+	HolidayGroups *HolidayGroupsService
+	// TouchPasses purchases and searches touch passes.
+	TouchPasses *TouchPassesService
+
+	cfg *config
+}
+
+// service is the common base of every resource service.
+type service struct{ client *Client }
+
+// config is everything a Client needs per request. It sits behind a pointer
+// so that printing a Client never reaches the token.
+type config struct {
+	base       string // scheme://host[:port][/prefix] + apiPrefix, no trailing slash
+	baseURL    string // as given, normalised, for BaseURL()
+	authHeader string // "Bearer <token>"
+	userAgent  string
+	maxBody    int64
+	retry      RetryPolicy
+	rc         *retryablehttp.Client
+	hc         *http.Client // the inner client, under the retry layer
+}
+
+// NewClient returns a client for the controller at baseURL (for example
+// "https://192.168.1.1:12445") that authenticates with token. It performs no
+// I/O. The base URL may carry a path prefix for a reverse proxy; a trailing
+// "/" or "/api/v1/developer" is removed.
+//
+// Consoles serve a self-signed certificate: pass [WithPinnedCertificate],
+// [WithRootCAs] or, knowingly, [WithInsecureSkipVerify].
+func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkToken(token); err != nil {
+		return nil, err
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	hc, err := o.innerClient()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &config{
+		base:       base + apiPrefix,
+		baseURL:    base,
+		authHeader: "Bearer " + token,
+		userAgent:  defaultUserAgent,
+		maxBody:    o.maxBody,
+		retry:      o.retry,
+		hc:         hc,
+	}
+	if o.userAgent != "" {
+		cfg.userAgent = o.userAgent + " " + defaultUserAgent
+	}
+	cfg.rc = newRetryClient(hc, o.retry, o.logger)
+
+	c := &Client{cfg: cfg}
+	common := &service{client: c}
+	c.Webhooks = (*WebhooksService)(common)
+	c.Visitors = (*VisitorsService)(common)
+	c.Users = (*UsersService)(common)
+	c.Devices = (*DevicesService)(common)
+	c.Schedules = (*SchedulesService)(common)
+	c.HolidayGroups = (*HolidayGroupsService)(common)
+	c.TouchPasses = (*TouchPassesService)(common)
+	return c, nil
+}
+
+func parseBaseURL(raw string) (string, error) {
+	const op = "NewClient"
+	if strings.TrimSpace(raw) == "" {
+		return "", invalidArg(op, "baseURL", "must not be empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", invalidArg(op, "baseURL", "cannot be parsed")
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "", invalidArg(op, "baseURL", "scheme must be https or http")
+	case u.Host == "":
+		return "", invalidArg(op, "baseURL", "has no host")
+	case u.User != nil:
+		return "", invalidArg(op, "baseURL", "must not carry credentials")
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", invalidArg(op, "baseURL", "must not have a query or fragment")
+	}
+	p := strings.TrimRight(u.EscapedPath(), "/")
+	p = strings.TrimSuffix(p, apiPrefix)
+	return u.Scheme + "://" + u.Host + strings.TrimRight(p, "/"), nil
+}
+
+func checkToken(token string) error {
+	if strings.TrimSpace(token) == "" {
+		return invalidArg("NewClient", "token", "must not be empty")
+	}
+	for _, r := range token {
+		if r < 0x21 || r > 0x7e {
+			return invalidArg("NewClient", "token", "must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// BaseURL returns the controller's base URL, without the API path prefix.
+func (c *Client) BaseURL() string { return c.cfg.baseURL }
+
+// String describes the client without its token.
+func (c *Client) String() string {
+	return fmt.Sprintf("access.Client{baseURL: %s, token: REDACTED}", c.cfg.baseURL)
+}
+
+// LogValue describes the client to log/slog without its token.
+func (c *Client) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("base_url", c.cfg.baseURL), slog.String("token", "REDACTED"))
+}
+
+// Pagination is the paging information that list operations return next to
+// their data. Controllers are known to report page_size and total loosely;
+// see [VisitorsService.All].
+type Pagination struct {
+	PageNum  int `json:"page_num"`
+	PageSize int `json:"page_size"`
+	Total    int `json:"total"`
+}
+
+// Response wraps the HTTP response of a call with the decoded envelope
+// members. Its Body has already been read and closed.
+type Response struct {
+	*http.Response
+	// Code is the envelope's result code (SUCCESS on success).
+	Code ErrorCode
+	// Message is the envelope's msg. It is not stable across controller
+	// versions ("success", "succ"); do not compare it.
+	Message string
+	// Pagination is set when the controller sent one.
+	Pagination *Pagination
+}
+
+// envelope is the response wrapper of every operation. Data is decoded in the
+// same pass, straight into the caller's type.
+type envelope[T any] struct {
+	Code       ErrorCode   `json:"code"`
+	Msg        string      `json:"msg"`
+	Data       *T          `json:"data"`
+	Pagination *Pagination `json:"pagination"`
+}
+
+// errorEnvelope reads code and msg from a body whose data is of no interest.
+type errorEnvelope struct {
+	Code ErrorCode `json:"code"`
+	Msg  string    `json:"msg"`
+}
+
+// call sends a request and decodes the envelope's data into a new T. With
+// needData, a missing or null data member is an invalid response.
+func call[T any](ctx context.Context, c *Client, method, path string, q any, body any, needData bool) (*T, *Response, error) {
+	ex, err := c.send(ctx, method, path, q, body)
+	if err != nil {
+		return nil, ex.resp, err
+	}
+	var env envelope[T]
+	if err := json.Unmarshal(ex.raw, &env); err != nil {
+		// A non-success code with data of another shape is still an API error.
+		var e errorEnvelope
+		if json.Unmarshal(ex.raw, &e) == nil && e.Code != "" && !isSuccess(e.Code) {
+			ex.resp.Code, ex.resp.Message = e.Code, e.Msg
+			return nil, ex.resp, ex.apiError(e.Code, e.Msg, nil)
+		}
+		return nil, ex.resp, ex.invalid(describeDecodeError(ex.resp, err))
+	}
+	ex.resp.Code, ex.resp.Message, ex.resp.Pagination = env.Code, env.Msg, env.Pagination
+	switch {
+	case env.Code == "":
+		return nil, ex.resp, ex.invalid(errors.New("response has no result code"))
+	case !isSuccess(env.Code):
+		return nil, ex.resp, ex.apiError(env.Code, env.Msg, nil)
+	case needData && env.Data == nil:
+		return nil, ex.resp, ex.invalid(errors.New("response has no data"))
+	}
+	return env.Data, ex.resp, nil
+}
+
+// list fetches a list operation. A null or missing data member is an empty
+// list.
+func list[T any](ctx context.Context, c *Client, path string, q any) ([]T, *Response, error) {
+	v, resp, err := call[[]T](ctx, c, "GET", path, q, nil, false)
+	if err != nil {
+		return nil, resp, err
+	}
+	if v == nil || *v == nil {
+		return []T{}, resp, nil
+	}
+	return *v, resp, nil
+}
+
+// ignored decodes and discards any data member (the string "success" of a
+// settings update, the null of a delete).
+type ignored struct{}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (*ignored) UnmarshalJSON([]byte) error { return nil }
+
+// noRetryKey marks a context whose request must be sent once, whatever the
+// retry policy (a purchase).
+type noRetryKey struct{}
+
+func isSuccess(code ErrorCode) bool { return code == CodeSuccess || code == codeSucceed }
+
+// exchange is one completed HTTP exchange: the response and its body.
+type exchange struct {
+	method, url string
+	attempts    int
+	resp        *Response
+	raw         []byte
+}
+
+func (ex *exchange) apiError(code ErrorCode, msg string, err error) *APIError {
+	return &APIError{
+		StatusCode: ex.resp.StatusCode,
+		Code:       code,
+		Message:    msg,
+		Method:     ex.method,
+		URL:        ex.url,
+		Attempts:   ex.attempts,
+		Body:       ex.raw,
+		Err:        err,
+	}
+}
+
+func (ex *exchange) invalid(err error) *APIError {
+	return ex.apiError("", "", fmt.Errorf("%w: %w", ErrInvalidResponse, err))
+}
+
+func describeDecodeError(resp *Response, err error) error {
+	if ct := resp.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
+		return fmt.Errorf("body is not JSON (Content-Type %q): %w", ct, err)
+	}
+	return fmt.Errorf("cannot decode body: %w", err)
+}
+
+// send performs one logical request (with retries) and reads the body. It
+// returns an error for bad arguments, transport failures and non-2xx
+// statuses; the envelope of a 2xx body is left to the caller.
+func (c *Client) send(ctx context.Context, method, path string, q any, body any) (*exchange, error) {
+	ex := &exchange{method: method}
+	if ctx == nil {
+		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
+	}
+	u := c.cfg.base + path
+	if q != nil {
+		vals, err := query.Values(q)
+		if err != nil {
+			return ex, invalidArg(method+" "+path, "options", err.Error())
+		}
+		if enc := vals.Encode(); enc != "" {
+			u += "?" + enc
+		}
+	}
+	ex.url = redactURL(u)
+
+	var payload []byte
+	if body != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(body); err != nil {
+			return ex, invalidArg(method+" "+path, "body", err.Error())
+		}
+		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	}
+
+	retryable := idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)
+	st := &attemptState{idempotent: retryable, method: method, url: ex.url}
+	rctx := context.WithValue(ctx, attemptKey{}, st)
+	var rawBody any
+	if payload != nil {
+		rawBody = payload
+	}
+	req, err := retryablehttp.NewRequestWithContext(rctx, method, u, rawBody)
+	if err != nil {
+		return ex, &RequestError{Method: method, URL: ex.url, Err: err}
+	}
+	req.Header.Set("Authorization", c.cfg.authHeader)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.cfg.userAgent)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	hresp, err := c.cfg.rc.Do(req)
+	ex.attempts = st.attempts
+	if err != nil {
+		if hresp != nil && hresp.Body != nil {
+			hresp.Body.Close()
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = ctxErr
+		}
+		return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: unwrapURLError(err)}
+	}
+	ex.resp = &Response{Response: hresp}
+	ex.raw, err = readBody(hresp, c.cfg.maxBody)
+	hresp.Body = http.NoBody
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: ctxErr}
+		}
+		return ex, ex.invalid(err)
+	}
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		var e errorEnvelope
+		if json.Unmarshal(ex.raw, &e) == nil {
+			ex.resp.Code, ex.resp.Message = e.Code, e.Msg
+		}
+		if e.Msg == "" {
+			e.Msg = http.StatusText(hresp.StatusCode)
+		}
+		return ex, ex.apiError(e.Code, e.Msg, nil)
+	}
+	return ex, nil
+}
+
+// errBodyTooLarge is returned when a body exceeds the client's cap.
+var errBodyTooLarge = errors.New("response body exceeds the size limit")
+
+// readBody reads at most max bytes of the body and closes it. A longer body is
+// an error: the connection is then dropped rather than drained.
+func readBody(resp *http.Response, max int64) ([]byte, error) {
+	defer resp.Body.Close()
+	size := 512
+	if resp.ContentLength > 0 && resp.ContentLength <= max {
+		size = int(resp.ContentLength) + 1 // +1 lets the final Read see EOF without growing
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return buf.Bytes(), fmt.Errorf("reading body: %w", err)
+	}
+	if n > max {
+		return buf.Bytes()[:max], fmt.Errorf("%w (%d bytes)", errBodyTooLarge, max)
+	}
+	return buf.Bytes(), nil
+}
+
+// unwrapURLError drops net/http's *url.Error wrapper, whose text repeats the
+// method and URL that RequestError already carries.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// redactURL removes userinfo from a URL string. The token is never part of a
+// URL; this guards against credentials a caller put in the base URL.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return u.Redacted()
+}
+
+// pathSeg escapes s as exactly one path segment.
+func pathSeg(s string) string { return url.PathEscape(s) }

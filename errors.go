@@ -1,0 +1,261 @@
+package access
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ErrorCode is a result code sent by the controller in the envelope's code
+// member. Codes not listed below are passed through unchanged: the vendor's
+// list has grown over time.
+type ErrorCode string
+
+// Result codes documented by the vendor. CodeSuccess is the only success value.
+const (
+	CodeSuccess                              ErrorCode = "SUCCESS"
+	CodeParamsInvalid                        ErrorCode = "CODE_PARAMS_INVALID"
+	CodeSystemError                          ErrorCode = "CODE_SYSTEM_ERROR"
+	CodeResourceNotFound                     ErrorCode = "CODE_RESOURCE_NOT_FOUND"
+	CodeOperationForbidden                   ErrorCode = "CODE_OPERATION_FORBIDDEN"
+	CodeAuthFailed                           ErrorCode = "CODE_AUTH_FAILED"
+	CodeAccessTokenInvalid                   ErrorCode = "CODE_ACCESS_TOKEN_INVALID"
+	CodeUnauthorized                         ErrorCode = "CODE_UNAUTHORIZED"
+	CodeNotExists                            ErrorCode = "CODE_NOT_EXISTS"
+	CodeUserEmailError                       ErrorCode = "CODE_USER_EMAIL_ERROR"
+	CodeUserAccountNotExist                  ErrorCode = "CODE_USER_ACCOUNT_NOT_EXIST"
+	CodeUserWorkerNotExists                  ErrorCode = "CODE_USER_WORKER_NOT_EXISTS"
+	CodeUserNameDuplicated                   ErrorCode = "CODE_USER_NAME_DUPLICATED"
+	CodeUserCSVImportIncompleteProp          ErrorCode = "CODE_USER_CSV_IMPORT_INCOMPLETE_PROP"
+	CodeAccessPolicyUserTimezoneNotFound     ErrorCode = "CODE_ACCESS_POLICY_USER_TIMEZONE_NOT_FOUND"
+	CodeAccessPolicyHolidayTimezoneNotFound  ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_TIMEZONE_NOT_FOUND"
+	CodeAccessPolicyHolidayGroupNotFound     ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_GROUP_NOT_FOUND"
+	CodeAccessPolicyHolidayNotFound          ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_NOT_FOUND"
+	CodeAccessPolicyScheduleNotFound         ErrorCode = "CODE_ACCESS_POLICY_SCHEDULE_NOT_FOUND"
+	CodeAccessPolicyHolidayNameExist         ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_NAME_EXIST"
+	CodeAccessPolicyHolidayGroupNameExist    ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_GROUP_NAME_EXIST"
+	CodeAccessPolicyScheduleNameExist        ErrorCode = "CODE_ACCESS_POLICY_SCHEDULE_NAME_EXIST"
+	CodeAccessPolicyScheduleCanNotDelete     ErrorCode = "CODE_ACCESS_POLICY_SCHEDULE_CAN_NOT_DELETE"
+	CodeAccessPolicyHolidayGroupCanNotDelete ErrorCode = "CODE_ACCESS_POLICY_HOLIDAY_GROUP_CAN_NOT_DELETE"
+	CodeCredsNFCHasBindUser                  ErrorCode = "CODE_CREDS_NFC_HAS_BIND_USER"
+	CodeCredsDisableTransferUIDUserNFC       ErrorCode = "CODE_CREDS_DISABLE_TRANSFER_UID_USER_NFC"
+	CodeCredsNFCReadSessionNotFound          ErrorCode = "CODE_CREDS_NFC_READ_SESSION_NOT_FOUND"
+	CodeCredsNFCReadPollTokenEmpty           ErrorCode = "CODE_CREDS_NFC_READ_POLL_TOKEN_EMPTY"
+	CodeCredsNFCCardIsProvision              ErrorCode = "CODE_CREDS_NFC_CARD_IS_PROVISION"
+	CodeCredsNFCCardProvisionFailed          ErrorCode = "CODE_CREDS_NFC_CARD_PROVISION_FAILED"
+	CodeCredsNFCCardInvalid                  ErrorCode = "CODE_CREDS_NFC_CARD_INVALID"
+	CodeCredsNFCCardCannotBeDelete           ErrorCode = "CODE_CREDS_NFC_CARD_CANNOT_BE_DELETE"
+	CodeCredsPINCodeCredsAlreadyExist        ErrorCode = "CODE_CREDS_PIN_CODE_CREDS_ALREADY_EXIST"
+	CodeCredsPINCodeCredsLengthInvalid       ErrorCode = "CODE_CREDS_PIN_CODE_CREDS_LENGTH_INVALID"
+	CodeSpaceDeviceBoundLocationNotFound     ErrorCode = "CODE_SPACE_DEVICE_BOUND_LOCATION_NOT_FOUND"
+	CodeDeviceDeviceVersionNotFound          ErrorCode = "CODE_DEVICE_DEVICE_VERSION_NOT_FOUND"
+	CodeDeviceDeviceVersionTooOld            ErrorCode = "CODE_DEVICE_DEVICE_VERSION_TOO_OLD"
+	CodeDeviceDeviceBusy                     ErrorCode = "CODE_DEVICE_DEVICE_BUSY"
+	CodeDeviceDeviceNotFound                 ErrorCode = "CODE_DEVICE_DEVICE_NOT_FOUND"
+	CodeDeviceDeviceOffline                  ErrorCode = "CODE_DEVICE_DEVICE_OFFLINE"
+	CodeOthersUIDAdoptedNotSupported         ErrorCode = "CODE_OTHERS_UID_ADOPTED_NOT_SUPPORTED"
+	CodeHolidayGroupCanNotDelete             ErrorCode = "CODE_HOLIDAY_GROUP_CAN_NOT_DELETE"
+	CodeHolidayGroupCanNotEdit               ErrorCode = "CODE_HOLIDAY_GROUP_CAN_NOT_EDIT"
+	CodeDeviceWebhookEndpointDuplicated      ErrorCode = "CODE_DEVICE_WEBHOOK_ENDPOINT_DUPLICATED"
+	CodeDeviceAPINotSupported                ErrorCode = "CODE_DEVICE_API_NOT_SUPPORTED"
+	// codeSucceed appears once in the vendor reference, almost certainly a
+	// typo of SUCCESS; it is accepted as success.
+	codeSucceed ErrorCode = "SUCCEED"
+)
+
+// Sentinel errors matched by [APIError] through errors.Is. They classify an
+// API error by HTTP status or by result code, whichever the controller used:
+//
+//	if errors.Is(err, access.ErrNotFound) { ... }
+var (
+	ErrNotFound      = errors.New("access: not found")
+	ErrUnauthorized  = errors.New("access: unauthorized")
+	ErrForbidden     = errors.New("access: forbidden")
+	ErrRateLimited   = errors.New("access: rate limited")
+	ErrInvalidParams = errors.New("access: invalid parameters")
+	ErrConflict      = errors.New("access: conflict")
+	ErrServer        = errors.New("access: server error")
+	// ErrInvalidResponse matches an APIError for a response that could not be
+	// understood: not JSON, truncated, an HTML page from a proxy, a body
+	// larger than the client's cap, or JSON without the envelope.
+	ErrInvalidResponse = errors.New("access: invalid response")
+)
+
+// codeClass maps result codes to the sentinel they match.
+var codeClass = map[ErrorCode]error{
+	CodeParamsInvalid:                       ErrInvalidParams,
+	CodeUserEmailError:                      ErrInvalidParams,
+	CodeCredsPINCodeCredsLengthInvalid:      ErrInvalidParams,
+	CodeSystemError:                         ErrServer,
+	CodeResourceNotFound:                    ErrNotFound,
+	CodeNotExists:                           ErrNotFound,
+	CodeUserAccountNotExist:                 ErrNotFound,
+	CodeUserWorkerNotExists:                 ErrNotFound,
+	CodeAccessPolicyUserTimezoneNotFound:    ErrNotFound,
+	CodeAccessPolicyHolidayTimezoneNotFound: ErrNotFound,
+	CodeAccessPolicyHolidayGroupNotFound:    ErrNotFound,
+	CodeAccessPolicyHolidayNotFound:         ErrNotFound,
+	CodeAccessPolicyScheduleNotFound:        ErrNotFound,
+	CodeSpaceDeviceBoundLocationNotFound:    ErrNotFound,
+	CodeDeviceDeviceNotFound:                ErrNotFound,
+	CodeAuthFailed:                          ErrUnauthorized,
+	CodeAccessTokenInvalid:                  ErrUnauthorized,
+	CodeUnauthorized:                        ErrForbidden,
+	CodeOperationForbidden:                  ErrForbidden,
+	CodeDeviceWebhookEndpointDuplicated:     ErrConflict,
+	CodeUserNameDuplicated:                  ErrConflict,
+	CodeAccessPolicyHolidayNameExist:        ErrConflict,
+	CodeAccessPolicyHolidayGroupNameExist:   ErrConflict,
+	CodeAccessPolicyScheduleNameExist:       ErrConflict,
+	CodeCredsNFCHasBindUser:                 ErrConflict,
+	CodeCredsPINCodeCredsAlreadyExist:       ErrConflict,
+}
+
+// statusClass maps HTTP statuses to the sentinel they match.
+func statusClass(status int) error {
+	switch {
+	case status == http.StatusBadRequest:
+		return ErrInvalidParams
+	case status == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case status == http.StatusForbidden:
+		return ErrForbidden
+	case status == http.StatusNotFound:
+		return ErrNotFound
+	case status == http.StatusConflict:
+		return ErrConflict
+	case status == http.StatusTooManyRequests:
+		return ErrRateLimited
+	case status >= 500 && status <= 599:
+		return ErrServer
+	}
+	return nil
+}
+
+// APIError is returned for every request that reached the controller and did
+// not succeed: a non-2xx status, an HTTP 200 whose code is not SUCCESS, or a
+// response that could not be decoded (see [ErrInvalidResponse]).
+//
+// Use errors.As to inspect it and errors.Is with the package's sentinels to
+// classify it. The URL is redacted and never contains the token.
+type APIError struct {
+	// StatusCode is the HTTP status of the last attempt.
+	StatusCode int
+	// Code is the envelope's result code, empty when the body had none.
+	Code ErrorCode
+	// Message is the envelope's msg, or a description of why the response
+	// could not be decoded.
+	Message string
+	// Method and URL identify the request. URL has no userinfo.
+	Method string
+	URL    string
+	// Attempts is the number of times the request was sent.
+	Attempts int
+	// Body holds the raw response body (at most the client's size cap).
+	Body []byte
+	// Err is the decoding error for an invalid response, if any.
+	Err error
+}
+
+// Error implements error.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "access: %s %s: HTTP %d", e.Method, e.URL, e.StatusCode)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Unwrap returns the decoding error of an invalid response, if any.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// Is reports whether the error belongs to the class of target, one of
+// [ErrNotFound], [ErrUnauthorized], [ErrForbidden], [ErrRateLimited],
+// [ErrInvalidParams], [ErrConflict], [ErrServer] or [ErrInvalidResponse].
+// The result code decides where the controller sent a known one; the HTTP
+// status decides otherwise.
+func (e *APIError) Is(target error) bool {
+	if target == ErrInvalidResponse {
+		return e.invalid()
+	}
+	if class, ok := codeClass[e.Code]; ok && class == target {
+		return true
+	}
+	return statusClass(e.StatusCode) == target
+}
+
+func (e *APIError) invalid() bool {
+	return e.Err != nil && errors.Is(e.Err, ErrInvalidResponse)
+}
+
+// RequestError is returned when no usable response was received: the
+// connection failed, TLS verification or certificate pinning failed, a
+// redirect was refused, or the context ended. errors.Is(err,
+// context.Canceled) and errors.Is(err, context.DeadlineExceeded) work through
+// it.
+type RequestError struct {
+	Method   string
+	URL      string // redacted
+	Attempts int
+	Err      error
+}
+
+// Error implements error.
+func (e *RequestError) Error() string {
+	s := fmt.Sprintf("access: %s %s: %v", e.Method, e.URL, e.Err)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// ErrValidation is matched (errors.Is) by every [ValidationError].
+var ErrValidation = errors.New("access: invalid argument")
+
+// ValidationError reports a bad argument. It is returned before any request
+// is sent.
+type ValidationError struct {
+	// Op is the method that rejected the argument, e.g. "Users.Get".
+	Op string
+	// Field names the argument, e.g. "id".
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error implements error.
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("access: %s: invalid %s: %s", e.Op, e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrValidation) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+func invalidArg(op, field, reason string) error {
+	return &ValidationError{Op: op, Field: field, Reason: reason}
+}
+
+// checkID validates an identifier that becomes one path segment.
+func checkID(op, field, id string) error {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return invalidArg(op, field, "must not be empty")
+	case id == "." || id == "..":
+		return invalidArg(op, field, "must not be a dot segment")
+	}
+	return nil
+}

@@ -1,0 +1,292 @@
+package access
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Option configures a [Client]. Options validate their input: NewClient
+// returns the first option's error.
+type Option func(*options) error
+
+type options struct {
+	httpClient *http.Client
+	timeout    time.Duration
+	hasTimeout bool
+	userAgent  string
+	retry      RetryPolicy
+	logger     *slog.Logger
+	tlsConfig  *tls.Config
+	rootCAs    *x509.CertPool
+	pins       [][sha256.Size]byte
+	insecure   bool
+	maxBody    int64
+}
+
+func defaultOptions() *options {
+	return &options{retry: DefaultRetryPolicy(), maxBody: defaultMaxResponseSize}
+}
+
+// WithHTTPClient makes the client send requests through a copy of hc, which
+// keeps its Transport (proxies, custom dialers, test interceptors), Jar and
+// Timeout. hc itself is never modified. The retry layer sits above it: hc
+// performs single attempts.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(o *options) error {
+		if hc == nil {
+			return invalidArg("WithHTTPClient", "client", "must not be nil")
+		}
+		o.httpClient = hc
+		return nil
+	}
+}
+
+// WithTimeout bounds each attempt (connecting, sending and reading the whole
+// response). The default is 30 seconds; zero means no per-attempt limit. The
+// context passed to each call bounds the call as a whole, retries included.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return invalidArg("WithTimeout", "timeout", "must not be negative")
+		}
+		o.timeout, o.hasTimeout = d, true
+		return nil
+	}
+}
+
+// WithUserAgent puts ua in front of the SDK's own User-Agent
+// ("access-go/<version>").
+func WithUserAgent(ua string) Option {
+	return func(o *options) error {
+		if strings.ContainsAny(ua, "\r\n") {
+			return invalidArg("WithUserAgent", "userAgent", "must not contain line breaks")
+		}
+		o.userAgent = strings.TrimSpace(ua)
+		return nil
+	}
+}
+
+// WithRetryPolicy replaces the retry policy. Start from [DefaultRetryPolicy]
+// and change what you need.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(o *options) error {
+		if err := p.validate(); err != nil {
+			return err
+		}
+		o.retry = p
+		return nil
+	}
+}
+
+// WithLogger makes the retry layer log each attempt, retry and failure at
+// debug and error level. Without it nothing is logged. The token is never
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		o.logger = l // nil keeps logging off
+		return nil
+	}
+}
+
+// WithMaxResponseSize caps the size of a response body the client reads
+// (default 32 MiB). A larger body fails with [ErrInvalidResponse].
+func WithMaxResponseSize(n int64) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return invalidArg("WithMaxResponseSize", "n", "must be at least 1")
+		}
+		o.maxBody = n
+		return nil
+	}
+}
+
+// WithTLSConfig uses a clone of cfg as the base TLS configuration. The other
+// TLS options apply on top of it.
+func WithTLSConfig(cfg *tls.Config) Option {
+	return func(o *options) error {
+		if cfg == nil {
+			return invalidArg("WithTLSConfig", "config", "must not be nil")
+		}
+		o.tlsConfig = cfg.Clone()
+		return nil
+	}
+}
+
+// WithRootCAs trusts the certificates in pool (for example the console's own
+// self-signed certificate, or a private CA that signed a custom one) instead
+// of the system roots. The certificate must name the host in the base URL.
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(o *options) error {
+		if pool == nil {
+			return invalidArg("WithRootCAs", "pool", "must not be nil")
+		}
+		o.rootCAs = pool
+		return nil
+	}
+}
+
+// WithRootCAPEM is [WithRootCAs] for PEM-encoded certificates.
+func WithRootCAPEM(pem []byte) Option {
+	return func(o *options) error {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return invalidArg("WithRootCAPEM", "pem", "holds no certificate")
+		}
+		o.rootCAs = pool
+		return nil
+	}
+}
+
+// ErrCertificateMismatch is reported (inside a [RequestError]) when the
+// server's certificate does not match any fingerprint given to
+// [WithPinnedCertificate].
+var ErrCertificateMismatch = errors.New("access: server certificate does not match the pinned fingerprint")
+
+// WithPinnedCertificate accepts exactly the server certificates whose SHA-256
+// fingerprint (of the DER-encoded leaf certificate) is one of fingerprints,
+// given in hex with or without ':' separators, in any case:
+//
+//	openssl s_client -connect console:12445 </dev/null | openssl x509 -noout -fingerprint -sha256
+//
+// This is the recommended way to trust a console's self-signed certificate,
+// which does not name the console's LAN address: chain and host-name checks
+// are replaced by the fingerprint check, made on every connection (resumed
+// ones too). Several fingerprints allow a certificate rotation.
+func WithPinnedCertificate(fingerprints ...string) Option {
+	return func(o *options) error {
+		if len(fingerprints) == 0 {
+			return invalidArg("WithPinnedCertificate", "fingerprint", "at least one is required")
+		}
+		for _, fp := range fingerprints {
+			clean := strings.NewReplacer(":", "", " ", "").Replace(strings.TrimSpace(fp))
+			b, err := hex.DecodeString(clean)
+			if err != nil || len(b) != sha256.Size {
+				return invalidArg("WithPinnedCertificate", "fingerprint", "must be 32 bytes of hex (a SHA-256 fingerprint)")
+			}
+			o.pins = append(o.pins, [sha256.Size]byte(b))
+		}
+		return nil
+	}
+}
+
+// WithInsecureSkipVerify turns off every check of the server's certificate.
+// Anyone on the network path can then read the token. Prefer
+// [WithPinnedCertificate].
+func WithInsecureSkipVerify() Option {
+	return func(o *options) error {
+		o.insecure = true
+		return nil
+	}
+}
+
+func (o *options) hasTLS() bool {
+	return o.tlsConfig != nil || o.rootCAs != nil || len(o.pins) > 0 || o.insecure
+}
+
+// innerClient builds the client that performs single attempts: a copy of the
+// caller's client or a fresh one, with TLS settings and a redirect policy
+// that never sends the token to another host.
+func (o *options) innerClient() (*http.Client, error) {
+	var hc http.Client
+	if o.httpClient != nil {
+		hc = *o.httpClient
+	} else {
+		hc.Timeout = defaultTimeout
+	}
+	if o.hasTimeout {
+		hc.Timeout = o.timeout
+	}
+	if hc.Transport == nil {
+		hc.Transport = http.DefaultTransport
+	}
+	if o.hasTLS() {
+		base, ok := hc.Transport.(*http.Transport)
+		if !ok {
+			return nil, invalidArg("NewClient", "options", fmt.Sprintf("TLS options need an *http.Transport, the HTTP client has a %T", hc.Transport))
+		}
+		t := base.Clone()
+		t.TLSClientConfig = o.tlsClientConfig(t.TLSClientConfig)
+		hc.Transport = t
+	} else if hc.Transport == http.DefaultTransport {
+		// A transport of our own: connections are not shared with, nor
+		// closed by, other users of the default transport.
+		hc.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	hc.CheckRedirect = sameHostRedirects(hc.CheckRedirect)
+	return &hc, nil
+}
+
+func (o *options) tlsClientConfig(existing *tls.Config) *tls.Config {
+	var cfg *tls.Config
+	switch {
+	case o.tlsConfig != nil:
+		cfg = o.tlsConfig.Clone()
+	case existing != nil:
+		cfg = existing.Clone()
+	default:
+		cfg = &tls.Config{}
+	}
+	if cfg.MinVersion == 0 {
+		cfg.MinVersion = tls.VersionTLS12
+	}
+	if o.rootCAs != nil {
+		cfg.RootCAs = o.rootCAs
+	}
+	if o.insecure {
+		cfg.InsecureSkipVerify = true
+	}
+	if len(o.pins) > 0 {
+		pins := o.pins
+		cfg.InsecureSkipVerify = true // replaced by the fingerprint check below
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return ErrCertificateMismatch
+			}
+			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
+			for _, p := range pins {
+				if sum == p {
+					return nil
+				}
+			}
+			return ErrCertificateMismatch
+		}
+	}
+	return cfg
+}
+
+// ErrRedirectRefused is reported (inside a [RequestError]) when the server
+// redirects to another scheme, host or port: following it would send the
+// token there.
+var ErrRedirectRefused = errors.New("access: redirect to another host refused")
+
+func sameHostRedirects(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("access: stopped after 10 redirects")
+		}
+		first := via[0].URL
+		if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+			return ErrRedirectRefused
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+}
+
+// CertificateFingerprint returns the SHA-256 fingerprint of a DER-encoded
+// certificate (x509.Certificate.Raw) in the hex form that
+// [WithPinnedCertificate] accepts.
+func CertificateFingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
+}

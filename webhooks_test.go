@@ -1,0 +1,101 @@
+package access
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWebhooksCreate(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	mux.HandleFunc("POST /api/v1/developer/webhooks/endpoints", func(w http.ResponseWriter, r *http.Request) {
+		testHeaders(t, r, true)
+		assert.Empty(t, r.URL.RawQuery)
+		assert.JSONEq(t, `{"endpoint":"https://hooks.example/a?x=1&y=<2>","name":"door events",
+			"events":["access.door.unlock","access.doorbell.incoming.REN"],"headers":{"Authorization":"Bearer hook"}}`, readJSONBody(t, r))
+		writeEnvelope(t, w, map[string]any{"id": "wh1", "endpoint": "https://hooks.example/a?x=1&y=<2>", "name": "door events",
+			"secret": "1a7c9c6a69bb5a1e", "events": []string{"access.door.unlock"}, "headers": map[string]string{"Authorization": "Bearer hook"}})
+	})
+	ep, resp, err := c.Webhooks.Create(context.Background(), &WebhookEndpointRequest{
+		Endpoint: "https://hooks.example/a?x=1&y=<2>",
+		Name:     "door events",
+		Events:   []EventType{"access.door.unlock", "access.doorbell.incoming.REN"},
+		Headers:  map[string]string{"Authorization": "Bearer hook"},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, CodeSuccess, resp.Code)
+	assert.Equal(t, "wh1", ep.ID)
+	assert.Equal(t, "1a7c9c6a69bb5a1e", string(ep.Secret))
+}
+
+func TestWebhooksCreateValidation(t *testing.T) {
+	t.Parallel()
+	c, _, _ := setup(t) // any request would fail the test
+	ok := WebhookEndpointRequest{Endpoint: "http://192.168.1.1:8080", Name: "n", Events: []EventType{"access.door.unlock"}}
+	bad := map[string]*WebhookEndpointRequest{
+		"nil":            nil,
+		"no endpoint":    {Name: "n", Events: ok.Events},
+		"relative":       {Endpoint: "/hook", Name: "n", Events: ok.Events},
+		"ftp":            {Endpoint: "ftp://x/y", Name: "n", Events: ok.Events},
+		"unparseable":    {Endpoint: "http://[::1", Name: "n", Events: ok.Events},
+		"no name":        {Endpoint: ok.Endpoint, Events: ok.Events},
+		"no events":      {Endpoint: ok.Endpoint, Name: "n"},
+		"an empty event": {Endpoint: ok.Endpoint, Name: "n", Events: []EventType{""}},
+	}
+	for name, req := range bad {
+		_, resp, err := c.Webhooks.Create(context.Background(), req)
+		assert.ErrorIs(t, err, ErrValidation, name)
+		assert.Nil(t, resp, name)
+	}
+}
+
+func TestWebhooksDelete(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	mux.HandleFunc("DELETE /api/v1/developer/webhooks/endpoints/{id}", func(w http.ResponseWriter, r *http.Request) {
+		testHeaders(t, r, false)
+		assert.Equal(t, "a22ee283-c91f-432b-9d0f-e89bcccad4be", r.PathValue("id"))
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":null,"msg":"success"}`)
+	})
+	resp, err := c.Webhooks.Delete(context.Background(), "a22ee283-c91f-432b-9d0f-e89bcccad4be")
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
+
+	_, err = c.Webhooks.Delete(context.Background(), "")
+	assert.ErrorIs(t, err, ErrValidation)
+}
+
+func TestWebhooksListAndEnsure(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	var creates atomic.Int32
+	mux.HandleFunc("POST /api/v1/developer/webhooks/endpoints", func(w http.ResponseWriter, r *http.Request) {
+		creates.Add(1)
+		writeRaw(w, 200, "application/json", `{"code":"CODE_DEVICE_WEBHOOK_ENDPOINT_DUPLICATED","msg":"The provided endpoint already exists."}`)
+	})
+	mux.HandleFunc("GET /api/v1/developer/webhooks/endpoints", func(w http.ResponseWriter, r *http.Request) {
+		testHeaders(t, r, false)
+		writeEnvelope(t, w, []map[string]any{
+			{"id": "other", "endpoint": "http://10.0.0.9/x", "secret": "s0"},
+			{"id": "mine", "endpoint": "http://192.168.1.1:8080", "secret": "6601f1243d2ff70f"},
+		})
+	})
+	all, _, err := c.Webhooks.List(context.Background())
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+
+	ep, _, err := c.Webhooks.Ensure(context.Background(), &WebhookEndpointRequest{Endpoint: "http://192.168.1.1:8080", Name: "n", Events: []EventType{"access.door.unlock"}})
+	require.NoError(t, err)
+	assert.Equal(t, "mine", ep.ID)
+	assert.Equal(t, "6601f1243d2ff70f", string(ep.Secret))
+
+	// Duplicated but not in the list: the original conflict is returned.
+	_, _, err = c.Webhooks.Ensure(context.Background(), &WebhookEndpointRequest{Endpoint: "http://elsewhere/", Name: "n", Events: []EventType{"access.door.unlock"}})
+	assert.ErrorIs(t, err, ErrConflict)
+	assert.Equal(t, int32(2), creates.Load(), "Create is not retried")
+}
