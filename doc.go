@@ -1,0 +1,84 @@
+// Package access is a typed client for the developer API of UniFi Access
+// consoles: the interface served under /api/v1/developer, usually at
+// https://<console>:12445.
+//
+//	client, err := access.NewClient("https://192.168.1.1:12445", token,
+//		access.WithPinnedCertificate("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
+//	if err != nil { ... }
+//	user, _, err := client.Users.Get(ctx, id, &access.UserGetOptions{
+//		Expand: []access.UserExpand{access.UserExpandAccessPolicy},
+//	})
+//
+// One [Client] holds the base URL and the token; its services
+// ([Client.Webhooks], [Client.Visitors], [Client.Users], [Client.Devices],
+// [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses]) have one
+// method per operation. Every method takes a context first and returns the
+// decoded data, a [*Response] (the HTTP response with the envelope's code,
+// message and pagination) and an error. The Response is non-nil whenever the
+// controller answered, even with an error.
+//
+// # Authentication
+//
+// Create an API token in the Access application (Settings, General,
+// Advanced, API Token) with the permission scopes you need. The token is
+// sent only in the Authorization header, never in a URL, an error, a log
+// line or the output of fmt or log/slog for any value of this package. A
+// redirect to another host is refused rather than followed with the token.
+// API keys of the UniFi "Control Plane" (X-API-Key) do not work here.
+//
+// # Certificates
+//
+// Consoles serve a self-generated certificate that does not name their LAN
+// address. Pin it with [WithPinnedCertificate] (the SHA-256 fingerprint of
+// the certificate), trust it or a private CA with [WithRootCAs], or, knowing
+// that anyone on the path can then read the token, turn verification off
+// with [WithInsecureSkipVerify].
+//
+// # Errors
+//
+// Bad arguments (an empty id, a visitor status outside 1 to 6, a purchase
+// count below 1, a nil request) fail with a [*ValidationError] before
+// anything is sent. Every answer that is not a success is an [*APIError]:
+// non-2xx statuses, HTTP 200 with a code other than SUCCESS (controllers
+// report a duplicated webhook endpoint that way), and bodies that are not the
+// expected JSON envelope (HTML from a proxy, truncated JSON, a body over the
+// size cap), which match [ErrInvalidResponse]. Classify with errors.Is and
+// the sentinels [ErrNotFound], [ErrUnauthorized], [ErrForbidden],
+// [ErrRateLimited], [ErrInvalidParams], [ErrConflict] and [ErrServer], or
+// read [APIError.Code], compared with the [ErrorCode] constants. Failures
+// without a response (connection errors, certificate mismatches, a cancelled
+// context) are a [*RequestError]; errors.Is(err, context.Canceled) works
+// through it.
+//
+// # Retries
+//
+// GET, PUT and DELETE are retried on connection errors and on HTTP 429, 502,
+// 503 and 504, with capped exponential backoff; a Retry-After header is
+// honoured up to the cap. POST is not retried unless the [RetryPolicy] says
+// RetryWrites, because the API has no idempotency key; a touch-pass purchase
+// is never retried. The context bounds the whole call, backoff waits
+// included. A call cancelled after its request was sent may still have been
+// carried out by the controller. See [DefaultRetryPolicy] and
+// [WithRetryPolicy].
+//
+// # Pagination
+//
+// [VisitorsService.List] returns one page and its [Pagination];
+// [VisitorsService.All] returns an iterator over every matching visitor that
+// fetches pages as the loop advances and stops on a short or empty page, at
+// the reported total, or when the controller repeats a page.
+//
+// # Webhooks
+//
+// [WebhooksService.Create] registers an endpoint and returns the secret that
+// signs deliveries. [ConstructEvent] and [VerifySignature] check the
+// Signature header (HMAC-SHA256 over "t.body") of a delivery, and
+// [WebhookHandler] is an http.Handler that does it for you.
+//
+// # Testing
+//
+// Package accesstest runs an in-memory fake controller over HTTPS on
+// loopback, with seeding, request inspection and fault injection; its
+// Server.Client method returns a Client ready to talk to it. Use it instead
+// of mocking the services.
+package access
