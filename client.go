@@ -312,7 +312,7 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 			u += "?" + enc
 		}
 	}
-	ex.url = redactURL(u)
+	ex.url = u // NewClient rejects userinfo, so the URL holds no credentials
 
 	var payload []byte
 	if body != nil {
@@ -406,16 +406,6 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// redactURL removes userinfo from a URL string. The token is never part of a
-// URL; this guards against credentials a caller put in the base URL.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	return u.Redacted()
 }
 
 // pathSeg escapes s as exactly one path segment.
