@@ -23,7 +23,7 @@ func (s *DevicesService) GetSettings(ctx context.Context, deviceID string) (*Dev
 // others as they are: only non-nil members are sent.
 //
 //	_, err := client.Devices.UpdateSettings(ctx, id, &access.AccessMethods{
-//		Face: &access.FaceMethod{Enabled: access.Ptr(access.Yes)},
+//		Face: &access.FaceMethod{Enabled: access.Yes},
 //	})
 //
 // API: PUT /api/v1/developer/devices/{device_id}/settings (permission edit:device)

@@ -21,7 +21,7 @@ func TestDevicesGetSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "942a6f4247b2", s.DeviceID)
 	require.NotNil(t, s.AccessMethods.NFC)
-	assert.Equal(t, Yes, *s.AccessMethods.NFC.Enabled)
+	assert.Equal(t, Yes, s.AccessMethods.NFC.Enabled)
 
 	_, _, err = c.Devices.GetSettings(context.Background(), "")
 	assert.ErrorIs(t, err, ErrValidation)
@@ -37,7 +37,7 @@ func TestDevicesUpdateSettingsSendsOnlyWhatIsSet(t *testing.T) {
 		bodies = append(bodies, readJSONBody(t, r))
 		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":"success","msg":"success"}`)
 	})
-	resp, err := c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &AccessMethods{NFC: &AccessMethod{Enabled: Ptr(No)}})
+	resp, err := c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &AccessMethods{NFC: &AccessMethod{Enabled: No}})
 	require.NoError(t, err)
 	assert.Equal(t, CodeSuccess, resp.Code)
 	_, err = c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &AccessMethods{})
