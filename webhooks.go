@@ -2,8 +2,18 @@ package access
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // WebhooksService registers and removes webhook endpoints (controller
@@ -92,4 +102,255 @@ func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointReques
 		}
 	}
 	return nil, resp, err
+}
+
+// SignatureHeader is the HTTP header carrying a delivery's signature, in
+// the form "t=<unix seconds>,v1=<hex HMAC-SHA256>".
+const SignatureHeader = "Signature"
+
+// DefaultTolerance is how far a delivery's timestamp may be from the
+// current time before [VerifySignature] rejects it with [ErrTooOld].
+const DefaultTolerance = 5 * time.Minute
+
+// DefaultMaxPayloadSize bounds the body [WebhookHandler] reads.
+const DefaultMaxPayloadSize = 1 << 20
+
+// Errors of webhook verification; test with errors.Is.
+var (
+	// ErrNotSigned: the Signature header is missing or empty.
+	ErrNotSigned = errors.New("access: webhook has no Signature header")
+	// ErrInvalidHeader: the Signature header cannot be parsed (no t, a
+	// t that is not a number, a pair without "=").
+	ErrInvalidHeader = errors.New("access: webhook Signature header is malformed")
+	// ErrNoValidSignature: no v1 signature in the header matches the payload.
+	ErrNoValidSignature = errors.New("access: webhook has no valid signature")
+	// ErrTooOld: the signature matches but its timestamp is further from
+	// now than the tolerance (either way: console clocks drift).
+	ErrTooOld = errors.New("access: webhook timestamp is outside the tolerance")
+	// ErrInvalidPayload: the signed body is not a webhook event.
+	ErrInvalidPayload = errors.New("access: webhook payload is not a valid event")
+)
+
+// WebhookOption configures [VerifySignature], [ConstructEvent] and
+// [WebhookHandler].
+type WebhookOption func(*webhookConfig)
+
+type webhookConfig struct {
+	tolerance time.Duration
+	now       func() time.Time
+	headers   [][2]string
+	maxBody   int64
+}
+
+func newWebhookConfig(opts []WebhookOption) *webhookConfig {
+	cfg := &webhookConfig{tolerance: DefaultTolerance, now: time.Now, maxBody: DefaultMaxPayloadSize}
+	for _, o := range opts {
+		if o != nil {
+			o(cfg)
+		}
+	}
+	return cfg
+}
+
+// WithTolerance sets how far a delivery's timestamp may be from now; zero
+// (or a negative value) disables the check. The default is
+// [DefaultTolerance].
+func WithTolerance(d time.Duration) WebhookOption {
+	return func(c *webhookConfig) { c.tolerance = d }
+}
+
+// WithWebhookClock replaces time.Now for the timestamp check (for tests).
+func WithWebhookClock(now func() time.Time) WebhookOption {
+	return func(c *webhookConfig) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithRequiredHeader makes [WebhookHandler] reject (401) a delivery whose
+// header name does not equal value, compared in constant time. Use it with
+// the custom headers the endpoint was registered with
+// ([WebhookEndpointRequest.Headers]). Verification functions ignore it.
+func WithRequiredHeader(name, value string) WebhookOption {
+	return func(c *webhookConfig) { c.headers = append(c.headers, [2]string{name, value}) }
+}
+
+// WithMaxPayloadSize bounds the body [WebhookHandler] reads; larger
+// deliveries get 413. The default is [DefaultMaxPayloadSize].
+func WithMaxPayloadSize(n int64) WebhookOption {
+	return func(c *webhookConfig) {
+		if n > 0 {
+			c.maxBody = n
+		}
+	}
+}
+
+// ComputeSignature returns the hex HMAC-SHA256 the controller puts in v1:
+// keyed with the secret's bytes, over the decimal timestamp, ".", and the
+// raw payload.
+func ComputeSignature(t time.Time, payload []byte, secret string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(strconv.AppendInt(nil, t.Unix(), 10))
+	mac.Write([]byte{'.'})
+	mac.Write(payload)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// SignPayload returns a Signature header value for payload signed with
+// secret at time t, as the controller would send it. Use it to test
+// receivers.
+func SignPayload(payload []byte, secret string, t time.Time) string {
+	return "t=" + strconv.FormatInt(t.Unix(), 10) + ",v1=" + ComputeSignature(t, payload, secret)
+}
+
+type signatureHeader struct {
+	timestamp  time.Time
+	signatures [][]byte
+}
+
+// parseSignatureHeader reads "t=..,v1=..[,v1=..]". Spaces around pairs are
+// trimmed, unknown keys ignored, and v1 values that are not 32 bytes of hex
+// skipped.
+func parseSignatureHeader(header string) (*signatureHeader, error) {
+	if strings.TrimSpace(header) == "" {
+		return nil, ErrNotSigned
+	}
+	h := &signatureHeader{}
+	haveT := false
+	for _, pair := range strings.Split(header, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, fmt.Errorf("%w: pair %q has no '='", ErrInvalidHeader, truncate(pair, 20))
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "t":
+			if haveT {
+				return nil, fmt.Errorf("%w: more than one t", ErrInvalidHeader)
+			}
+			sec, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || sec < 0 {
+				return nil, fmt.Errorf("%w: t is not a unix time", ErrInvalidHeader)
+			}
+			h.timestamp, haveT = time.Unix(sec, 0), true
+		case "v1":
+			sig, err := hex.DecodeString(v)
+			if err == nil && len(sig) == sha256.Size {
+				h.signatures = append(h.signatures, sig)
+			}
+		}
+	}
+	if !haveT {
+		return nil, fmt.Errorf("%w: no timestamp", ErrInvalidHeader)
+	}
+	return h, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// VerifySignature checks the Signature header of a delivery against its
+// raw body and the endpoint's secret ([WebhookEndpoint.Secret]). It returns
+// nil when one of the v1 signatures matches and the timestamp is within
+// the tolerance, else an error matching [ErrNotSigned], [ErrInvalidHeader],
+// [ErrNoValidSignature] or [ErrTooOld]. Pass the body exactly as received:
+// re-encoded JSON does not verify.
+func VerifySignature(payload []byte, header, secret string, opts ...WebhookOption) error {
+	return newWebhookConfig(opts).verify(payload, header, secret)
+}
+
+func (c *webhookConfig) verify(payload []byte, header, secret string) error {
+	if secret == "" {
+		return invalidArg("VerifySignature", "secret", "must not be empty")
+	}
+	h, err := parseSignatureHeader(header)
+	if err != nil {
+		return err
+	}
+	want, _ := hex.DecodeString(ComputeSignature(h.timestamp, payload, secret))
+	matched := false
+	for _, sig := range h.signatures {
+		if hmac.Equal(sig, want) {
+			matched = true
+		}
+	}
+	if !matched {
+		return ErrNoValidSignature
+	}
+	if c.tolerance > 0 {
+		if d := c.now().Sub(h.timestamp); d > c.tolerance || d < -c.tolerance {
+			return fmt.Errorf("%w: timestamp %s is %s from now", ErrTooOld, h.timestamp.UTC().Format(time.RFC3339), d.Round(time.Second))
+		}
+	}
+	return nil
+}
+
+// ConstructEvent verifies a delivery like [VerifySignature] and decodes it
+// with [ParseEvent].
+func ConstructEvent(payload []byte, header, secret string, opts ...WebhookOption) (*WebhookEvent, error) {
+	if err := VerifySignature(payload, header, secret, opts...); err != nil {
+		return nil, err
+	}
+	return ParseEvent(payload)
+}
+
+// WebhookHandler returns an http.Handler that receives deliveries for one
+// endpoint: it accepts only POST (405 otherwise), checks the headers set
+// with [WithRequiredHeader] (401), reads at most the payload limit (413),
+// verifies the signature with secret (401), decodes the event (400) and
+// then calls fn with the request's context. It answers 200 "OK" when fn
+// returns nil and 500 when fn fails, without the error's text; fn is never
+// called for a rejected delivery. The controller waits 5 seconds for an
+// answer, so fn should hand long work off to another goroutine.
+func WebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error, opts ...WebhookOption) http.Handler {
+	cfg := newWebhookConfig(opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		for _, h := range cfg.headers {
+			if subtle.ConstantTimeCompare([]byte(r.Header.Get(h[0])), []byte(h[1])) != 1 {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, cfg.maxBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				http.Error(w, "payload too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "cannot read body", http.StatusBadRequest)
+			return
+		}
+		if err := cfg.verify(body, r.Header.Get(SignatureHeader), secret); err != nil {
+			http.Error(w, "invalid signature", http.StatusUnauthorized)
+			return
+		}
+		ev, err := ParseEvent(body)
+		if err != nil {
+			http.Error(w, "invalid event", http.StatusBadRequest)
+			return
+		}
+		if fn != nil {
+			if err := fn(r.Context(), ev); err != nil {
+				http.Error(w, "handler failed", http.StatusInternalServerError)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "OK")
+	})
 }

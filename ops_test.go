@@ -1,0 +1,109 @@
+package access
+
+import (
+	"context"
+	"net/http"
+)
+
+// anOp is one SDK operation, for tests that must cover every operation.
+type anOp struct {
+	name    string
+	method  string
+	pattern string // Go 1.22 mux pattern of the request
+	// idempotent operations may be retried; the POSTs never are by default.
+	idempotent bool
+	// call runs the operation; result is nil exactly when err is non-nil
+	// (for operations that return a value).
+	call func(ctx context.Context, c *Client) (result any, resp *Response, err error)
+	// success is a body the operation decodes without error.
+	success string
+}
+
+func nilIfNone[T any](v *T) any {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
+func sliceResult[T any](v []T, err error) any {
+	if err != nil && v == nil {
+		return nil
+	}
+	return v
+}
+
+// allOps lists the ten operations of the spec plus Webhooks.List.
+var allOps = []anOp{
+	{"Webhooks.Create", "POST", "POST /api/v1/developer/webhooks/endpoints", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Webhooks.Create(ctx, &WebhookEndpointRequest{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"w1","secret":"s"}}`},
+	{"Webhooks.Delete", "DELETE", "DELETE /api/v1/developer/webhooks/endpoints/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Webhooks.Delete(ctx, "w1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Webhooks.List", "GET", "GET /api/v1/developer/webhooks/endpoints", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Webhooks.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Visitors.List", "GET", "GET /api/v1/developer/visitors", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Visitors.List(ctx, &VisitorListOptions{PageNum: 1, PageSize: 25})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"v1"}],"pagination":{"page_num":1,"page_size":25,"total":1}}`},
+	{"Users.Get", "GET", "GET /api/v1/developer/users/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.Get(ctx, "u1", nil)
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"u1"}}`},
+	{"Devices.GetSettings", "GET", "GET /api/v1/developer/devices/{id}/settings", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Devices.GetSettings(ctx, "d1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"device_id":"d1","access_methods":{}}}`},
+	{"Devices.UpdateSettings", "PUT", "PUT /api/v1/developer/devices/{id}/settings", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Devices.UpdateSettings(ctx, "d1", &AccessMethods{NFC: &AccessMethod{Enabled: Yes}})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Schedules.Get", "GET", "GET /api/v1/developer/access_policies/schedules/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Schedules.Get(ctx, "s1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"s1","weekly":null}}`},
+	{"HolidayGroups.List", "GET", "GET /api/v1/developer/access_policies/holiday_groups", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.HolidayGroups.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"g1"}]}`},
+	{"TouchPasses.Purchase", "POST", "POST /api/v1/developer/credentials/touch_passes", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.Purchase(ctx, 1)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"INACTIVE"}}`},
+	{"TouchPasses.Search", "GET", "GET /api/v1/developer/credentials/touch_passes/search", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.Search(ctx, "057B")
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+}
+
+// rtClient returns a client whose transport is rt, without retries.
+func rtClient(rt http.RoundTripper, opts ...Option) *Client {
+	all := append([]Option{WithHTTPClient(&http.Client{Transport: rt}), WithRetryPolicy(RetryPolicy{})}, opts...)
+	c, err := NewClient("https://console.test:12445", testToken, all...)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
