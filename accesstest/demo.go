@@ -1,0 +1,238 @@
+package accesstest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+// Sizes and well-known records of the demo site (see [Server.LoadDemoData]).
+const (
+	DemoUserCount    = 300
+	DemoVisitorCount = 250
+	// DemoUserID is a user with access policies, cards, a PIN and a
+	// touch pass.
+	DemoUserID = "3e763e5d-6804-437d-ae8d-3fee74119b80"
+	// DemoDeviceID is a reader whose settings match the vendor's sample.
+	DemoDeviceID = "942a6f4247b2"
+	// DemoScheduleID is the office-hours schedule, with public holidays.
+	DemoScheduleID = "1d31b648-b8ff-4bd1-b742-60dbd70592cd"
+	// DemoTouchPassCardID is the card id of the demo user's touch pass.
+	DemoTouchPassCardID = "057B-D703-0C6D-4AC9"
+)
+
+// demoEpoch anchors the demo's times, so that the data set is the same on
+// every run.
+var demoEpoch = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
+
+var (
+	demoFirst = []string{"Avery", "Blake", "Camille", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas",
+		"Kamala", "Liam", "Mei", "Noor", "Oscar", "Priya", "Quinn", "Rafael", "Sofia", "Tomasz",
+		"Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe", "Amara", "Bruno", "Chidi", "Dana"}
+	demoLast = []string{"Adeyemi", "Bergström", "Castillo", "Dubois", "Eriksen", "Fischer", "García", "Haddad", "Ivanova", "Jensen",
+		"Kowalski", "Lindqvist", "Moreau", "Nakamura", "O'Brien", "Petrov", "Quispe", "Rossi", "Schmidt", "Tanaka",
+		"Umarov", "Varga", "Wójcik", "Xu", "Yilmaz", "Zhang"}
+	demoCompanies = []string{"Northwind Logistics", "Contoso Ltd", "Fabrikam", "Initech", "Globex", "Umbrella Facilities", "Hooli", "Stark Elevators"}
+	demoReasons   = []string{"Interview", "Business", "Cooperation", "Others"}
+)
+
+type demoGen struct{ r *rand.Rand }
+
+func (g demoGen) id() string {
+	h := fmt.Sprintf("%016x%016x", g.r.Uint64(), g.r.Uint64())
+	return h[:8] + "-" + h[8:12] + "-4" + h[13:16] + "-a" + h[17:20] + "-" + h[20:32]
+}
+
+func (g demoGen) hex(n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		fmt.Fprintf(&b, "%016x", g.r.Uint64())
+	}
+	return b.String()[:n]
+}
+
+func (g demoGen) pick(s []string) string { return s[g.r.IntN(len(s))] }
+
+func ranges(start, end string) []access.TimeRange {
+	return []access.TimeRange{{StartTime: start, EndTime: end}}
+}
+
+// LoadDemoData fills the server with a small office site: 3 holiday
+// groups, 5 schedules, 4 access policies, DemoUserCount users,
+// DemoVisitorCount visitors in every status, 4 devices and 24 touch passes.
+// The data set is generated from a fixed seed, so it is identical on every
+// run; [DemoUserID], [DemoDeviceID], [DemoScheduleID] and
+// [DemoTouchPassCardID] name records worth showing.
+func (s *Server) LoadDemoData() {
+	g := demoGen{rand.New(rand.NewPCG(2026, 11))}
+
+	s.AddHolidayGroup(access.HolidayGroup{ID: "8cc22b49-a7f4-49a6-9f04-044444992d6c", Name: "No Holidays", IsDefault: true})
+	public := s.AddHolidayGroup(access.HolidayGroup{ID: "75660081-431b-4dbe-9b98-e0257877118e", Name: "Public Holidays 2026",
+		Description: "Site closed", Holidays: []access.Holiday{
+			{ID: g.id(), Name: "New Year's Day", StartTime: "2026-01-01 00:00:00Z", EndTime: "2026-01-02 00:00:00Z", Repeat: true},
+			{ID: g.id(), Name: "Good Friday", StartTime: "2026-04-03 00:00:00Z", EndTime: "2026-04-04 00:00:00Z"},
+			{ID: g.id(), Name: "Easter Monday", StartTime: "2026-04-06 00:00:00Z", EndTime: "2026-04-07 00:00:00Z"},
+			{ID: g.id(), Name: "Labour Day", StartTime: "2026-05-01 00:00:00Z", EndTime: "2026-05-02 00:00:00Z", Repeat: true},
+			{ID: g.id(), Name: "Ascension Day", StartTime: "2026-05-14 00:00:00Z", EndTime: "2026-05-15 00:00:00Z"},
+			{ID: g.id(), Name: "Whit Monday", StartTime: "2026-05-25 00:00:00Z", EndTime: "2026-05-26 00:00:00Z"},
+			{ID: g.id(), Name: "Christmas Day", StartTime: "2026-12-25 00:00:00Z", EndTime: "2026-12-26 00:00:00Z", Repeat: true},
+			{ID: g.id(), Name: "Boxing Day", StartTime: "2026-12-26 00:00:00Z", EndTime: "2026-12-27 00:00:00Z", Repeat: true},
+		}})
+	shutdown := s.AddHolidayGroup(access.HolidayGroup{ID: g.id(), Name: "Winter Shutdown", Description: "Plant maintenance", Holidays: []access.Holiday{
+		{ID: g.id(), Name: "Shutdown week 1", StartTime: "2026-12-21 00:00:00Z", EndTime: "2026-12-28 00:00:00Z"},
+		{ID: g.id(), Name: "Shutdown week 2", StartTime: "2026-12-28 00:00:00Z", EndTime: "2027-01-04 00:00:00Z"},
+	}})
+
+	weekdays := func(start, end string) *access.WeekSchedule {
+		r := ranges(start, end)
+		return &access.WeekSchedule{Sunday: []access.TimeRange{}, Monday: r, Tuesday: r, Wednesday: r, Thursday: r, Friday: r, Saturday: []access.TimeRange{}}
+	}
+	all := ranges("00:00:00", "23:59:59")
+	office := s.AddSchedule(access.Schedule{ID: DemoScheduleID, Name: "Office hours", WeekSchedule: weekdays("07:30:00", "18:30:59"),
+		HolidayGroupID: public.ID, HolidaySchedule: ranges("09:00:00", "12:00:59")})
+	always := s.AddSchedule(access.Schedule{ID: g.id(), Name: "Always", IsDefault: true,
+		WeekSchedule: &access.WeekSchedule{Sunday: all, Monday: all, Tuesday: all, Wednesday: all, Thursday: all, Friday: all, Saturday: all}})
+	cleaning := s.AddSchedule(access.Schedule{ID: g.id(), Name: "Cleaning crew", WeekSchedule: weekdays("18:00:00", "22:00:59"), HolidayGroupID: shutdown.ID})
+	weekend := s.AddSchedule(access.Schedule{ID: g.id(), Name: "Weekend security", HolidayGroupID: public.ID, WeekSchedule: &access.WeekSchedule{
+		Sunday: ranges("06:00:00", "20:00:59"), Saturday: ranges("06:00:00", "20:00:59"),
+		Monday: []access.TimeRange{}, Tuesday: []access.TimeRange{}, Wednesday: []access.TimeRange{}, Thursday: []access.TimeRange{}, Friday: []access.TimeRange{}}})
+	visiting := s.AddSchedule(access.Schedule{ID: g.id(), Name: "Visiting hours", WeekSchedule: weekdays("09:00:00", "17:00:59")})
+
+	doors := []access.Resource{
+		{ID: "6ff875d2-af87-470b-9cb5-774c6596afc8", Name: "Main entrance", Type: "door"},
+		{ID: "d5573467-d6b3-4e8f-8e48-8a322b91664a", Name: "Office floors", Type: "door_group"},
+		{ID: "5c496423-6d25-4e4f-8cdf-95ad5135188a", Name: "Server room", Type: "door"},
+		{ID: "fd293ecb-98d2-425b-a020-cb9365ea48b3", Name: "Visitor lobby", Type: "door_group"},
+	}
+	staff := s.AddAccessPolicy(access.AccessPolicy{ID: g.id(), Name: "Staff", Resources: doors[:2], ScheduleID: office.ID})
+	it := s.AddAccessPolicy(access.AccessPolicy{ID: g.id(), Name: "IT", Resources: doors[:3], ScheduleID: always.ID})
+	clean := s.AddAccessPolicy(access.AccessPolicy{ID: g.id(), Name: "Cleaning", Resources: doors[:2], ScheduleID: cleaning.ID})
+	security := s.AddAccessPolicy(access.AccessPolicy{ID: g.id(), Name: "Security", Resources: doors, ScheduleID: weekend.ID})
+
+	for i := range DemoUserCount {
+		first, last := g.pick(demoFirst), g.pick(demoLast)
+		u := access.User{
+			ID: g.id(), FirstName: first, LastName: last, FullName: first + " " + last,
+			UserEmail:      strings.ToLower(first+"."+strings.ReplaceAll(last, "'", "")) + fmt.Sprintf("%d@example.com", i),
+			EmailStatus:    "VERIFIED",
+			EmployeeNumber: fmt.Sprintf("E%05d", 1000+i),
+			OnboardTime:    access.UnixTimeOf(demoEpoch.AddDate(0, 0, -g.r.IntN(3000))),
+			Status:         access.UserStatusActive,
+			NFCCards:       []access.NFCCard{},
+		}
+		switch {
+		case i%37 == 5:
+			u.Status = access.UserStatusPending
+		case i%53 == 7:
+			u.Status = access.UserStatusDeactivated
+		}
+		if i%3 != 0 {
+			u.NFCCards = []access.NFCCard{{ID: fmt.Sprintf("%06d", 100000+i), Token: g.hex(64), Type: "ua_card"}}
+		}
+		if i%4 == 0 {
+			u.PINCode = &access.PINCode{Token: g.hex(64)}
+		}
+		switch {
+		case i%50 == 0:
+			u.AccessPolicyIDs = []string{staff.ID, it.ID}
+		case i%25 == 3:
+			u.AccessPolicyIDs = []string{clean.ID}
+		case i%40 == 9:
+			u.AccessPolicyIDs = []string{security.ID}
+		default:
+			u.AccessPolicyIDs = []string{staff.ID}
+		}
+		if i%60 == 11 {
+			u.LicensePlates = []access.LicensePlate{{ID: g.id(), Credential: strings.ToUpper(g.hex(6)), CredentialType: "license", CredentialStatus: "active"}}
+		}
+		if i == 0 {
+			u.ID, u.FirstName, u.LastName, u.FullName = DemoUserID, "Ada", "Lovelace", "Ada Lovelace"
+			u.UserEmail, u.PINCode = "ada.lovelace@example.com", &access.PINCode{Token: g.hex(64)}
+			u.LicensePlates = []access.LicensePlate{{ID: "5cac1825-f5e9-410d-a32e-a1fb9fc83b92", Credential: "JQ178", CredentialType: "license", CredentialStatus: "active"}}
+			tp := s.AddTouchPass(access.TouchPass{ID: "c83b69ff-1992-4e7f-9287-1e6a161adeea", CardID: DemoTouchPassCardID, CardName: "Ada's iPhone",
+				Status: access.TouchPassActive, LastActivity: access.DateTime(demoEpoch.Add(-26 * time.Hour).Format(time.RFC3339)),
+				UserID: u.ID, UserName: u.FullName, UserEmail: u.UserEmail, UserStatus: "ACTIVE",
+				Bundles: []access.TouchPassBundle{{BundleID: g.id(), BundleStatus: "ACTIVE", DeviceID: "device-" + g.hex(8), DeviceName: "iPhone 16", DeviceType: 10, Source: "apple"}}})
+			u.TouchPass = access.TouchPasses{tp}
+		}
+		s.AddUser(u)
+	}
+
+	// Touch passes: some handed out, some pending, some still unused.
+	users := s.Users()
+	for i := range 23 {
+		tp := access.TouchPass{ID: g.id(), CardID: strings.ToUpper(g.hex(4) + "-" + g.hex(4) + "-" + g.hex(4) + "-" + g.hex(4)),
+			LastActivity: access.DateTime(demoEpoch.Add(-time.Duration(g.r.IntN(500)) * time.Hour).Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
+		switch {
+		case i < 12:
+			u := users[1+i*7]
+			tp.Status, tp.UserID, tp.UserName, tp.UserEmail, tp.UserStatus = access.TouchPassActive, u.ID, u.FullName, u.UserEmail, "ACTIVE"
+			src, typ := "google", 20
+			if i%2 == 0 {
+				src, typ = "apple", 10
+			}
+			tp.Bundles = []access.TouchPassBundle{{BundleID: g.id(), BundleStatus: "ACTIVE", DeviceID: "device-" + g.hex(8), DeviceName: u.FirstName + "'s phone", DeviceType: typ, Source: src}}
+		case i < 17:
+			u := users[2+i*5]
+			tp.Status, tp.UserID, tp.UserName, tp.UserEmail, tp.UserStatus = access.TouchPassPending, u.ID, u.FullName, u.UserEmail, "PENDING"
+		case i < 19:
+			tp.Status, tp.UserStatus = access.TouchPassSuspended, "UNLINK"
+		default:
+			tp.Status = access.TouchPassInactive
+		}
+		s.AddTouchPass(tp)
+	}
+
+	for i := range DemoVisitorCount {
+		first, last := g.pick(demoFirst), g.pick(demoLast)
+		status := access.VisitorStatus(1 + i%6)
+		start := demoEpoch.AddDate(0, 0, -30+i%60).Add(time.Duration(g.r.IntN(8)) * time.Hour)
+		v := access.Visitor{
+			ID: g.id(), FirstName: first, LastName: last, Status: status.String(),
+			InviterID: users[i%len(users)].ID, InviterName: users[i%len(users)].FullName,
+			MobilePhone: fmt.Sprintf("+4179%07d", g.r.IntN(10000000)), Email: strings.ToLower(first) + fmt.Sprintf(".v%d@example.org", i),
+			VisitorCompany: g.pick(demoCompanies), VisitReason: g.pick(demoReasons),
+			StartTime: access.UnixTimeOf(start), EndTime: access.UnixTimeOf(start.Add(time.Duration(1+g.r.IntN(8)) * time.Hour)),
+			CreateTime: access.UnixTimeOf(start.AddDate(0, 0, -3)),
+			NFCCards:   []access.NFCCard{}, Resources: []access.Resource{doors[0], doors[3]},
+			ScheduleID: visiting.ID,
+			Schedule:   &access.Schedule{ID: visiting.ID, Name: visiting.Name, Type: "access", WeekSchedule: visiting.WeekSchedule},
+		}
+		if i%10 == 4 {
+			v.Remarks = "Needs a parking space"
+			v.LicensePlates = []access.LicensePlate{{ID: g.id(), Credential: strings.ToUpper(g.hex(6)), CredentialType: "license", CredentialStatus: "active"}}
+		}
+		if i%5 == 1 {
+			v.PINCode = &access.PINCode{Token: g.hex(64)}
+		}
+		if i%7 == 2 {
+			// A one-time visit: no weekly ranges.
+			v.Schedule = &access.Schedule{ID: g.id(), Name: fmt.Sprintf("visitor-%d", 1690337152955+i), Type: "access"}
+			v.ScheduleID = v.Schedule.ID
+		}
+		s.AddVisitor(v)
+	}
+
+	s.AddDevice(access.DeviceSettings{DeviceID: DemoDeviceID, AccessMethods: access.AccessMethods{
+		BTButton: &access.AccessMethod{Enabled: access.Yes}, BTTap: &access.AccessMethod{Enabled: access.Yes},
+		Face: &access.FaceMethod{AntiSpoofingLevel: access.AntiSpoofingNo, DetectDistance: access.DetectFar},
+		NFC:  &access.AccessMethod{Enabled: access.Yes}, PINCode: &access.PINCodeMethod{Enabled: access.Yes, PINCodeShuffle: access.No},
+		QRCode: &access.AccessMethod{Enabled: access.Yes}, TouchPass: &access.AccessMethod{Enabled: access.Yes},
+	}})
+	s.AddDevice(access.DeviceSettings{DeviceID: "0418d6a2bb7a", AccessMethods: access.AccessMethods{
+		NFC: &access.AccessMethod{Enabled: access.Yes}, PINCode: &access.PINCodeMethod{Enabled: access.Yes, PINCodeShuffle: access.Yes},
+		Face:       &access.FaceMethod{Enabled: access.Yes, AntiSpoofingLevel: access.AntiSpoofingHigh, DetectDistance: access.DetectNear},
+		MobileWave: &access.AccessMethod{Enabled: access.No}, BTTap: &access.AccessMethod{Enabled: access.Yes}, BTButton: &access.AccessMethod{Enabled: access.Yes},
+		BTShake: &access.AccessMethod{Enabled: access.No}, Wave: &access.AccessMethod{Enabled: access.No},
+		QRCode: &access.AccessMethod{Enabled: access.No}, TouchPass: &access.AccessMethod{Enabled: access.Yes},
+	}})
+	s.AddDevice(access.DeviceSettings{DeviceID: "7483c2773855", AccessMethods: access.AccessMethods{
+		NFC: &access.AccessMethod{Enabled: access.Yes}, PINCode: &access.PINCodeMethod{Enabled: access.No, PINCodeShuffle: access.No},
+	}})
+	s.AddDevice(access.DeviceSettings{DeviceID: "f4e2c61fd2cf", AccessMethods: access.AccessMethods{
+		NFC: &access.AccessMethod{Enabled: access.Yes}, QRCode: &access.AccessMethod{Enabled: access.Yes},
+	}})
+}

@@ -1,0 +1,712 @@
+package accesstest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+// clone deep-copies a record through JSON, so that callers and the server
+// never share slices or pointers.
+func clone[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("accesstest: clone: " + err.Error())
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic("accesstest: clone: " + err.Error())
+	}
+	return out
+}
+
+// weeklySchedule encodes a schedule the way controllers do: the weekly
+// ranges under "weekly" rather than the spec's "week_schedule".
+type weeklySchedule struct {
+	access.Schedule
+	Hidden *access.WeekSchedule `json:"week_schedule,omitempty"`
+	Weekly *access.WeekSchedule `json:"weekly"`
+}
+
+func wireSchedule(sc *access.Schedule) *weeklySchedule {
+	if sc == nil {
+		return nil
+	}
+	return &weeklySchedule{Schedule: *sc, Weekly: sc.WeekSchedule}
+}
+
+type wireVisitor struct {
+	access.Visitor
+	Schedule *weeklySchedule `json:"schedule,omitempty"`
+}
+
+// ---- seeding and inspection ----
+
+// seed runs f under the lock and fails the test (or panics) on error.
+func seed[T any](s *Server, f func() (T, error)) T {
+	s.mu.Lock()
+	v, err := f()
+	s.mu.Unlock()
+	if err != nil {
+		s.fail("%v", err)
+	}
+	return v
+}
+
+// AddUser stores a user and returns it as stored: an empty ID is filled
+// with a new UUID and an empty Status with ACTIVE. A duplicate ID fails the
+// test (or panics without one).
+func (s *Server) AddUser(u access.User) access.User {
+	return seed(s, func() (access.User, error) {
+		if u.ID == "" {
+			u.ID = newID()
+		}
+		if u.Status == "" {
+			u.Status = access.UserStatusActive
+		}
+		for _, x := range s.users {
+			if x.ID == u.ID {
+				return access.User{}, fmt.Errorf("accesstest: "+"AddUser: duplicate user id %q", u.ID)
+			}
+		}
+		c := clone(u)
+		s.users = append(s.users, &c)
+		return clone(c), nil
+	})
+}
+
+// User returns the stored user with the given id.
+func (s *Server) User(id string) (access.User, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if u.ID == id {
+			return clone(*u), true
+		}
+	}
+	return access.User{}, false
+}
+
+// Users returns every stored user, in insertion order.
+func (s *Server) Users() []access.User {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]access.User, len(s.users))
+	for i, u := range s.users {
+		out[i] = clone(*u)
+	}
+	return out
+}
+
+// AddAccessPolicy stores an access policy that users reference through
+// AccessPolicyIDs and that the user fetch expands.
+func (s *Server) AddAccessPolicy(p access.AccessPolicy) access.AccessPolicy {
+	return seed(s, func() (access.AccessPolicy, error) {
+		if p.ID == "" {
+			p.ID = newID()
+		}
+		if _, dup := s.policies[p.ID]; dup {
+			return access.AccessPolicy{}, fmt.Errorf("accesstest: "+"AddAccessPolicy: duplicate id %q", p.ID)
+		}
+		c := clone(p)
+		s.policies[p.ID] = &c
+		return clone(c), nil
+	})
+}
+
+// AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
+// Status UPCOMING. The visitor list returns visitors in insertion order.
+func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
+	return seed(s, func() (access.Visitor, error) {
+		if v.ID == "" {
+			v.ID = newID()
+		}
+		if v.Status == "" {
+			v.Status = access.VisitorStatusUpcoming.String()
+		}
+		for _, x := range s.visitors {
+			if x.ID == v.ID {
+				return access.Visitor{}, fmt.Errorf("accesstest: "+"AddVisitor: duplicate visitor id %q", v.ID)
+			}
+		}
+		c := clone(v)
+		s.visitors = append(s.visitors, &c)
+		return clone(c), nil
+	})
+}
+
+// Visitors returns every stored visitor, in insertion order.
+func (s *Server) Visitors() []access.Visitor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]access.Visitor, len(s.visitors))
+	for i, v := range s.visitors {
+		out[i] = clone(*v)
+	}
+	return out
+}
+
+// AddSchedule stores a schedule. Its HolidayGroup is filled, when read,
+// from the group named by HolidayGroupID (see [Server.AddHolidayGroup]).
+func (s *Server) AddSchedule(sc access.Schedule) access.Schedule {
+	return seed(s, func() (access.Schedule, error) {
+		if sc.ID == "" {
+			sc.ID = newID()
+		}
+		if sc.Type == "" {
+			sc.Type = "access"
+		}
+		if _, dup := s.schedules[sc.ID]; dup {
+			return access.Schedule{}, fmt.Errorf("accesstest: "+"AddSchedule: duplicate schedule id %q", sc.ID)
+		}
+		sc.HolidayGroup = nil
+		c := clone(sc)
+		s.schedules[sc.ID] = &c
+		return clone(c), nil
+	})
+}
+
+// AddHolidayGroup stores a holiday group; holidays without an ID get one.
+func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
+	return seed(s, func() (access.HolidayGroup, error) {
+		if g.ID == "" {
+			g.ID = newID()
+		}
+		for _, x := range s.holidayGroups {
+			if x.ID == g.ID {
+				return access.HolidayGroup{}, fmt.Errorf("accesstest: "+"AddHolidayGroup: duplicate id %q", g.ID)
+			}
+		}
+		g.Holidays = slices.Clone(g.Holidays)
+		for i := range g.Holidays {
+			if g.Holidays[i].ID == "" {
+				g.Holidays[i].ID = newID()
+			}
+		}
+		if g.Holidays == nil {
+			g.Holidays = []access.Holiday{}
+		}
+		c := clone(g)
+		s.holidayGroups = append(s.holidayGroups, &c)
+		return clone(c), nil
+	})
+}
+
+// AddDevice stores a device's access-method settings; an empty DeviceID
+// gets a random 12-hex-digit id.
+func (s *Server) AddDevice(d access.DeviceSettings) access.DeviceSettings {
+	return seed(s, func() (access.DeviceSettings, error) {
+		if d.DeviceID == "" {
+			d.DeviceID = randomHex(6)
+		}
+		if _, dup := s.devices[d.DeviceID]; dup {
+			return access.DeviceSettings{}, fmt.Errorf("accesstest: "+"AddDevice: duplicate device id %q", d.DeviceID)
+		}
+		c := clone(d)
+		s.devices[d.DeviceID] = &c
+		s.deviceOrder = append(s.deviceOrder, d.DeviceID)
+		return clone(c), nil
+	})
+}
+
+// Device returns a device's current settings, as updates left them.
+func (s *Server) Device(id string) (access.DeviceSettings, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.devices[id]
+	if !ok {
+		return access.DeviceSettings{}, false
+	}
+	return clone(*d), true
+}
+
+// DeviceIDs returns the ids of the stored devices, in insertion order.
+func (s *Server) DeviceIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.deviceOrder)
+}
+
+// AddTouchPass stores a touch pass; an empty ID gets a UUID, an empty
+// CardID a random one and an empty Status ACTIVE.
+func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
+	return seed(s, func() (access.TouchPass, error) {
+		if tp.ID == "" {
+			tp.ID = newID()
+		}
+		if tp.CardID == "" {
+			tp.CardID = newCardID()
+		}
+		if tp.Status == "" {
+			tp.Status = access.TouchPassActive
+		}
+		if tp.Bundles == nil {
+			tp.Bundles = []access.TouchPassBundle{}
+		}
+		for _, x := range s.touchPasses {
+			if x.ID == tp.ID {
+				return access.TouchPass{}, fmt.Errorf("accesstest: "+"AddTouchPass: duplicate id %q", tp.ID)
+			}
+		}
+		c := clone(tp)
+		s.touchPasses = append(s.touchPasses, &c)
+		return clone(c), nil
+	})
+}
+
+// TouchPasses returns every touch pass, purchased ones included.
+func (s *Server) TouchPasses() []access.TouchPass {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]access.TouchPass, len(s.touchPasses))
+	for i, tp := range s.touchPasses {
+		out[i] = clone(*tp)
+	}
+	return out
+}
+
+// AddWebhook registers an endpoint directly; an empty ID or Secret is
+// generated. Registering a URL twice fails the test.
+func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
+	return seed(s, func() (access.WebhookEndpoint, error) {
+		if ep.ID == "" {
+			ep.ID = newID()
+		}
+		if ep.Secret == "" {
+			ep.Secret = access.Secret(randomHex(8))
+		}
+		for _, x := range s.webhooks {
+			if x.Endpoint == ep.Endpoint || x.ID == ep.ID {
+				return access.WebhookEndpoint{}, fmt.Errorf("accesstest: "+"AddWebhook: endpoint %s or id %s already registered", ep.Endpoint, ep.ID)
+			}
+		}
+		c := clone(ep)
+		s.webhooks = append(s.webhooks, &c)
+		return clone(c), nil
+	})
+}
+
+// Webhooks returns the registered webhook endpoints, secrets included.
+func (s *Server) Webhooks() []access.WebhookEndpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]access.WebhookEndpoint, len(s.webhooks))
+	for i, ep := range s.webhooks {
+		out[i] = clone(*ep)
+	}
+	return out
+}
+
+func newCardID() string {
+	h := strings.ToUpper(randomHex(8))
+	return h[:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:]
+}
+
+// ---- operations ----
+
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data")
+	}
+	return nil
+}
+
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+	var req access.WebhookEndpointRequest
+	if err := decodeBody(r, &req); err != nil {
+		badParams(w, "Body is not a JSON endpoint.")
+		return
+	}
+	u, err := url.Parse(req.Endpoint)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		badParams(w, "endpoint must be an http or https URL.")
+		return
+	case strings.TrimSpace(req.Name) == "":
+		badParams(w, "name is required.")
+		return
+	case len(req.Events) == 0:
+		badParams(w, "events is required.")
+		return
+	}
+	for _, e := range req.Events {
+		if !e.Known() {
+			badParams(w, "unknown event "+strconv.Quote(string(e))+".")
+			return
+		}
+	}
+	s.mu.Lock()
+	for _, x := range s.webhooks {
+		if x.Endpoint == req.Endpoint {
+			s.mu.Unlock()
+			// Controllers report this on HTTP 200.
+			writeError(w, http.StatusOK, access.CodeDeviceWebhookEndpointDuplicated, "The provided endpoint already exists.")
+			return
+		}
+	}
+	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
+		Events: slices.Clone(req.Events), Headers: req.Headers}
+	s.webhooks = append(s.webhooks, ep)
+	out := clone(*ep)
+	s.mu.Unlock()
+	writeData(w, out)
+}
+
+func (s *Server) listWebhooks(w http.ResponseWriter, _ *http.Request) {
+	writeData(w, s.Webhooks())
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	i := slices.IndexFunc(s.webhooks, func(ep *access.WebhookEndpoint) bool { return ep.ID == id })
+	if i >= 0 {
+		s.webhooks = slices.Delete(s.webhooks, i, i+1)
+	}
+	s.mu.Unlock()
+	if i < 0 {
+		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found.")
+		return
+	}
+	writeData(w, nil)
+}
+
+// positiveParam reads an optional positive integer query parameter.
+func positiveParam(q url.Values, key string, def int) (int, bool) {
+	if !q.Has(key) {
+		return def, true
+	}
+	n, err := strconv.Atoi(q.Get(key))
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
+var visitorExpands = []string{"none", "access_policy", "resource", "schedule", "nfc_card", "pin_code"}
+
+func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, ok1 := positiveParam(q, "page_num", 1)
+	size, ok2 := positiveParam(q, "page_size", defaultPageSize)
+	if !ok1 || !ok2 {
+		badParams(w, "page_num and page_size must be positive integers.")
+		return
+	}
+	status := access.VisitorStatus(0)
+	if q.Has("status") {
+		n, err := strconv.Atoi(q.Get("status"))
+		if err != nil || !access.VisitorStatus(n).Valid() {
+			badParams(w, "status must be an integer from 1 to 6.")
+			return
+		}
+		status = access.VisitorStatus(n)
+	}
+	expand, ok := q["expand[]"]
+	for _, e := range expand {
+		if !slices.Contains(visitorExpands, e) {
+			badParams(w, "unknown expand[] value "+strconv.Quote(e)+".")
+			return
+		}
+	}
+	want := func(obj string) bool { return !ok || slices.Contains(expand, obj) }
+	keyword := strings.ToLower(strings.TrimSpace(q.Get("keyword")))
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matched []*access.Visitor
+	for _, v := range s.visitors {
+		switch {
+		case keyword != "": // the status filter is off while searching
+			if !strings.HasPrefix(strings.ToLower(v.FirstName), keyword) && !strings.HasPrefix(strings.ToLower(v.LastName), keyword) &&
+				!strings.HasPrefix(strings.ToLower(v.FirstName+" "+v.LastName), keyword) {
+				continue
+			}
+		case status != 0:
+			if st, _ := v.StatusCode(); st != status {
+				continue
+			}
+		}
+		matched = append(matched, v)
+	}
+	total := len(matched)
+	start := total
+	if page-1 <= total/size { // (page-1)*size cannot overflow here
+		start = min((page-1)*size, total)
+	}
+	end := total
+	if size < total-start {
+		end = start + size
+	}
+	out := make([]wireVisitor, 0, end-start)
+	for _, v := range matched[start:end] {
+		c := clone(*v)
+		if !want("resource") {
+			c.Resources = nil
+		}
+		if !want("nfc_card") {
+			c.NFCCards = nil
+		}
+		if !want("pin_code") {
+			c.PINCode = nil
+		}
+		sched := c.Schedule
+		if !want("schedule") {
+			sched = nil
+		}
+		c.Schedule = nil
+		out = append(out, wireVisitor{Visitor: c, Schedule: wireSchedule(sched)})
+	}
+	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
+		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})
+}
+
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	expand := r.URL.Query()["expand[]"]
+	for _, e := range expand {
+		if e != "access_policy" {
+			badParams(w, "expand[] accepts only access_policy.")
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if u.ID != id {
+			continue
+		}
+		c := clone(*u)
+		c.AccessPolicies = nil
+		if len(expand) > 0 {
+			c.AccessPolicies = []access.AccessPolicy{}
+			for _, pid := range c.AccessPolicyIDs {
+				if p, ok := s.policies[pid]; ok {
+					c.AccessPolicies = append(c.AccessPolicies, clone(*p))
+				}
+			}
+		}
+		writeData(w, c)
+		return
+	}
+	writeError(w, http.StatusBadRequest, access.CodeUserWorkerNotExists, "The requested user does not exist.")
+}
+
+func (s *Server) getDeviceSettings(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.Device(r.PathValue("id"))
+	if !ok {
+		writeError(w, http.StatusBadRequest, access.CodeDeviceDeviceNotFound, "The device was not found.")
+		return
+	}
+	writeData(w, d)
+}
+
+// methodFields lists, per access method, the fields it accepts and their
+// allowed values.
+var methodFields = map[string]map[string][]string{
+	"nfc": {"enabled": yesNo}, "bt_tap": {"enabled": yesNo}, "bt_button": {"enabled": yesNo},
+	"bt_shake": {"enabled": yesNo}, "mobile_wave": {"enabled": yesNo}, "wave": {"enabled": yesNo},
+	"qr_code": {"enabled": yesNo}, "touch_pass": {"enabled": yesNo},
+	"pin_code": {"enabled": yesNo, "pin_code_shuffle": yesNo},
+	"face":     {"enabled": yesNo, "anti_spoofing_level": {"high", "medium", "no"}, "detect_distance": {"near", "medium", "far"}},
+}
+
+var yesNo = []string{"yes", "no"}
+
+func validateMethods(raw map[string]map[string]any) string {
+	for m, fields := range raw {
+		allowed, ok := methodFields[m]
+		if !ok {
+			return "unknown access method " + strconv.Quote(m) + "."
+		}
+		for f, v := range fields {
+			values, ok := allowed[f]
+			if !ok {
+				return "unknown field " + strconv.Quote(m+"."+f) + "."
+			}
+			str, ok := v.(string)
+			if !ok || !slices.Contains(values, str) {
+				return m + "." + f + " must be one of " + strings.Join(values, ", ") + "."
+			}
+		}
+	}
+	return ""
+}
+
+func (s *Server) updateDeviceSettings(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body, _ := readAll(r)
+	var raw struct {
+		AccessMethods map[string]map[string]any `json:"access_methods"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil || raw.AccessMethods == nil {
+		badParams(w, "Body must be an object with access_methods.")
+		return
+	}
+	if msg := validateMethods(raw.AccessMethods); msg != "" {
+		badParams(w, msg)
+		return
+	}
+	var upd struct {
+		AccessMethods access.AccessMethods `json:"access_methods"`
+	}
+	if err := json.Unmarshal(body, &upd); err != nil {
+		badParams(w, "Body must be an object with access_methods.")
+		return
+	}
+	s.mu.Lock()
+	d, ok := s.devices[id]
+	if ok {
+		mergeMethods(&d.AccessMethods, &upd.AccessMethods)
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusBadRequest, access.CodeDeviceDeviceNotFound, "The device was not found.")
+		return
+	}
+	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: "success"})
+}
+
+func readAll(r *http.Request) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(r.Body)
+	return b.Bytes(), err
+}
+
+func mergeSimple(dst **access.AccessMethod, src *access.AccessMethod) {
+	if src == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = &access.AccessMethod{}
+	}
+	if src.Enabled != "" {
+		(*dst).Enabled = src.Enabled
+	}
+}
+
+// mergeMethods applies a partial update: members and fields absent from
+// src keep their value.
+func mergeMethods(dst, src *access.AccessMethods) {
+	mergeSimple(&dst.NFC, src.NFC)
+	mergeSimple(&dst.BTTap, src.BTTap)
+	mergeSimple(&dst.BTButton, src.BTButton)
+	mergeSimple(&dst.BTShake, src.BTShake)
+	mergeSimple(&dst.MobileWave, src.MobileWave)
+	mergeSimple(&dst.Wave, src.Wave)
+	mergeSimple(&dst.QRCode, src.QRCode)
+	mergeSimple(&dst.TouchPass, src.TouchPass)
+	if p := src.PINCode; p != nil {
+		if dst.PINCode == nil {
+			dst.PINCode = &access.PINCodeMethod{}
+		}
+		if p.Enabled != "" {
+			dst.PINCode.Enabled = p.Enabled
+		}
+		if p.PINCodeShuffle != "" {
+			dst.PINCode.PINCodeShuffle = p.PINCodeShuffle
+		}
+	}
+	if f := src.Face; f != nil {
+		if dst.Face == nil {
+			dst.Face = &access.FaceMethod{}
+		}
+		if f.Enabled != "" {
+			dst.Face.Enabled = f.Enabled
+		}
+		if f.AntiSpoofingLevel != "" {
+			dst.Face.AntiSpoofingLevel = f.AntiSpoofingLevel
+		}
+		if f.DetectDistance != "" {
+			dst.Face.DetectDistance = f.DetectDistance
+		}
+	}
+}
+
+func (s *Server) getSchedule(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	sc, ok := s.schedules[id]
+	var out access.Schedule
+	if ok {
+		out = clone(*sc)
+		for _, g := range s.holidayGroups {
+			if g.ID == out.HolidayGroupID {
+				hg := clone(*g)
+				out.HolidayGroup = &hg
+			}
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleNotFound, "The requested schedule could not be found.")
+		return
+	}
+	writeData(w, wireSchedule(&out))
+}
+
+func (s *Server) listHolidayGroups(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	out := make([]access.HolidayGroupSummary, len(s.holidayGroups))
+	for i, g := range s.holidayGroups {
+		out[i] = access.HolidayGroupSummary{ID: g.ID, Name: g.Name, Description: g.Description, Count: len(g.Holidays), IsDefault: g.IsDefault}
+	}
+	s.mu.Unlock()
+	writeData(w, out)
+}
+
+func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Count json.RawMessage `json:"count"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		badParams(w, "Body must be an object with count.")
+		return
+	}
+	n, err := strconv.Atoi(string(req.Count))
+	if err != nil || n < 1 || n > maxPurchase {
+		badParams(w, fmt.Sprintf("count must be an integer from 1 to %d.", maxPurchase))
+		return
+	}
+	s.mu.Lock()
+	now := s.now()
+	out := make([]access.TouchPass, n)
+	for i := range out {
+		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,
+			LastActivity: access.DateTime(now.Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
+		s.touchPasses = append(s.touchPasses, tp)
+		out[i] = clone(*tp)
+	}
+	s.mu.Unlock()
+	writeData(w, out)
+}
+
+func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
+	cond := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("condition")))
+	if cond == "" {
+		badParams(w, "condition is required.")
+		return
+	}
+	s.mu.Lock()
+	out := []access.TouchPass{}
+	for _, tp := range s.touchPasses {
+		if strings.Contains(strings.ToLower(tp.CardID), cond) || strings.Contains(strings.ToLower(tp.UserName), cond) {
+			out = append(out, clone(*tp))
+		}
+	}
+	s.mu.Unlock()
+	writeData(w, out)
+}

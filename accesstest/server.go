@@ -1,0 +1,591 @@
+package accesstest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+// Permission is a permission key of an API token, as the controller's
+// token settings name them.
+type Permission string
+
+// The permission keys the ten operations need.
+const (
+	ViewWebhook    Permission = "view:webhook"
+	EditWebhook    Permission = "edit:webhook"
+	ViewVisitor    Permission = "view:visitor"
+	ViewUser       Permission = "view:user"
+	ViewDevice     Permission = "view:device"
+	EditDevice     Permission = "edit:device"
+	ViewPolicy     Permission = "view:policy"
+	ViewCredential Permission = "view:credential"
+	EditCredential Permission = "edit:credential"
+)
+
+// AllPermissions returns every permission key.
+func AllPermissions() []Permission {
+	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential}
+}
+
+// Op names an operation of the API, for [Server.Inject] and [Request.Op].
+type Op string
+
+// The operations the server implements.
+const (
+	OpWebhooksCreate          Op = "Webhooks.Create"
+	OpWebhooksDelete          Op = "Webhooks.Delete"
+	OpWebhooksList            Op = "Webhooks.List"
+	OpVisitorsList            Op = "Visitors.List"
+	OpUsersGet                Op = "Users.Get"
+	OpDevicesGetSettings      Op = "Devices.GetSettings"
+	OpDevicesUpdate           Op = "Devices.UpdateSettings"
+	OpSchedulesGet            Op = "Schedules.Get"
+	OpHolidayGroupsList       Op = "HolidayGroups.List"
+	OpTouchPassesPurchase     Op = "TouchPasses.Purchase"
+	OpTouchPassesSearch       Op = "TouchPasses.Search"
+	opUnknown                 Op = ""
+	apiPrefix                    = "/api/v1/developer"
+	defaultPageSize              = 25
+	maxPurchase                  = 100
+	maxRequestBody               = 1 << 20
+	deliveryTimeout              = 5 * time.Second
+	permissionDeniedMessage      = "You are not allowed to perform this action."
+	tokenInvalidMessage          = "The provided access token is invalid."
+	paramsInvalidMessage         = "The provided parameters are invalid."
+	redactedAuthorizationHead    = "Bearer REDACTED"
+)
+
+// Option configures [NewServer].
+type Option func(*Server)
+
+// WithToken sets the token with every permission that [Server.Client]
+// uses. By default a random one is made; read it with [Server.Token].
+func WithToken(token string) Option {
+	return func(s *Server) { s.token = token }
+}
+
+// WithDemoData loads the demo site (see [Server.LoadDemoData]).
+func WithDemoData() Option {
+	return func(s *Server) { s.demo = true }
+}
+
+// WithClock sets the server's clock (see [Server.SetNow]).
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// Request is a request the server received, as [Server.Requests] reports
+// it. The Authorization header is redacted.
+type Request struct {
+	Op     Op
+	Method string
+	// Path is the escaped path, e.g. /api/v1/developer/users/u%2F1.
+	Path   string
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+	Time   time.Time
+}
+
+// Fault makes the server misbehave for an operation; see [Server.Inject].
+type Fault struct {
+	// Status is the HTTP status to answer with. Zero means 200 when Code
+	// is set (an error code on HTTP 200, as controllers do), else 500.
+	Status int
+	// Code and Message fill the error envelope; Code defaults to
+	// CODE_SYSTEM_ERROR (or CODE_PARAMS_INVALID for a 4xx Status).
+	Code    access.ErrorCode
+	Message string
+	// RetryAfter, when positive, is sent as a Retry-After header in whole
+	// seconds (at least 1).
+	RetryAfter time.Duration
+	// Delay holds the answer back; the wait ends early if the client goes
+	// away or the server closes. With nothing else set, the request is then
+	// served normally.
+	Delay time.Duration
+	// DropConnection closes the connection without an answer.
+	DropConnection bool
+	// Body, when set, is written verbatim instead of an envelope (e.g. an
+	// HTML error page from a proxy), with ContentType (default
+	// application/json).
+	Body        string
+	ContentType string
+	// Times is how many requests the fault affects; zero means all of them.
+	Times int
+}
+
+type activeFault struct {
+	op   Op
+	f    Fault
+	left int // -1: unlimited
+}
+
+// Server is a fake controller. Its methods are safe for concurrent use.
+type Server struct {
+	srv  *httptest.Server
+	tb   testing.TB
+	demo bool
+
+	mu            sync.Mutex
+	now           func() time.Time
+	token         string
+	tokens        map[string][]Permission
+	users         []*access.User
+	policies      map[string]*access.AccessPolicy
+	visitors      []*access.Visitor
+	schedules     map[string]*access.Schedule
+	holidayGroups []*access.HolidayGroup
+	devices       map[string]*access.DeviceSettings
+	deviceOrder   []string
+	webhooks      []*access.WebhookEndpoint
+	touchPasses   []*access.TouchPass
+	requests      []Request
+	faults        []*activeFault
+	closing       chan struct{}
+	closeOnce     sync.Once
+	delivery      *http.Client
+}
+
+// NewServer starts a fake controller on an HTTPS loopback address. Close it
+// when done, or use [New] in tests.
+func NewServer(opts ...Option) *Server {
+	s := &Server{
+		now:       time.Now,
+		tokens:    map[string][]Permission{},
+		policies:  map[string]*access.AccessPolicy{},
+		schedules: map[string]*access.Schedule{},
+		devices:   map[string]*access.DeviceSettings{},
+		closing:   make(chan struct{}),
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(s)
+		}
+	}
+	if s.token == "" {
+		s.token = randomToken()
+	}
+	s.tokens[s.token] = AllPermissions()
+	if s.demo {
+		s.LoadDemoData()
+	}
+	s.srv = httptest.NewTLSServer(s.handler())
+	s.delivery = &http.Client{Timeout: deliveryTimeout, Transport: deliveryTransport()}
+	return s
+}
+
+// New starts a fake controller for a test or benchmark and closes it when
+// that ends. Seeding mistakes (a duplicate id) then fail tb instead of
+// panicking.
+func New(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := NewServer(opts...)
+	s.tb = tb
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close shuts the server down, ending any injected delays.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.srv.Close()
+	s.delivery.CloseIdleConnections()
+}
+
+// URL returns the base URL to give [access.NewClient], e.g.
+// https://127.0.0.1:41235.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Token returns the token with every permission.
+func (s *Server) Token() string { return s.token }
+
+// String describes the server without its tokens.
+func (s *Server) String() string { return "accesstest.Server(" + s.srv.URL + ")" }
+
+// HTTPClient returns an http.Client that trusts the server's certificate.
+func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
+
+// Certificate returns the server's certificate in DER form.
+func (s *Server) Certificate() []byte { return s.srv.Certificate().Raw }
+
+// Fingerprint returns the SHA-256 fingerprint of the server's certificate
+// in hex, for [access.WithPinnedCertificate].
+func (s *Server) Fingerprint() string {
+	sum := sha256.Sum256(s.Certificate())
+	return hex.EncodeToString(sum[:])
+}
+
+// Client returns an [access.Client] for the server that authenticates with
+// [Server.Token] and trusts the server's certificate; opts are applied
+// after those (e.g. [access.WithRetryPolicy]). It panics if an option is
+// invalid.
+func (s *Server) Client(opts ...access.Option) *access.Client {
+	return s.ClientWithToken(s.token, opts...)
+}
+
+// ClientWithToken is [Server.Client] with another token (see
+// [Server.AddToken]).
+func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Client {
+	all := append([]access.Option{access.WithHTTPClient(s.HTTPClient())}, opts...)
+	c, err := access.NewClient(s.URL(), token, all...)
+	if err != nil {
+		panic("accesstest: " + err.Error())
+	}
+	return c
+}
+
+// AddToken creates a token that has only the given permissions (none: a
+// token that authenticates but may do nothing).
+func (s *Server) AddToken(token string, perms ...Permission) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = slices.Clone(perms)
+}
+
+// RevokeToken removes a token; requests with it then get 401.
+func (s *Server) RevokeToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tokens, token)
+}
+
+// SetNow replaces the server's clock, used for touch-pass activity times
+// and webhook signature timestamps. nil restores time.Now.
+func (s *Server) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	s.now = now
+}
+
+// Now returns the server's current time.
+func (s *Server) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now()
+}
+
+// Inject makes the next f.Times requests for op (all of them when Times is
+// 0) fail as f describes. Faults for the same op apply in the order they
+// were injected; a request matches at most one. Injected faults apply
+// before authentication, like a proxy or an overloaded controller.
+func (s *Server) Inject(op Op, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := f.Times
+	if left <= 0 {
+		left = -1
+	}
+	s.faults = append(s.faults, &activeFault{op: op, f: f, left: left})
+}
+
+// ClearFaults removes every injected fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
+// Requests returns the requests received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// RequestsFor returns the requests received for one operation.
+func (s *Server) RequestsFor(op Op) []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Op == op {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ResetRequests forgets the recorded requests.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = nil
+}
+
+func (s *Server) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if s.tb != nil {
+		s.tb.Helper()
+		s.tb.Fatal(msg)
+	}
+	panic(msg)
+}
+
+func (s *Server) routes() map[string]struct {
+	op   Op
+	perm Permission
+	h    func(*Server, http.ResponseWriter, *http.Request)
+} {
+	type route = struct {
+		op   Op
+		perm Permission
+		h    func(*Server, http.ResponseWriter, *http.Request)
+	}
+	return map[string]route{
+		"POST " + apiPrefix + "/webhooks/endpoints":             {OpWebhooksCreate, EditWebhook, (*Server).createWebhook},
+		"GET " + apiPrefix + "/webhooks/endpoints":              {OpWebhooksList, ViewWebhook, (*Server).listWebhooks},
+		"DELETE " + apiPrefix + "/webhooks/endpoints/{id}":      {OpWebhooksDelete, EditWebhook, (*Server).deleteWebhook},
+		"GET " + apiPrefix + "/visitors":                        {OpVisitorsList, ViewVisitor, (*Server).listVisitors},
+		"GET " + apiPrefix + "/users/{id}":                      {OpUsersGet, ViewUser, (*Server).getUser},
+		"GET " + apiPrefix + "/devices/{id}/settings":           {OpDevicesGetSettings, ViewDevice, (*Server).getDeviceSettings},
+		"PUT " + apiPrefix + "/devices/{id}/settings":           {OpDevicesUpdate, EditDevice, (*Server).updateDeviceSettings},
+		"GET " + apiPrefix + "/access_policies/schedules/{id}":  {OpSchedulesGet, ViewPolicy, (*Server).getSchedule},
+		"GET " + apiPrefix + "/access_policies/holiday_groups":  {OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
+		"POST " + apiPrefix + "/credentials/touch_passes":       {OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},
+		"GET " + apiPrefix + "/credentials/touch_passes/search": {OpTouchPassesSearch, ViewCredential, (*Server).searchTouchPasses},
+	}
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	ops := map[string]Op{}
+	for pattern, rt := range s.routes() {
+		ops[pattern] = rt.op
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if !s.authorize(w, r, rt.perm) {
+				return
+			}
+			rt.h(s, w, r)
+		})
+	}
+	// Unmatched requests: 405 when the path exists for another method,
+	// else 404.
+	paths := http.NewServeMux()
+	seen := map[string]bool{}
+	for pattern := range s.routes() {
+		_, path, _ := strings.Cut(pattern, " ")
+		if !seen[path] {
+			seen[path] = true
+			paths.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+				writeError(w, http.StatusMethodNotAllowed, access.CodeParamsInvalid, "Method not allowed.")
+			})
+		}
+	}
+	paths.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
+	})
+	mux.Handle("/", paths)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
+			return
+		}
+		if len(body) > maxRequestBody {
+			writeError(w, http.StatusRequestEntityTooLarge, access.CodeParamsInvalid, "Request body too large.")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		_, pattern := mux.Handler(r)
+		op := ops[pattern]
+		f := s.record(r, op, body)
+		if f != nil && s.applyFault(w, r, f) {
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// record logs the request and returns the fault it triggers, if any.
+func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
+	h := r.Header.Clone()
+	if h.Get("Authorization") != "" {
+		h.Set("Authorization", redactedAuthorizationHead)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.now()})
+	for i, af := range s.faults {
+		if af.op != op || op == opUnknown {
+			continue
+		}
+		f := af.f
+		if af.left > 0 {
+			af.left--
+			if af.left == 0 {
+				s.faults = slices.Delete(s.faults, i, i+1)
+			}
+		}
+		return &f
+	}
+	return nil
+}
+
+// applyFault acts out f; it reports whether the request has been answered.
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) bool {
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return true
+		case <-s.closing:
+			return true
+		}
+	}
+	if f.DropConnection {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+					// Reset rather than a clean TLS close: an abrupt drop.
+					if tcp, ok := tc.NetConn().(*net.TCPConn); ok {
+						_ = tcp.SetLinger(0)
+					}
+				}
+				_ = conn.Close()
+				return true
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	if f.Status == 0 && f.Code == "" && f.Body == "" && f.RetryAfter == 0 {
+		return false // a pure delay
+	}
+	if f.RetryAfter > 0 {
+		secs := int64((f.RetryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
+	status := f.Status
+	if status == 0 {
+		status = http.StatusInternalServerError
+		if f.Code != "" {
+			status = http.StatusOK
+		}
+	}
+	if f.Body != "" {
+		ct := f.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, f.Body)
+		return true
+	}
+	code := f.Code
+	if code == "" {
+		code = access.CodeSystemError
+		if status >= 400 && status < 500 {
+			code = access.CodeParamsInvalid
+		}
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = "Injected fault."
+	}
+	writeError(w, status, code, msg)
+	return true
+}
+
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permission) bool {
+	auth := r.Header.Get("Authorization")
+	token, ok := cutPrefixFold(auth, "Bearer ")
+	s.mu.Lock()
+	perms, known := s.tokens[token]
+	s.mu.Unlock()
+	if !ok || token == "" || !known {
+		writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
+		return false
+	}
+	if !slices.Contains(perms, perm) {
+		writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
+		return false
+	}
+	return true
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) < len(prefix) || !equalFold(s[:len(prefix)], prefix) {
+		return "", false
+	}
+	return s[len(prefix):], true
+}
+
+func equalFold(a, b string) bool { return bytes.EqualFold([]byte(a), []byte(b)) }
+
+type envelope struct {
+	Code       access.ErrorCode `json:"code"`
+	Msg        string           `json:"msg"`
+	Data       any              `json:"data"`
+	Pagination *pagination      `json:"pagination,omitempty"`
+}
+
+type pagination struct {
+	PageNum  int `json:"page_num"`
+	PageSize int `json:"page_size"`
+	Total    int `json:"total"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeData(w http.ResponseWriter, data any) {
+	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: data})
+}
+
+func writeError(w http.ResponseWriter, status int, code access.ErrorCode, msg string) {
+	writeJSON(w, status, struct {
+		Code access.ErrorCode `json:"code"`
+		Msg  string           `json:"msg"`
+	}{code, msg})
+}
+
+func badParams(w http.ResponseWriter, detail string) {
+	writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, paramsInvalidMessage+" "+detail)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func randomToken() string { return randomHex(16) }
+
+// newID returns a random version-4 UUID.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
