@@ -1,0 +1,332 @@
+package access
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// faultCase is one misbehaviour of the server, checked against every
+// operation in TestFaultMatrix.
+type faultCase struct {
+	name  string
+	serve func(w http.ResponseWriter, r *http.Request)
+	opts  []Option
+	// retried: whether an idempotent operation retries this fault (a POST
+	// never does).
+	retried bool
+	// cancelAfterFirstResponse cancels the call's context as soon as the
+	// first response has arrived, i.e. during the backoff wait.
+	cancelAfterFirstResponse bool
+	check                    func(t *testing.T, op anOp, err error, resp *Response)
+}
+
+func answer(status int, ctype, body string, header ...string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		if ctype != "" {
+			w.Header().Set("Content-Type", ctype)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// resetConn closes the connection with a TCP reset.
+func resetConn(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		if tcp, ok := nc.NetConn().(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0)
+		}
+	}
+	conn.Close()
+}
+
+// closeMidBody promises 1000 bytes and sends 20.
+func closeMidBody(w http.ResponseWriter, _ *http.Request) {
+	conn, buf, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Fprint(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"code\":\"SUCCESS\",\"d")
+	buf.Flush()
+	conn.Close()
+}
+
+func wantAPI(status int, code ErrorCode, is ...error) func(*testing.T, anOp, error, *Response) {
+	return func(t *testing.T, op anOp, err error, resp *Response) {
+		var e *APIError
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, status, e.StatusCode)
+		assert.Equal(t, code, e.Code)
+		assert.Equal(t, op.method, e.Method)
+		assert.Contains(t, e.URL, "/api/v1/developer/")
+		for _, target := range is {
+			assert.ErrorIs(t, err, target)
+		}
+		require.NotNil(t, resp, "a response existed")
+		assert.Equal(t, status, resp.StatusCode)
+	}
+}
+
+func wantRequestError(is error) func(*testing.T, anOp, error, *Response) {
+	return func(t *testing.T, op anOp, err error, _ *Response) {
+		var e *RequestError
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, op.method, e.Method)
+		if is != nil {
+			assert.ErrorIs(t, err, is)
+		}
+	}
+}
+
+func faultCases() []faultCase {
+	const html = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
+	big := `{"code":"SUCCESS","msg":"success","data":{"id":"` + strings.Repeat("x", 2000) + `"}}`
+	return []faultCase{
+		{name: "500", serve: answer(500, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"An error occurred on the server's end."}`),
+			check: wantAPI(500, CodeSystemError, ErrServer)},
+		{name: "502", serve: answer(502, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"x"}`), retried: true,
+			check: wantAPI(502, CodeSystemError, ErrServer)},
+		{name: "503", serve: answer(503, "", ""), retried: true, check: wantAPI(503, "", ErrServer)},
+		{name: "429", serve: answer(429, "application/json", `{"code":"","msg":"Too Many Requests"}`), retried: true,
+			check: wantAPI(429, "", ErrRateLimited)},
+		{name: "429 Retry-After 1", serve: answer(429, "", "", "Retry-After", "1"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
+		{name: "429 Retry-After huge", serve: answer(429, "", "", "Retry-After", "360000000"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
+		{name: "503 Retry-After date", serve: answer(503, "", "", "Retry-After", "Wed, 21 Oct 2099 07:28:00 GMT"), retried: true, check: wantAPI(503, "", ErrServer)},
+		{name: "connection reset", serve: resetConn, retried: true, check: wantRequestError(nil)},
+		{name: "closed mid-body", serve: closeMidBody, check: func(t *testing.T, op anOp, err error, resp *Response) {
+			wantAPI(200, "", ErrInvalidResponse, io.ErrUnexpectedEOF)(t, op, err, resp)
+		}},
+		{name: "truncated JSON", serve: answer(200, "application/json", `{"code":"SUCCESS","msg":"success","data":{"id":"x"`),
+			check: wantAPI(200, "", ErrInvalidResponse)},
+		{name: "HTML on 502", serve: answer(502, "text/html", html), retried: true, check: func(t *testing.T, op anOp, err error, resp *Response) {
+			wantAPI(502, "", ErrServer)(t, op, err, resp)
+			var e *APIError
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, html, string(e.Body), "the body is kept for diagnosis")
+			assert.Equal(t, "Bad Gateway", e.Message)
+		}},
+		{name: "HTML on 200", serve: answer(200, "text/html", html), check: func(t *testing.T, op anOp, err error, resp *Response) {
+			wantAPI(200, "", ErrInvalidResponse)(t, op, err, resp)
+			assert.ErrorContains(t, err, "not JSON")
+		}},
+		{name: "empty 200", serve: answer(200, "application/json", ""), check: wantAPI(200, "", ErrInvalidResponse)},
+		{name: "wrong envelope", serve: answer(200, "application/json", `{"result":"ok","items":[]}`), check: wantAPI(200, "", ErrInvalidResponse)},
+		{name: "error code on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"The device is currently offline.","data":null}`),
+			check: func(t *testing.T, op anOp, err error, resp *Response) {
+				wantAPI(200, CodeDeviceDeviceOffline)(t, op, err, resp)
+				assert.Equal(t, CodeDeviceDeviceOffline, resp.Code)
+				assert.Equal(t, "The device is currently offline.", resp.Message)
+			}},
+		{name: "over the size cap", serve: answer(200, "application/json", big), opts: []Option{WithMaxResponseSize(512)},
+			check: func(t *testing.T, op anOp, err error, resp *Response) {
+				wantAPI(200, "", ErrInvalidResponse)(t, op, err, resp)
+				assert.ErrorIs(t, err, errBodyTooLarge)
+			}},
+		{name: "slower than the timeout", serve: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+			opts: []Option{WithTimeout(40 * time.Millisecond)}, retried: true,
+			check: func(t *testing.T, op anOp, err error, _ *Response) {
+				wantRequestError(nil)(t, op, err, nil)
+				assert.True(t, isTimeout(err), "%v", err)
+			}},
+		{name: "cancel during backoff", serve: answer(503, "", "", "Retry-After", "3600"), cancelAfterFirstResponse: true,
+			// A POST has no backoff; its cancel lands while the body is read.
+			check: wantRequestError(context.Canceled)},
+	}
+}
+
+// cancelOnResponse cancels a context when the first response arrives.
+type cancelOnResponse struct {
+	rt     http.RoundTripper
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (c *cancelOnResponse) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(r)
+	if f := c.cancel.Swap(nil); f != nil {
+		(*f)()
+	}
+	return resp, err
+}
+
+// TestFaultMatrix runs every fault against every operation. It is not
+// parallel, so that the goroutine count it checks at the end is its own.
+func TestFaultMatrix(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var transports []*http.Transport
+	for _, fc := range faultCases() {
+		t.Run(strings.ReplaceAll(fc.name, " ", "_"), func(t *testing.T) {
+			var hits sync.Map // op pattern -> *atomic.Int32
+			mux := http.NewServeMux()
+			for _, op := range allOps {
+				n := new(atomic.Int32)
+				hits.Store(op.pattern, n)
+				mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
+					n.Add(1)
+					_, _ = io.Copy(io.Discard, r.Body)
+					fc.serve(w, r)
+				})
+			}
+			srv := httptest.NewUnstartedServer(mux)
+			srv.Config.ErrorLog = nil
+			srv.StartTLS()
+			defer srv.Close()
+			tr := srv.Client().Transport.(*http.Transport)
+			transports = append(transports, tr)
+
+			for _, op := range allOps {
+				t.Run(op.name, func(t *testing.T) {
+					var logs bytes.Buffer
+					policy := DefaultRetryPolicy()
+					policy.WaitMin, policy.WaitMax = time.Millisecond, 2*time.Millisecond
+					cor := &cancelOnResponse{rt: tr}
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					defer cancel()
+					if fc.cancelAfterFirstResponse {
+						policy.WaitMax = time.Hour // only the cancel can end the wait
+						ctx, cancel = context.WithCancel(ctx)
+						defer cancel()
+						cor.cancel.Store(&cancel)
+					}
+					opts := append([]Option{
+						WithHTTPClient(&http.Client{Transport: cor}),
+						WithRetryPolicy(policy),
+						WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+					}, fc.opts...)
+					c, err := NewClient(srv.URL, testToken, opts...)
+					require.NoError(t, err)
+					v, _ := hits.Load(op.pattern)
+					n := v.(*atomic.Int32)
+					n.Store(0)
+
+					res, resp, err := op.call(ctx, c)
+					require.Error(t, err)
+					assert.Nil(t, res, "no result with an error")
+					fc.check(t, op, err, resp)
+
+					want := 1
+					if fc.retried && op.idempotent {
+						want = 1 + policy.MaxRetries
+					}
+					assert.Equal(t, int32(want), n.Load(), "attempts seen by the server")
+					var apiErr *APIError
+					var reqErr *RequestError
+					switch {
+					case errors.As(err, &apiErr):
+						assert.Equal(t, want, apiErr.Attempts, "attempts in the error")
+					case errors.As(err, &reqErr):
+						assert.Equal(t, want, reqErr.Attempts, "attempts in the error")
+					}
+					for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), logs.String()} {
+						assert.NotContains(t, s, testToken)
+						assert.NotContains(t, s, "N8oZJZ6U16i4mN6ZnRhw")
+					}
+				})
+			}
+		})
+	}
+	for _, tr := range transports {
+		tr.CloseIdleConnections()
+	}
+	assertNoGoroutineLeak(t, before)
+}
+
+// assertNoGoroutineLeak waits (boundedly) for goroutines started by the
+// test to end: closed connections' read loops exit asynchronously.
+func assertNoGoroutineLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines left behind:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestInjectionSafeIDsAndQueries sends hostile ids and search terms through
+// every operation that takes one: each reaches the server as one escaped
+// path segment or one query value, never as path structure.
+func TestInjectionSafeIDsAndQueries(t *testing.T) {
+	t.Parallel()
+	hostile := []string{"a/b", "../../users/1", "..%2F", "x?y=1", "x#frag", "100%", "a b", "ünï/cødé", "a;b", "\\x", "%2e%2e", "a\tb", "emoji🚪"}
+	type seen struct{ rawPath, value string }
+	got := make(chan seen, 1)
+	c, mux, _ := setup(t)
+	for _, p := range []string{"GET /api/v1/developer/users/{id}", "GET /api/v1/developer/devices/{id}/settings", "PUT /api/v1/developer/devices/{id}/settings",
+		"GET /api/v1/developer/access_policies/schedules/{id}", "DELETE /api/v1/developer/webhooks/endpoints/{id}"} {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			got <- seen{r.URL.EscapedPath(), r.PathValue("id")}
+			writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":{"id":"x"}}`)
+		})
+	}
+	mux.HandleFunc("GET /api/v1/developer/credentials/touch_passes/search", func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.URL.RawQuery, r.URL.Query().Get("condition")}
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":[]}`)
+	})
+	mux.HandleFunc("GET /api/v1/developer/visitors", func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.URL.RawQuery, r.URL.Query().Get("keyword")}
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":[]}`)
+	})
+	ctx := context.Background()
+	byID := []struct {
+		path func(id string) string
+		call func(id string) error
+	}{
+		{func(id string) string { return "/api/v1/developer/users/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.Users.Get(ctx, id, nil); return err }},
+		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/settings" },
+			func(id string) error { _, _, err := c.Devices.GetSettings(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/settings" },
+			func(id string) error { _, err := c.Devices.UpdateSettings(ctx, id, &AccessMethods{}); return err }},
+		{func(id string) string { return "/api/v1/developer/access_policies/schedules/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.Schedules.Get(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/webhooks/endpoints/" + pathSeg(id) },
+			func(id string) error { _, err := c.Webhooks.Delete(ctx, id); return err }},
+	}
+	for _, op := range byID {
+		for _, id := range hostile {
+			require.NoError(t, op.call(id), "%q", id)
+			s := <-got
+			assert.Equal(t, id, s.value, "the server reads the id back whole")
+			assert.Equal(t, op.path(id), s.rawPath, "one escaped segment")
+		}
+	}
+	for _, term := range hostile {
+		_, _, err := c.TouchPasses.Search(ctx, term)
+		require.NoError(t, err)
+		s := <-got
+		assert.Equal(t, term, s.value)
+		assert.Equal(t, "condition="+url.QueryEscape(term), s.rawPath)
+		_, _, err = c.Visitors.List(ctx, &VisitorListOptions{Keyword: term})
+		require.NoError(t, err)
+		s = <-got
+		assert.Equal(t, term, s.value)
+		assert.Equal(t, "keyword="+url.QueryEscape(term), s.rawPath)
+	}
+}
