@@ -304,9 +304,12 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 	}
 	u := c.cfg.base + path
 	if q != nil {
-		vals, err := query.Values(q)
-		if err != nil {
-			return ex, invalidArg(method+" "+path, "options", err.Error())
+		vals, ok := q.(url.Values) // simple queries skip the reflection
+		if !ok {
+			var err error
+			if vals, err = query.Values(q); err != nil {
+				return ex, invalidArg(method+" "+path, "options", err.Error())
+			}
 		}
 		if enc := vals.Encode(); enc != "" {
 			u += "?" + enc

@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"net/url"
 	"strings"
 )
 
@@ -41,8 +42,5 @@ func (s *TouchPassesService) Search(ctx context.Context, condition string) ([]To
 	if strings.TrimSpace(condition) == "" {
 		return nil, nil, invalidArg("TouchPasses.Search", "condition", "must not be empty")
 	}
-	q := struct {
-		Condition string `url:"condition"`
-	}{condition}
-	return list[TouchPass](ctx, s.client, "/credentials/touch_passes/search", q)
+	return list[TouchPass](ctx, s.client, "/credentials/touch_passes/search", url.Values{"condition": {condition}})
 }

@@ -1,0 +1,21 @@
+# make test   - the test suite, as CI runs it
+# make bench  - benchmarks: every operation through the SDK and through a
+#               hand-written net/http + encoding/json baseline, same run,
+#               same loopback TLS server; prints the ratio table
+# make fuzz   - each fuzz target for FUZZTIME (default 30s)
+
+BENCHCOUNT ?= 5
+FUZZTIME ?= 30s
+
+.PHONY: test bench fuzz
+test:
+	bash .ci/run
+
+bench:
+	go test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) . | tee bench.out
+	awk -f scripts/benchratio.awk bench.out
+
+fuzz:
+	for f in $$(go test -list '^Fuzz' . | grep '^Fuzz'); do \
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) . || exit 1; \
+	done

@@ -1,0 +1,432 @@
+package access
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Benchmarks compare each operation made through the SDK with a
+// hand-written net/http + encoding/json call doing the same request
+// against the same loopback TLS server, in the same run:
+//
+//	make bench   (go test -run '^$' -bench . -benchmem .)
+//
+// Sub-benchmarks are named <op>/sdk and <op>/baseline.
+
+// benchBodies are realistic success bodies per operation pattern.
+func benchBodies(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	sample := func(name string) []byte {
+		b, err := os.ReadFile("testdata/samples/" + name + ".json")
+		require.NoError(tb, err)
+		return b
+	}
+	var page bytes.Buffer
+	page.WriteString(`{"code":"SUCCESS","msg":"success","data":[`)
+	for i := range 25 {
+		if i > 0 {
+			page.WriteByte(',')
+		}
+		page.WriteString(benchVisitor(fmt.Sprint("v", i)))
+	}
+	page.WriteString(`],"pagination":{"page_num":1,"page_size":25,"total":25}}`)
+	return map[string][]byte{
+		"POST /api/v1/developer/webhooks/endpoints":             sample("webhook_create"),
+		"DELETE /api/v1/developer/webhooks/endpoints/{id}":      sample("webhook_delete"),
+		"GET /api/v1/developer/webhooks/endpoints":              sample("webhook_list"),
+		"GET /api/v1/developer/visitors":                        page.Bytes(),
+		"GET /api/v1/developer/users/{id}":                      sample("user_get"),
+		"GET /api/v1/developer/devices/{id}/settings":           sample("device_settings_get"),
+		"PUT /api/v1/developer/devices/{id}/settings":           sample("device_settings_put"),
+		"GET /api/v1/developer/access_policies/schedules/{id}":  sample("schedule_get"),
+		"GET /api/v1/developer/access_policies/holiday_groups":  sample("holiday_groups_list"),
+		"POST /api/v1/developer/credentials/touch_passes":       sample("touch_pass_purchase"),
+		"GET /api/v1/developer/credentials/touch_passes/search": sample("touch_pass_search"),
+	}
+}
+
+func benchVisitor(id string) string {
+	return `{"id":"` + id + `","first_name":"Camille","last_name":"Dubois","status":"ACTIVE","inviter_id":"3e763e5d-6804-437d-ae8d-3fee74119b80",` +
+		`"inviter_name":"Ada Lovelace","mobile_phone":"+41791234567","email":"camille@example.org","visitor_company":"Fabrikam",` +
+		`"visit_reason":"Business","start_time":1759087879,"end_time":1759091479,"nfc_cards":[],"pin_code":null,` +
+		`"resources":[{"id":"5c496423-6d25-4e4f-8cdf-95ad5135188a","name":"Door-Group-1","type":"door_group"}],` +
+		`"schedule":{"id":"c03bf601-0b90-4341-bce4-6061931e9f4e","is_default":false,"name":"visitor-1691646856097","type":"access",` +
+		`"weekly":{"friday":[{"end_time":"17:00:59","start_time":"10:00:00"}],"monday":[{"end_time":"17:00:59","start_time":"10:00:00"}],` +
+		`"saturday":[],"sunday":[],"thursday":[],"tuesday":[],"wednesday":[]}},"schedule_id":"c03bf601-0b90-4341-bce4-6061931e9f4e"}`
+}
+
+func benchServer(tb testing.TB) *httptest.Server {
+	tb.Helper()
+	mux := http.NewServeMux()
+	for pattern, body := range benchBodies(tb) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			_, _ = w.Write(body)
+		})
+	}
+	srv := httptest.NewTLSServer(mux)
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// baselineCall is what a careful user would write by hand: build the
+// request, send it, read the body, decode the envelope, check the code.
+func baselineCall[T any](ctx context.Context, hc *http.Client, method, url string, body any) (*T, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var env struct {
+		Code string `json:"code"`
+		Msg  string `json:"msg"`
+		Data *T     `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, err
+	}
+	if env.Code != "SUCCESS" {
+		return nil, fmt.Errorf("code %s", env.Code)
+	}
+	return env.Data, nil
+}
+
+// baselines mirror allOps, request for request.
+func baselines(base string) map[string]func(ctx context.Context, hc *http.Client) error {
+	api := base + "/api/v1/developer"
+	return map[string]func(context.Context, *http.Client) error{
+		"Webhooks.Create": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[WebhookEndpoint](ctx, hc, "POST", api+"/webhooks/endpoints",
+				&WebhookEndpointRequest{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
+			return err
+		},
+		"Webhooks.Delete": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/webhooks/endpoints/w1", nil)
+			return err
+		},
+		"Webhooks.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]WebhookEndpoint](ctx, hc, "GET", api+"/webhooks/endpoints", nil)
+			return err
+		},
+		"Visitors.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]Visitor](ctx, hc, "GET", api+"/visitors?page_num=1&page_size=25", nil)
+			return err
+		},
+		"Users.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[User](ctx, hc, "GET", api+"/users/u1", nil)
+			return err
+		},
+		"Devices.GetSettings": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[DeviceSettings](ctx, hc, "GET", api+"/devices/d1/settings", nil)
+			return err
+		},
+		"Devices.UpdateSettings": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/devices/d1/settings",
+				map[string]any{"access_methods": &AccessMethods{NFC: &AccessMethod{Enabled: Yes}}})
+			return err
+		},
+		"Schedules.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[Schedule](ctx, hc, "GET", api+"/access_policies/schedules/s1", nil)
+			return err
+		},
+		"HolidayGroups.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]HolidayGroupSummary](ctx, hc, "GET", api+"/access_policies/holiday_groups", nil)
+			return err
+		},
+		"TouchPasses.Purchase": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[TouchPasses](ctx, hc, "POST", api+"/credentials/touch_passes", map[string]int{"count": 1})
+			return err
+		},
+		"TouchPasses.Search": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]TouchPass](ctx, hc, "GET", api+"/credentials/touch_passes/search?condition=057B", nil)
+			return err
+		},
+	}
+}
+
+func BenchmarkOperations(b *testing.B) {
+	srv := benchServer(b)
+	hc := srv.Client()
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
+	require.NoError(b, err)
+	base := baselines(srv.URL)
+	ctx := context.Background()
+	for _, op := range allOps {
+		manual := base[op.name]
+		require.NotNil(b, manual, op.name)
+		b.Run(op.name+"/sdk", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, _, err := op.call(ctx, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(op.name+"/baseline", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if err := manual(ctx, hc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestBaselinesMatchTheSDK checks that the baseline requests are the same
+// requests the SDK sends (method, path, query, body), so that the
+// benchmark compares like with like.
+func TestBaselinesMatchTheSDK(t *testing.T) {
+	t.Parallel()
+	type wire struct{ method, uri, body string }
+	var got []wire
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		var body []byte
+		if r.Body != nil {
+			body, _ = io.ReadAll(r.Body)
+		}
+		got = append(got, wire{r.Method, r.URL.RequestURI(), string(body)})
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r,
+			Body: io.NopCloser(strings.NewReader(`{"code":"SUCCESS","data":{}}`))}, nil
+	})
+	hc := &http.Client{Transport: rt}
+	c := rtClient(rt)
+	base := baselines("https://console.test:12445")
+	for _, op := range allOps {
+		got = nil
+		_, _, _ = op.call(context.Background(), c)
+		_ = base[op.name](context.Background(), hc)
+		require.Len(t, got, 2, op.name)
+		assert.Equal(t, got[0], got[1], op.name)
+	}
+}
+
+// TestOneConnectionForAThousandCalls makes 1,000 sequential calls, mixing
+// successes, API errors on 4xx and error codes on HTTP 200, and checks that
+// they all travel over one kept-alive connection.
+func TestOneConnectionForAThousandCalls(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	var n atomic.Int32
+	bodies := benchBodies(t)
+	mux := http.NewServeMux()
+	for pattern, body := range bodies {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			switch n.Add(1) % 4 {
+			case 1:
+				w.WriteHeader(400)
+				io.WriteString(w, `{"code":"CODE_PARAMS_INVALID","msg":"The provided parameters are invalid."}`)
+			case 2:
+				io.WriteString(w, `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"offline"}`)
+			default:
+				w.Write(body)
+			}
+		})
+	}
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()))
+	require.NoError(t, err)
+	var ok, apiErrs int
+	for i := range 1000 {
+		_, _, err := allOps[i%len(allOps)].call(context.Background(), c)
+		var e *APIError
+		switch {
+		case err == nil:
+			ok++
+		case assert.ErrorAs(t, err, &e):
+			apiErrs++
+		}
+	}
+	assert.Equal(t, 1000, ok+apiErrs)
+	assert.Greater(t, ok, 400)
+	assert.Greater(t, apiErrs, 400)
+	assert.Equal(t, int32(1), conns.Load(), "connections opened")
+}
+
+// visitorPages serves total visitors in pages, generating each page from a
+// shared template so that the server's cost is the same for every client.
+type visitorPages struct {
+	total int
+	rest  []byte // visitors 2..pageSize of any page, comma-led
+	size  int
+}
+
+func newVisitorPages(total, size int) *visitorPages {
+	var b bytes.Buffer
+	for i := 1; i < size; i++ {
+		b.WriteByte(',')
+		b.WriteString(benchVisitor("v-" + strconv.Itoa(i)))
+	}
+	return &visitorPages{total: total, rest: b.Bytes(), size: size}
+}
+
+func (p *visitorPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page_num"))
+	size, _ := strconv.Atoi(r.URL.Query().Get("page_size"))
+	if size != p.size || page < 1 {
+		http.Error(w, "unexpected paging", 400)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"code":"SUCCESS","msg":"success","data":[`)
+	if (page-1)*size < p.total {
+		io.WriteString(w, benchVisitor("first-of-page-"+strconv.Itoa(page)))
+		w.Write(p.rest)
+	}
+	fmt.Fprintf(w, `],"pagination":{"page_num":%d,"page_size":%d,"total":%d}}`, page, size, p.total)
+}
+
+const (
+	allVisitors = 100_000
+	allPageSize = 1000
+)
+
+// baselineAll pages through the visitors by hand, like the SDK's iterator.
+func baselineAll(ctx context.Context, hc *http.Client, base string, each func(*Visitor)) error {
+	for page := 1; ; page++ {
+		vs, err := baselineCall[[]Visitor](ctx, hc, "GET", fmt.Sprintf("%s/api/v1/developer/visitors?page_num=%d&page_size=%d", base, page, allPageSize), nil)
+		if err != nil {
+			return err
+		}
+		for i := range *vs {
+			each(&(*vs)[i])
+		}
+		if len(*vs) < allPageSize || page*allPageSize >= allVisitors {
+			return nil
+		}
+	}
+}
+
+func BenchmarkVisitorsAll100k(b *testing.B) {
+	srv := httptest.NewTLSServer(newVisitorPages(allVisitors, allPageSize))
+	b.Cleanup(srv.Close)
+	hc := srv.Client()
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
+	require.NoError(b, err)
+	ctx := context.Background()
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		var peak uint64
+		for range b.N {
+			n := 0
+			for _, err := range c.Visitors.All(ctx, &VisitorListOptions{PageSize: allPageSize}) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n++; n%10_000 == 0 {
+					peak = max(peak, heapInUse())
+				}
+			}
+			if n != allVisitors {
+				b.Fatalf("%d visitors", n)
+			}
+		}
+		b.ReportMetric(float64(allVisitors*b.N)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("baseline", func(b *testing.B) {
+		b.ReportAllocs()
+		var peak uint64
+		for range b.N {
+			n := 0
+			err := baselineAll(ctx, hc, srv.URL, func(*Visitor) {
+				if n++; n%10_000 == 0 {
+					peak = max(peak, heapInUse())
+				}
+			})
+			if err != nil || n != allVisitors {
+				b.Fatal(n, err)
+			}
+		}
+		b.ReportMetric(float64(allVisitors*b.N)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+}
+
+func heapInUse() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// TestVisitorsAllMemoryIsFlat iterates over 100,000 visitors and checks
+// that the heap stays bounded by a page or two, not by the total.
+func TestVisitorsAllMemoryIsFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("iterates 100,000 visitors")
+	}
+	// Not parallel: the heap is shared with whatever else runs.
+	srv := httptest.NewTLSServer(newVisitorPages(allVisitors, allPageSize))
+	t.Cleanup(srv.Close)
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()))
+	require.NoError(t, err)
+	var early, peak uint64
+	n := 0
+	for v, err := range c.Visitors.All(context.Background(), &VisitorListOptions{PageSize: allPageSize}) {
+		require.NoError(t, err)
+		n++
+		if n%5000 == 0 {
+			h := heapInUse()
+			peak = max(peak, h)
+			if n == 20_000 {
+				early = peak
+			}
+		}
+		_ = v
+	}
+	assert.Equal(t, allVisitors, n)
+	t.Logf("peak heap in use %.1f MiB (%.1f MiB after 20,000 visitors)", float64(peak)/(1<<20), float64(early)/(1<<20))
+	// All 100,000 visitors decoded at once would take well over 100 MiB.
+	assert.Less(t, peak, uint64(64<<20), "peak heap")
+	assert.Less(t, peak, early+32<<20, "heap does not grow with the number of visitors")
+}

@@ -1,0 +1,31 @@
+# benchratio.awk: reads `go test -bench -benchmem` output and prints, per
+# operation, the SDK's and the baseline's time and allocations per call and
+# their ratio. Sub-benchmarks must be named <op>/sdk and <op>/baseline.
+# With -count N, the median of the N runs is used.
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+/^Benchmark.*\/(sdk|baseline)(-[0-9]+)? / {
+	name = $1; sub(/-[0-9]+$/, "", name)
+	kind = name; sub(/.*\//, "", kind)
+	op = name; sub(/\/[^\/]*$/, "", op); sub(/^Benchmark/, "", op)
+	for (i = 3; i < NF; i++) {
+		if ($(i+1) == "ns/op") ns[op, kind] = ns[op, kind] " " $i
+		if ($(i+1) == "allocs/op") al[op, kind] = al[op, kind] " " $i
+		if ($(i+1) == "records/s") rs[op, kind] = rs[op, kind] " " $i
+	}
+	if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
+}
+END {
+	printf "%-44s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/op", "base ns/op", "ratio", "sdk alc", "base alc"
+	for (k = 1; k <= nops; k++) {
+		op = order[k]
+		if (ns[op, "sdk"] == "" || ns[op, "baseline"] == "") continue
+		s = median(ns[op, "sdk"]); b = median(ns[op, "baseline"])
+		printf "%-44s %12.0f %12.0f %7.3f %8d %8d", op, s, b, s / b, median(al[op, "sdk"]), median(al[op, "baseline"])
+		if (rs[op, "sdk"] != "") printf "   records/s %.0f vs %.0f (%.1f%%)", median(rs[op, "sdk"]), median(rs[op, "baseline"]), 100 * median(rs[op, "sdk"]) / median(rs[op, "baseline"])
+		printf "\n"
+	}
+}
