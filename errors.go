@@ -183,16 +183,20 @@ func (e *APIError) Unwrap() error { return e.Err }
 // Is reports whether the error belongs to the class of target, one of
 // [ErrNotFound], [ErrUnauthorized], [ErrForbidden], [ErrRateLimited],
 // [ErrInvalidParams], [ErrConflict], [ErrServer] or [ErrInvalidResponse].
-// The result code decides where the controller sent a known one; the HTTP
-// status decides otherwise.
+// A known result code decides the class (an HTTP 400 carrying
+// CODE_USER_WORKER_NOT_EXISTS is ErrNotFound, not ErrInvalidParams); the
+// HTTP status decides when the code is empty or unknown. HTTP 429 and 5xx
+// always also match ErrRateLimited and ErrServer, whatever the code, so
+// that throttling and outages are never missed.
 func (e *APIError) Is(target error) bool {
 	if target == ErrInvalidResponse {
 		return e.invalid()
 	}
-	if class, ok := codeClass[e.Code]; ok && class == target {
-		return true
+	byStatus := statusClass(e.StatusCode)
+	if class, ok := codeClass[e.Code]; ok {
+		return class == target || (target == byStatus && (target == ErrRateLimited || target == ErrServer))
 	}
-	return statusClass(e.StatusCode) == target
+	return byStatus == target
 }
 
 func (e *APIError) invalid() bool {

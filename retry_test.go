@@ -62,7 +62,7 @@ func TestRetryMatrix(t *testing.T) {
 		"GET 500 not retried":         {op: "GET", statuses: []int{500}, attempts: 1, is: ErrServer},
 		"GET 500 opt-in":              {op: "GET", statuses: []int{500}, policy: func(p *RetryPolicy) { p.RetryInternalServerError = true }, attempts: 3, is: ErrServer},
 		"GET 501 never":               {op: "GET", statuses: []int{501}, policy: func(p *RetryPolicy) { p.RetryInternalServerError = true }, attempts: 1, is: ErrServer},
-		"GET 404 never":               {op: "GET", statuses: []int{404}, attempts: 1, is: ErrNotFound},
+		"GET 404 never":               {op: "GET", statuses: []int{404}, attempts: 1, is: ErrServer}, // the body says CODE_SYSTEM_ERROR
 		"GET no retries":              {op: "GET", statuses: []int{503}, policy: func(p *RetryPolicy) { p.MaxRetries = 0 }, attempts: 1, is: ErrServer},
 		"GET five retries":            {op: "GET", statuses: []int{503}, policy: func(p *RetryPolicy) { p.MaxRetries = 5 }, attempts: 6, is: ErrServer},
 		"PUT 502 retried":             {op: "PUT", statuses: []int{502, 200}, attempts: 2, ok: true},

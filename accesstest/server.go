@@ -113,8 +113,11 @@ type Fault struct {
 	// Status is the HTTP status to answer with. Zero means 200 when Code
 	// is set (an error code on HTTP 200, as controllers do), else 500.
 	Status int
-	// Code and Message fill the error envelope; Code defaults to
-	// CODE_SYSTEM_ERROR (or CODE_PARAMS_INVALID for a 4xx Status).
+	// Code and Message fill the error envelope. Code defaults by status:
+	// none for 429 (the vendor documents none), CODE_ACCESS_TOKEN_INVALID
+	// for 401, CODE_UNAUTHORIZED for 403, CODE_RESOURCE_NOT_FOUND for 404,
+	// CODE_PARAMS_INVALID for other 4xx, CODE_SYSTEM_ERROR otherwise.
+	// Message defaults to the status text.
 	Code    access.ErrorCode
 	Message string
 	// RetryAfter, when positive, is sent as a Retry-After header in whole
@@ -495,19 +498,36 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) bo
 		_, _ = io.WriteString(w, f.Body)
 		return true
 	}
-	code := f.Code
+	code, msg := f.Code, f.Message
 	if code == "" {
-		code = access.CodeSystemError
-		if status >= 400 && status < 500 {
-			code = access.CodeParamsInvalid
-		}
+		code = defaultFaultCode(status)
 	}
-	msg := f.Message
 	if msg == "" {
 		msg = "Injected fault."
+		if status != http.StatusOK {
+			msg = http.StatusText(status)
+		}
 	}
 	writeError(w, status, code, msg)
 	return true
+}
+
+// defaultFaultCode is the result code of an injected status without one.
+// The vendor documents no code for 429, so none is sent.
+func defaultFaultCode(status int) access.ErrorCode {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return ""
+	case status == http.StatusUnauthorized:
+		return access.CodeAccessTokenInvalid
+	case status == http.StatusForbidden:
+		return access.CodeUnauthorized
+	case status == http.StatusNotFound:
+		return access.CodeResourceNotFound
+	case status >= 400 && status < 500:
+		return access.CodeParamsInvalid
+	}
+	return access.CodeSystemError
 }
 
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permission) bool {
