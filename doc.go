@@ -45,7 +45,9 @@
 // size cap), which match [ErrInvalidResponse]. Classify with errors.Is and
 // the sentinels [ErrNotFound], [ErrUnauthorized], [ErrForbidden],
 // [ErrRateLimited], [ErrInvalidParams], [ErrConflict] and [ErrServer], or
-// read [APIError.Code], compared with the [ErrorCode] constants. Failures
+// read [APIError.Code], compared with the [ErrorCode] constants; a known
+// code decides the class, the HTTP status decides otherwise, and 429 and 5xx
+// always match [ErrRateLimited] and [ErrServer]. Failures
 // without a response (connection errors, certificate mismatches, a cancelled
 // context) are a [*RequestError]; errors.Is(err, context.Canceled) works
 // through it.
@@ -70,15 +72,36 @@
 //
 // # Webhooks
 //
-// [WebhooksService.Create] registers an endpoint and returns the secret that
-// signs deliveries. [ConstructEvent] and [VerifySignature] check the
-// Signature header (HMAC-SHA256 over "t.body") of a delivery, and
-// [WebhookHandler] is an http.Handler that does it for you.
+// [WebhooksService.Create] registers an endpoint for some [EventType]s and
+// returns the [Secret] that signs its deliveries; [WebhooksService.Ensure]
+// reuses the endpoint already registered for the same URL, so a receiver
+// can register itself on every start. A delivery is a POST whose Signature
+// header ("t=<unix>,v1=<hex>") is an HMAC-SHA256, keyed with the secret,
+// of the timestamp, a dot and the raw body. [VerifySignature] checks it
+// (several v1 values, a tolerance of [DefaultTolerance] that
+// [WithTolerance] changes or disables), [ConstructEvent] also decodes the
+// [WebhookEvent], and [WebhookHandler] is an http.Handler doing both, plus
+// checking the custom headers the endpoint was registered with.
+// [SignPayload] signs payloads for your own tests.
+//
+//	http.Handle("POST /hooks/access", access.WebhookHandler(secret,
+//		func(ctx context.Context, ev *access.WebhookEvent) error {
+//			if ev.Event == access.EventDoorUnlock {
+//				o, err := ev.DoorUnlock()
+//				...
+//			}
+//			return nil
+//		}, access.WithRequiredHeader("X-Hook-Token", hookToken)))
 //
 // # Testing
 //
 // Package accesstest runs an in-memory fake controller over HTTPS on
-// loopback, with seeding, request inspection and fault injection; its
-// Server.Client method returns a Client ready to talk to it. Use it instead
-// of mocking the services.
+// loopback, with seeding, a demo site, request inspection, fault injection
+// and signed webhook delivery; its Server.Client method returns a Client
+// ready to talk to it. Use it instead of mocking the services:
+//
+//	srv := accesstest.New(t)
+//	srv.AddUser(access.User{ID: "u1", FirstName: "Ada"})
+//	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 503, Times: 1})
+//	user, _, err := srv.Client().Users.Get(ctx, "u1", nil) // retried, succeeds
 package access

@@ -2,7 +2,6 @@ package accesstest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,35 +89,21 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 	t.Parallel()
 	srv := accesstest.New(t)
 	c := srv.Client(noRetry())
-	cases := map[string]struct {
+	type result struct {
 		err  error
 		code access.ErrorCode
-	}{}
+	}
+	cases := map[string]result{}
 	_, _, err := c.Users.Get(ctx, "nobody", nil)
-	cases["user"] = struct {
-		err  error
-		code access.ErrorCode
-	}{err, access.CodeUserWorkerNotExists}
+	cases["user"] = result{err, access.CodeUserWorkerNotExists}
 	_, _, err = c.Devices.GetSettings(ctx, "000000000000")
-	cases["device get"] = struct {
-		err  error
-		code access.ErrorCode
-	}{err, access.CodeDeviceDeviceNotFound}
+	cases["device get"] = result{err, access.CodeDeviceDeviceNotFound}
 	_, err = c.Devices.UpdateSettings(ctx, "000000000000", &access.AccessMethods{NFC: &access.AccessMethod{Enabled: access.No}})
-	cases["device put"] = struct {
-		err  error
-		code access.ErrorCode
-	}{err, access.CodeDeviceDeviceNotFound}
+	cases["device put"] = result{err, access.CodeDeviceDeviceNotFound}
 	_, _, err = c.Schedules.Get(ctx, "nope")
-	cases["schedule"] = struct {
-		err  error
-		code access.ErrorCode
-	}{err, access.CodeAccessPolicyScheduleNotFound}
+	cases["schedule"] = result{err, access.CodeAccessPolicyScheduleNotFound}
 	_, err = c.Webhooks.Delete(ctx, "nope")
-	cases["webhook"] = struct {
-		err  error
-		code access.ErrorCode
-	}{err, access.CodeResourceNotFound}
+	cases["webhook"] = result{err, access.CodeResourceNotFound}
 	for name, tc := range cases {
 		e := apiErr(t, tc.err)
 		assert.Equal(t, 400, e.StatusCode, name)
@@ -613,5 +598,4 @@ func TestEmitDeliversSignedEvents(t *testing.T) {
 		t.Fatalf("unexpected delivery %v", ev.Event)
 	default:
 	}
-	_ = errors.New
 }
