@@ -1,0 +1,77 @@
+// Command ratelimit shows how the SDK behaves when the controller throttles
+// or fails: idempotent calls are retried with backoff (honouring
+// Retry-After up to the policy's cap), the final error can be classified
+// with errors.Is and inspected with errors.As, and a touch-pass purchase,
+// which spends money, is never sent twice.
+//
+//	go run ./examples/ratelimit
+//
+// It runs against the embedded fake controller with injected faults.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context) error {
+	srv := accesstest.NewServer(accesstest.WithDemoData())
+	defer srv.Close()
+
+	// A policy with short waits so that the example runs quickly; the
+	// default waits 500 ms to 5 s. OnRetry is the hook for metrics.
+	policy := access.DefaultRetryPolicy()
+	policy.WaitMin, policy.WaitMax = 10*time.Millisecond, 50*time.Millisecond
+	policy.OnRetry = func(ev access.RetryEvent) {
+		fmt.Printf("  retry: attempt %d of %s after HTTP %d\n", ev.Attempt, ev.Method, ev.StatusCode)
+	}
+	client := srv.Client(access.WithRetryPolicy(policy))
+
+	fmt.Println("1. Two 429s with Retry-After: 1, then success (Retry-After is capped at WaitMax):")
+	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 429, RetryAfter: time.Second, Times: 2})
+	u, _, err := client.Users.Get(ctx, accesstest.DemoUserID, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  got %s %s after %d requests\n", u.FirstName, u.LastName, len(srv.RequestsFor(accesstest.OpUsersGet)))
+
+	fmt.Println("2. Without retries, the 429 comes back as an *APIError:")
+	noRetry := srv.Client(access.WithRetryPolicy(access.RetryPolicy{}))
+	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 429, RetryAfter: 30 * time.Second, Times: 1})
+	_, resp, err := noRetry.Users.Get(ctx, accesstest.DemoUserID, nil)
+	if !errors.Is(err, access.ErrRateLimited) {
+		return fmt.Errorf("want ErrRateLimited, got %v", err)
+	}
+	var apiErr *access.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Printf("  rate limited: HTTP %d, %q, try again in %ss\n", apiErr.StatusCode, apiErr.Message, resp.Header.Get("Retry-After"))
+	}
+
+	fmt.Println("3. An error code on HTTP 200 is an error too, and is not retried:")
+	srv.Inject(accesstest.OpDevicesGetSettings, accesstest.Fault{Code: access.CodeDeviceDeviceOffline, Message: "The device is currently offline.", Times: 1})
+	_, _, err = client.Devices.GetSettings(ctx, accesstest.DemoDeviceID)
+	if errors.As(err, &apiErr) {
+		fmt.Printf("  HTTP %d, code %s after %d attempt(s)\n", apiErr.StatusCode, apiErr.Code, apiErr.Attempts)
+	}
+
+	fmt.Println("4. A purchase answered 503 is not retried: it may have been carried out.")
+	srv.Inject(accesstest.OpTouchPassesPurchase, accesstest.Fault{Status: 503, Times: 1})
+	_, _, err = client.TouchPasses.Purchase(ctx, 1)
+	if !errors.Is(err, access.ErrServer) {
+		return fmt.Errorf("want ErrServer, got %v", err)
+	}
+	fmt.Printf("  %v\n  requests the controller saw: %d\n", err, len(srv.RequestsFor(accesstest.OpTouchPassesPurchase)))
+	return nil
+}
