@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -210,6 +211,51 @@ func BenchmarkOperations(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkInterleaved measures the same pairs as BenchmarkOperations, but
+// alternates an SDK call and a baseline call in every iteration, so that a
+// slow patch of the machine hits both sides alike. It reports each side's
+// time per call, their ratio, and allocations per call (measured apart,
+// with testing.AllocsPerRun).
+func BenchmarkInterleaved(b *testing.B) {
+	srv := benchServer(b)
+	hc := srv.Client()
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
+	require.NoError(b, err)
+	base := baselines(srv.URL)
+	ctx := context.Background()
+	for _, op := range allOps {
+		manual := base[op.name]
+		sdk := func() {
+			if _, _, err := op.call(ctx, c); err != nil {
+				b.Fatal(err)
+			}
+		}
+		baseline := func() {
+			if err := manual(ctx, hc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(op.name, func(b *testing.B) {
+			sdkAllocs, baseAllocs := testing.AllocsPerRun(50, sdk), testing.AllocsPerRun(50, baseline)
+			var inSDK, inBase time.Duration
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				sdk()
+				t1 := time.Now()
+				baseline()
+				inSDK += t1.Sub(t0)
+				inBase += time.Since(t1)
+			}
+			b.ReportMetric(float64(inSDK.Nanoseconds())/float64(b.N), "sdk-ns/call")
+			b.ReportMetric(float64(inBase.Nanoseconds())/float64(b.N), "base-ns/call")
+			b.ReportMetric(float64(inSDK)/float64(inBase), "ratio")
+			b.ReportMetric(sdkAllocs, "sdk-allocs/call")
+			b.ReportMetric(baseAllocs, "base-allocs/call")
 		})
 	}
 }

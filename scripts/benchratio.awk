@@ -18,7 +18,27 @@ function median(list,    n, a, i, j, t) {
 	}
 	if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
 }
+/^BenchmarkInterleaved\// {
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkInterleaved\//, "", name)
+	for (i = 3; i < NF; i++) {
+		if ($(i+1) == "sdk-ns/call") ins[name] = ins[name] " " $i
+		if ($(i+1) == "base-ns/call") inb[name] = inb[name] " " $i
+		if ($(i+1) == "ratio") inr[name] = inr[name] " " $i
+		if ($(i+1) == "sdk-allocs/call") ina[name] = $i
+		if ($(i+1) == "base-allocs/call") inba[name] = $i
+	}
+	if (!(name in iseen)) { iseen[name] = 1; iorder[++ni] = name }
+}
 END {
+	if (ni > 0) {
+		printf "Interleaved (SDK and baseline call alternate in every iteration):\n"
+		printf "%-26s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/call", "base ns/call", "ratio", "sdk alc", "base alc"
+		for (k = 1; k <= ni; k++) {
+			n = iorder[k]
+			printf "%-26s %12.0f %12.0f %7.3f %8d %8d\n", n, median(ins[n]), median(inb[n]), median(inr[n]), ina[n], inba[n]
+		}
+		printf "\nSeparate runs (BenchmarkOperations, BenchmarkVisitorsAll100k):\n"
+	}
 	printf "%-44s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/op", "base ns/op", "ratio", "sdk alc", "base alc"
 	for (k = 1; k <= nops; k++) {
 		op = order[k]
