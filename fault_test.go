@@ -146,7 +146,10 @@ func faultCases() []faultCase {
 				wantAPI(200, "", ErrInvalidResponse)(t, op, err, resp)
 				assert.ErrorIs(t, err, errBodyTooLarge)
 			}},
-		{name: "slower than the timeout", serve: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+		{name: "slower than the timeout", serve: func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+			panic(http.ErrAbortHandler) // never answer, not even with an empty 200
+		},
 			opts: []Option{WithTimeout(40 * time.Millisecond)}, retried: true,
 			check: func(t *testing.T, op anOp, err error, _ *Response) {
 				wantRequestError(nil)(t, op, err, nil)

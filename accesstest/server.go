@@ -454,9 +454,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) bo
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			return true
+			panic(http.ErrAbortHandler) // drop the connection: no empty 200
 		case <-s.closing:
-			return true
+			panic(http.ErrAbortHandler)
 		}
 	}
 	if f.DropConnection {
