@@ -186,12 +186,18 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 	}
 }
 
-func BenchmarkOperations(b *testing.B) {
+// benchPair starts the benchmark server and returns an SDK client, the
+// plain http.Client the baselines use, and the baselines.
+func benchPair(b *testing.B) (*Client, *http.Client, map[string]func(context.Context, *http.Client) error) {
 	srv := benchServer(b)
 	hc := srv.Client()
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
 	require.NoError(b, err)
-	base := baselines(srv.URL)
+	return c, hc, baselines(srv.URL)
+}
+
+func BenchmarkOperations(b *testing.B) {
+	c, hc, base := benchPair(b)
 	ctx := context.Background()
 	for _, op := range allOps {
 		manual := base[op.name]
@@ -221,11 +227,7 @@ func BenchmarkOperations(b *testing.B) {
 // time per call, their ratio, and allocations per call (measured apart,
 // with testing.AllocsPerRun).
 func BenchmarkInterleaved(b *testing.B) {
-	srv := benchServer(b)
-	hc := srv.Client()
-	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
-	require.NoError(b, err)
-	base := baselines(srv.URL)
+	c, hc, base := benchPair(b)
 	ctx := context.Background()
 	for _, op := range allOps {
 		manual := base[op.name]
