@@ -27,25 +27,19 @@ const (
 	EventVisitorStatusChanged     EventType = "access.visitor.status.changed"     // 3.3.10
 )
 
-// AllEvents lists every subscribable event, in the vendor's order.
-func AllEvents() []EventType {
-	return []EventType{
-		EventDoorbellIncoming, EventDoorbellCompleted, EventDoorbellIncomingREN,
-		EventDeviceDPSStatus, EventDoorUnlock, EventDeviceEmergencyStatus,
-		EventUnlockScheduleActivate, EventUnlockScheduleDeactivate,
-		EventTemporaryUnlockStart, EventTemporaryUnlockEnd, EventVisitorStatusChanged,
-	}
+var allEvents = [...]EventType{
+	EventDoorbellIncoming, EventDoorbellCompleted, EventDoorbellIncomingREN,
+	EventDeviceDPSStatus, EventDoorUnlock, EventDeviceEmergencyStatus,
+	EventUnlockScheduleActivate, EventUnlockScheduleDeactivate,
+	EventTemporaryUnlockStart, EventTemporaryUnlockEnd, EventVisitorStatusChanged,
 }
 
+// AllEvents lists every subscribable event, in the vendor's order. The
+// slice is the caller's to modify.
+func AllEvents() []EventType { return slices.Clone(allEvents[:]) }
+
 // Known reports whether e is one of the documented events.
-func (e EventType) Known() bool {
-	for _, k := range AllEvents() {
-		if e == k {
-			return true
-		}
-	}
-	return false
-}
+func (e EventType) Known() bool { return slices.Contains(allEvents[:], e) }
 
 // WebhookEvent is a webhook delivery. Location, Device and Actor are nil
 // when the controller sends null or leaves them out (door-position,
@@ -177,18 +171,11 @@ func ParseEvent(payload []byte) (*WebhookEvent, error) {
 	if string(ev.Data.Object) == "null" {
 		ev.Data.Object = nil
 	}
-	if string(ev.Data.Device.cap()) == "null" {
-		ev.Data.Device.Cap = nil
+	if d := ev.Data.Device; d != nil && string(d.Cap) == "null" {
+		d.Cap = nil
 	}
 	ev.Raw = append(json.RawMessage(nil), payload...)
 	return ev, nil
-}
-
-func (d *EventDevice) cap() json.RawMessage {
-	if d == nil {
-		return nil
-	}
-	return d.Cap
 }
 
 // DecodeObject decodes the event's object into v, for events without a

@@ -190,11 +190,16 @@ func WithMaxPayloadSize(n int64) WebhookOption {
 // keyed with the secret's bytes, over the decimal timestamp, ".", and the
 // raw payload.
 func ComputeSignature(t time.Time, payload []byte, secret string) string {
+	return hex.EncodeToString(signature(t, payload, secret))
+}
+
+// signature is the raw HMAC-SHA256 behind [ComputeSignature].
+func signature(t time.Time, payload []byte, secret string) []byte {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(strconv.AppendInt(nil, t.Unix(), 10))
 	mac.Write([]byte{'.'})
 	mac.Write(payload)
-	return hex.EncodeToString(mac.Sum(nil))
+	return mac.Sum(nil)
 }
 
 // SignPayload returns a Signature header value for payload signed with
@@ -276,7 +281,7 @@ func (c *webhookConfig) verify(payload []byte, header, secret string) error {
 	if err != nil {
 		return err
 	}
-	want, _ := hex.DecodeString(ComputeSignature(h.timestamp, payload, secret))
+	want := signature(h.timestamp, payload, secret)
 	matched := false
 	for _, sig := range h.signatures {
 		if hmac.Equal(sig, want) {
