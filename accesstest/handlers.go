@@ -1,9 +1,9 @@
 package accesstest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,19 +14,22 @@ import (
 	"github.com/access-dev/access"
 )
 
-// clone deep-copies a record through JSON, so that callers and the server
-// never share slices or pointers.
-func clone[T any](v T) T {
+// recode converts v to a T through its JSON form.
+func recode[T any](v any) T {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("accesstest: clone: " + err.Error())
+		panic("accesstest: recode: " + err.Error())
 	}
 	var out T
 	if err := json.Unmarshal(b, &out); err != nil {
-		panic("accesstest: clone: " + err.Error())
+		panic("accesstest: recode: " + err.Error())
 	}
 	return out
 }
+
+// clone deep-copies a record, so that callers and the server never share
+// slices or pointers.
+func clone[T any](v T) T { return recode[T](v) }
 
 // weeklySchedule encodes a schedule the way controllers do: the weekly
 // ranges under "weekly" rather than the spec's "week_schedule".
@@ -452,8 +455,11 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 		end = start + size
 	}
 	out := make([]wireVisitor, 0, end-start)
+	// Shallow copies: only their top-level fields change, and stored
+	// records are not modified while the lock, held until the answer is
+	// written, is ours.
 	for _, v := range matched[start:end] {
-		c := clone(*v)
+		c := *v
 		if !want("resource") {
 			c.Resources = nil
 		}
@@ -489,13 +495,13 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 		if u.ID != id {
 			continue
 		}
-		c := clone(*u)
+		c := *u // shallow: the lock is held until the answer is written
 		c.AccessPolicies = nil
 		if len(expand) > 0 {
 			c.AccessPolicies = []access.AccessPolicy{}
 			for _, pid := range c.AccessPolicyIDs {
 				if p, ok := s.policies[pid]; ok {
-					c.AccessPolicies = append(c.AccessPolicies, clone(*p))
+					c.AccessPolicies = append(c.AccessPolicies, *p)
 				}
 			}
 		}
@@ -526,8 +532,9 @@ var methodFields = map[string]map[string][]string{
 
 var yesNo = []string{"yes", "no"}
 
-func validateMethods(raw map[string]map[string]any) string {
-	for m, fields := range raw {
+// validateMethods checks an update's access methods against methodFields.
+func validateMethods(methods map[string]map[string]string) string {
+	for m, fields := range methods {
 		allowed, ok := methodFields[m]
 		if !ok {
 			return "unknown access method " + strconv.Quote(m) + "."
@@ -537,8 +544,7 @@ func validateMethods(raw map[string]map[string]any) string {
 			if !ok {
 				return "unknown field " + strconv.Quote(m+"."+f) + "."
 			}
-			str, ok := v.(string)
-			if !ok || !slices.Contains(values, str) {
+			if !slices.Contains(values, v) {
 				return m + "." + f + " must be one of " + strings.Join(values, ", ") + "."
 			}
 		}
@@ -546,94 +552,37 @@ func validateMethods(raw map[string]map[string]any) string {
 	return ""
 }
 
+// updateDeviceSettings applies a partial update: members and fields
+// absent from the request keep their value. The settings are merged in
+// their wire form (method -> field -> value), which all fields share.
 func (s *Server) updateDeviceSettings(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	body, _ := readAll(r)
-	var raw struct {
-		AccessMethods map[string]map[string]any `json:"access_methods"`
+	var req struct {
+		AccessMethods map[string]map[string]string `json:"access_methods"`
 	}
-	if err := json.Unmarshal(body, &raw); err != nil || raw.AccessMethods == nil {
-		badParams(w, "Body must be an object with access_methods.")
+	if err := decodeBody(r, &req); err != nil || req.AccessMethods == nil {
+		badParams(w, "Body must be an object with access_methods, whose values are strings.")
 		return
 	}
-	if msg := validateMethods(raw.AccessMethods); msg != "" {
+	if msg := validateMethods(req.AccessMethods); msg != "" {
 		badParams(w, msg)
 		return
 	}
-	var upd struct {
-		AccessMethods access.AccessMethods `json:"access_methods"`
-	}
-	if err := json.Unmarshal(body, &upd); err != nil {
-		badParams(w, "Body must be an object with access_methods.")
-		return
-	}
 	s.mu.Lock()
-	d, ok := s.devices[id]
-	if ok {
-		mergeMethods(&d.AccessMethods, &upd.AccessMethods)
-	}
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	d, ok := s.devices[r.PathValue("id")]
 	if !ok {
 		writeError(w, http.StatusBadRequest, access.CodeDeviceDeviceNotFound, "The device was not found.")
 		return
 	}
+	current := recode[map[string]map[string]string](d.AccessMethods)
+	for m, fields := range req.AccessMethods {
+		if current[m] == nil {
+			current[m] = map[string]string{}
+		}
+		maps.Copy(current[m], fields)
+	}
+	d.AccessMethods = recode[access.AccessMethods](current)
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: "success"})
-}
-
-func readAll(r *http.Request) ([]byte, error) {
-	var b bytes.Buffer
-	_, err := b.ReadFrom(r.Body)
-	return b.Bytes(), err
-}
-
-func mergeSimple(dst **access.AccessMethod, src *access.AccessMethod) {
-	if src == nil {
-		return
-	}
-	if *dst == nil {
-		*dst = &access.AccessMethod{}
-	}
-	if src.Enabled != "" {
-		(*dst).Enabled = src.Enabled
-	}
-}
-
-// mergeMethods applies a partial update: members and fields absent from
-// src keep their value.
-func mergeMethods(dst, src *access.AccessMethods) {
-	mergeSimple(&dst.NFC, src.NFC)
-	mergeSimple(&dst.BTTap, src.BTTap)
-	mergeSimple(&dst.BTButton, src.BTButton)
-	mergeSimple(&dst.BTShake, src.BTShake)
-	mergeSimple(&dst.MobileWave, src.MobileWave)
-	mergeSimple(&dst.Wave, src.Wave)
-	mergeSimple(&dst.QRCode, src.QRCode)
-	mergeSimple(&dst.TouchPass, src.TouchPass)
-	if p := src.PINCode; p != nil {
-		if dst.PINCode == nil {
-			dst.PINCode = &access.PINCodeMethod{}
-		}
-		if p.Enabled != "" {
-			dst.PINCode.Enabled = p.Enabled
-		}
-		if p.PINCodeShuffle != "" {
-			dst.PINCode.PINCodeShuffle = p.PINCodeShuffle
-		}
-	}
-	if f := src.Face; f != nil {
-		if dst.Face == nil {
-			dst.Face = &access.FaceMethod{}
-		}
-		if f.Enabled != "" {
-			dst.Face.Enabled = f.Enabled
-		}
-		if f.AntiSpoofingLevel != "" {
-			dst.Face.AntiSpoofingLevel = f.AntiSpoofingLevel
-		}
-		if f.DetectDistance != "" {
-			dst.Face.DetectDistance = f.DetectDistance
-		}
-	}
 }
 
 func (s *Server) getSchedule(w http.ResponseWriter, r *http.Request) {

@@ -49,27 +49,30 @@ type Op string
 
 // The operations the server implements.
 const (
-	OpWebhooksCreate          Op = "Webhooks.Create"
-	OpWebhooksDelete          Op = "Webhooks.Delete"
-	OpWebhooksList            Op = "Webhooks.List"
-	OpVisitorsList            Op = "Visitors.List"
-	OpUsersGet                Op = "Users.Get"
-	OpDevicesGetSettings      Op = "Devices.GetSettings"
-	OpDevicesUpdate           Op = "Devices.UpdateSettings"
-	OpSchedulesGet            Op = "Schedules.Get"
-	OpHolidayGroupsList       Op = "HolidayGroups.List"
-	OpTouchPassesPurchase     Op = "TouchPasses.Purchase"
-	OpTouchPassesSearch       Op = "TouchPasses.Search"
-	opUnknown                 Op = ""
-	apiPrefix                    = "/api/v1/developer"
-	defaultPageSize              = 25
-	maxPurchase                  = 100
-	maxRequestBody               = 1 << 20
-	deliveryTimeout              = 5 * time.Second
-	permissionDeniedMessage      = "You are not allowed to perform this action."
-	tokenInvalidMessage          = "The provided access token is invalid."
-	paramsInvalidMessage         = "The provided parameters are invalid."
-	redactedAuthorizationHead    = "Bearer REDACTED"
+	OpWebhooksCreate      Op = "Webhooks.Create"
+	OpWebhooksDelete      Op = "Webhooks.Delete"
+	OpWebhooksList        Op = "Webhooks.List"
+	OpVisitorsList        Op = "Visitors.List"
+	OpUsersGet            Op = "Users.Get"
+	OpDevicesGetSettings  Op = "Devices.GetSettings"
+	OpDevicesUpdate       Op = "Devices.UpdateSettings"
+	OpSchedulesGet        Op = "Schedules.Get"
+	OpHolidayGroupsList   Op = "HolidayGroups.List"
+	OpTouchPassesPurchase Op = "TouchPasses.Purchase"
+	OpTouchPassesSearch   Op = "TouchPasses.Search"
+	opUnknown             Op = ""
+)
+
+const (
+	apiPrefix                 = "/api/v1/developer"
+	defaultPageSize           = 25
+	maxPurchase               = 100
+	maxRequestBody            = 1 << 20
+	deliveryTimeout           = 5 * time.Second
+	permissionDeniedMessage   = "You are not allowed to perform this action."
+	tokenInvalidMessage       = "The provided access token is invalid."
+	paramsInvalidMessage      = "The provided parameters are invalid."
+	redactedAuthorizationHead = "Bearer REDACTED"
 )
 
 // Option configures [NewServer].
@@ -346,50 +349,43 @@ func (s *Server) fail(format string, args ...any) {
 	panic(msg)
 }
 
-func (s *Server) routes() map[string]struct {
-	op   Op
-	perm Permission
-	h    func(*Server, http.ResponseWriter, *http.Request)
-} {
-	type route = struct {
-		op   Op
-		perm Permission
-		h    func(*Server, http.ResponseWriter, *http.Request)
-	}
-	return map[string]route{
-		"POST " + apiPrefix + "/webhooks/endpoints":             {OpWebhooksCreate, EditWebhook, (*Server).createWebhook},
-		"GET " + apiPrefix + "/webhooks/endpoints":              {OpWebhooksList, ViewWebhook, (*Server).listWebhooks},
-		"DELETE " + apiPrefix + "/webhooks/endpoints/{id}":      {OpWebhooksDelete, EditWebhook, (*Server).deleteWebhook},
-		"GET " + apiPrefix + "/visitors":                        {OpVisitorsList, ViewVisitor, (*Server).listVisitors},
-		"GET " + apiPrefix + "/users/{id}":                      {OpUsersGet, ViewUser, (*Server).getUser},
-		"GET " + apiPrefix + "/devices/{id}/settings":           {OpDevicesGetSettings, ViewDevice, (*Server).getDeviceSettings},
-		"PUT " + apiPrefix + "/devices/{id}/settings":           {OpDevicesUpdate, EditDevice, (*Server).updateDeviceSettings},
-		"GET " + apiPrefix + "/access_policies/schedules/{id}":  {OpSchedulesGet, ViewPolicy, (*Server).getSchedule},
-		"GET " + apiPrefix + "/access_policies/holiday_groups":  {OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
-		"POST " + apiPrefix + "/credentials/touch_passes":       {OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},
-		"GET " + apiPrefix + "/credentials/touch_passes/search": {OpTouchPassesSearch, ViewCredential, (*Server).searchTouchPasses},
-	}
+// route is one operation: its mux pattern, name, permission and handler.
+type route struct {
+	pattern string
+	op      Op
+	perm    Permission
+	h       func(*Server, http.ResponseWriter, *http.Request)
+}
+
+var routes = []route{
+	{"POST " + apiPrefix + "/webhooks/endpoints", OpWebhooksCreate, EditWebhook, (*Server).createWebhook},
+	{"GET " + apiPrefix + "/webhooks/endpoints", OpWebhooksList, ViewWebhook, (*Server).listWebhooks},
+	{"DELETE " + apiPrefix + "/webhooks/endpoints/{id}", OpWebhooksDelete, EditWebhook, (*Server).deleteWebhook},
+	{"GET " + apiPrefix + "/visitors", OpVisitorsList, ViewVisitor, (*Server).listVisitors},
+	{"GET " + apiPrefix + "/users/{id}", OpUsersGet, ViewUser, (*Server).getUser},
+	{"GET " + apiPrefix + "/devices/{id}/settings", OpDevicesGetSettings, ViewDevice, (*Server).getDeviceSettings},
+	{"PUT " + apiPrefix + "/devices/{id}/settings", OpDevicesUpdate, EditDevice, (*Server).updateDeviceSettings},
+	{"GET " + apiPrefix + "/access_policies/schedules/{id}", OpSchedulesGet, ViewPolicy, (*Server).getSchedule},
+	{"GET " + apiPrefix + "/access_policies/holiday_groups", OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
+	{"POST " + apiPrefix + "/credentials/touch_passes", OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},
+	{"GET " + apiPrefix + "/credentials/touch_passes/search", OpTouchPassesSearch, ViewCredential, (*Server).searchTouchPasses},
 }
 
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
-	ops := map[string]Op{}
-	for pattern, rt := range s.routes() {
-		ops[pattern] = rt.op
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if !s.authorize(w, r, rt.perm) {
-				return
-			}
-			rt.h(s, w, r)
-		})
-	}
 	// Unmatched requests: 405 when the path exists for another method,
 	// else 404.
 	paths := http.NewServeMux()
 	seen := map[string]bool{}
-	for pattern := range s.routes() {
-		_, path, _ := strings.Cut(pattern, " ")
-		if !seen[path] {
+	for _, rt := range routes {
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.serve(w, r, rt.op, func() {
+				if s.authorize(w, r, rt.perm) {
+					rt.h(s, w, r)
+				}
+			})
+		})
+		if _, path, _ := strings.Cut(rt.pattern, " "); !seen[path] {
 			seen[path] = true
 			paths.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 				writeError(w, http.StatusMethodNotAllowed, access.CodeParamsInvalid, "Method not allowed.")
@@ -399,26 +395,29 @@ func (s *Server) handler() http.Handler {
 	paths.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
-	mux.Handle("/", paths)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
-			return
-		}
-		if len(body) > maxRequestBody {
-			writeError(w, http.StatusRequestEntityTooLarge, access.CodeParamsInvalid, "Request body too large.")
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		_, pattern := mux.Handler(r)
-		op := ops[pattern]
-		f := s.record(r, op, body)
-		if f != nil && s.applyFault(w, r, f) {
-			return
-		}
-		mux.ServeHTTP(w, r)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, opUnknown, func() { paths.ServeHTTP(w, r) })
 	})
+	return mux
+}
+
+// serve buffers the request body, records the request and acts out an
+// injected fault; when no fault answered, it calls next.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func()) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
+		return
+	}
+	if len(body) > maxRequestBody {
+		writeError(w, http.StatusRequestEntityTooLarge, access.CodeParamsInvalid, "Request body too large.")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if f := s.record(r, op, body); f != nil && s.applyFault(w, r, f) {
+		return
+	}
+	next()
 }
 
 // record logs the request and returns the fault it triggers, if any.
@@ -531,12 +530,15 @@ func defaultFaultCode(status int) access.ErrorCode {
 }
 
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permission) bool {
-	auth := r.Header.Get("Authorization")
-	token, ok := cutPrefixFold(auth, "Bearer ")
+	const scheme = "Bearer "
+	auth, token := r.Header.Get("Authorization"), ""
+	if len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
+		token = auth[len(scheme):]
+	}
 	s.mu.Lock()
 	perms, known := s.tokens[token]
 	s.mu.Unlock()
-	if !ok || token == "" || !known {
+	if token == "" || !known {
 		writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
 		return false
 	}
@@ -546,15 +548,6 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permissi
 	}
 	return true
 }
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) < len(prefix) || !equalFold(s[:len(prefix)], prefix) {
-		return "", false
-	}
-	return s[len(prefix):], true
-}
-
-func equalFold(a, b string) bool { return bytes.EqualFold([]byte(a), []byte(b)) }
 
 type envelope struct {
 	Code       access.ErrorCode `json:"code"`
