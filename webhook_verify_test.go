@@ -200,12 +200,11 @@ func TestParseEventLenient(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, EventVisitorStatusChanged, ev.Event)
 	assert.Nil(t, ev.Data.Location)
-	var obj struct{ VisitorID, Status string }
-	obj.VisitorID = "unset"
-	require.NoError(t, ev.DecodeObject(&struct {
-		VisitorID *string `json:"visitor_id"`
-		Status    *string `json:"status"`
-	}{&obj.VisitorID, &obj.Status}))
+	var obj struct {
+		VisitorID string `json:"visitor_id"`
+		Status    string `json:"status"`
+	}
+	require.NoError(t, ev.DecodeObject(&obj))
 	assert.Equal(t, "v", obj.VisitorID)
 	assert.Equal(t, "VISITING", obj.Status)
 	_, err = ev.DoorUnlock()
