@@ -291,8 +291,10 @@ func TestBaselinesMatchTheSDK(t *testing.T) {
 }
 
 // TestOneConnectionForAThousandCalls makes 1,000 sequential calls, mixing
-// successes, API errors on 4xx and error codes on HTTP 200, and checks that
-// they all travel over one kept-alive connection.
+// successes, API errors on 4xx, error codes on HTTP 200, busy devices that
+// are retried and 503s that exhaust the retries, and checks that they all
+// travel over one kept-alive connection: a failing call must not empty the
+// pool.
 func TestOneConnectionForAThousandCalls(t *testing.T) {
 	t.Parallel()
 	var conns atomic.Int32
@@ -303,12 +305,17 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)
 			w.Header().Set("Content-Type", "application/json")
-			switch n.Add(1) % 4 {
+			switch n.Add(1) % 6 {
 			case 1:
 				w.WriteHeader(400)
 				io.WriteString(w, `{"code":"CODE_PARAMS_INVALID","msg":"The provided parameters are invalid."}`)
 			case 2:
 				io.WriteString(w, `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"offline"}`)
+			case 3:
+				io.WriteString(w, `{"code":"CODE_USER_WORKER_NOT_EXISTS","msg":"no such user"}`)
+			case 4:
+				w.WriteHeader(503)
+				io.WriteString(w, `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`)
 			default:
 				w.Write(body)
 			}
@@ -322,9 +329,11 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()))
+	p := fastRetry()
+	p.MaxRetries = 1
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()), WithRetryPolicy(p))
 	require.NoError(t, err)
-	var ok, apiErrs int
+	var ok, apiErrs, failed int
 	for i := range 1000 {
 		_, _, err := allOps[i%len(allOps)].call(context.Background(), c)
 		var e *APIError
@@ -333,11 +342,15 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 			ok++
 		case assert.ErrorAs(t, err, &e):
 			apiErrs++
+			if e.Attempts > 1 {
+				failed++ // a call that failed after its retries
+			}
 		}
 	}
 	assert.Equal(t, 1000, ok+apiErrs)
-	assert.Greater(t, ok, 400)
+	assert.Greater(t, ok, 200)
 	assert.Greater(t, apiErrs, 400)
+	assert.Greater(t, failed, 50, "calls that failed after retrying")
 	assert.Equal(t, int32(1), conns.Load(), "connections opened")
 }
 

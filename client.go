@@ -157,6 +157,16 @@ func checkToken(token string) error {
 	return nil
 }
 
+// CloseIdleConnections closes the connections the client keeps open for
+// reuse and that are idle now; connections in use are closed when their
+// call ends. Call it when dropping a client in a program that makes them
+// per request or per tenant. Prefer one long-lived Client per controller
+// and token: it keeps a single connection warm and is safe for concurrent
+// use. A transport given through [WithHTTPClient] is the caller's, and so
+// are its other connections: this then closes that transport's idle
+// connections too.
+func (c *Client) CloseIdleConnections() { c.cfg.hc.CloseIdleConnections() }
+
 // BaseURL returns the controller's base URL, without the API path prefix.
 func (c *Client) BaseURL() string { return c.cfg.baseURL }
 
@@ -177,6 +187,14 @@ type Pagination struct {
 	PageNum  int `json:"page_num"`
 	PageSize int `json:"page_size"`
 	Total    int `json:"total"`
+}
+
+// total is the pagination total of a response, 0 when unknown.
+func (r *Response) total() int {
+	if r == nil || r.Pagination == nil {
+		return 0
+	}
+	return r.Pagination.Total
 }
 
 // Response wraps the HTTP response of a call with the decoded envelope
@@ -249,6 +267,19 @@ func list[T any](ctx context.Context, c *Client, path string, q any) ([]T, *Resp
 	return *v, resp, nil
 }
 
+// del sends a DELETE. When an earlier attempt failed in a way that leaves
+// open whether the controller acted on it (its answer was lost) and the
+// retry then finds nothing to delete, the first attempt did the work: the
+// call has succeeded and del returns no error.
+func del(ctx context.Context, c *Client, path string, q any) (*Response, error) {
+	_, resp, err := call[ignored](ctx, c, "DELETE", path, q, nil, false)
+	var ae *APIError
+	if err != nil && errors.As(err, &ae) && ae.uncertain && errors.Is(err, ErrNotFound) {
+		return resp, nil
+	}
+	return resp, err
+}
+
 // ignored decodes and discards any data member (the string "success" of a
 // settings update, the null of a delete).
 type ignored struct{}
@@ -260,27 +291,42 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // retry policy (a purchase).
 type noRetryKey struct{}
 
+// sendOnce marks ctx so that its request is never retried. A nil ctx is
+// returned as it is, for send to reject.
+func sendOnce(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, noRetryKey{}, true)
+}
+
 func isSuccess(code ErrorCode) bool { return code == CodeSuccess || code == codeSucceed }
 
 // exchange is one completed HTTP exchange: the response and its body.
 type exchange struct {
 	method, url string
 	attempts    int
+	uncertain   bool // an earlier attempt may have taken effect
 	resp        *Response
 	raw         []byte
 }
 
 func (ex *exchange) apiError(code ErrorCode, msg string, err error) *APIError {
-	return &APIError{
+	e := &APIError{
 		StatusCode: ex.resp.StatusCode,
 		Code:       code,
 		Message:    msg,
 		Method:     ex.method,
 		URL:        ex.url,
 		Attempts:   ex.attempts,
-		Body:       ex.raw,
+		Body:       redactBody(ex.raw),
 		Err:        err,
+		uncertain:  ex.uncertain,
 	}
+	if s := ex.resp.StatusCode; s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable {
+		e.RetryAfter, _ = retryAfter(ex.resp.Header.Get("Retry-After"), time.Now())
+	}
+	return e
 }
 
 func (ex *exchange) invalid(err error) *APIError {
@@ -329,7 +375,7 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 	}
 
 	retryable := idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)
-	st := &attemptState{idempotent: retryable, method: method, url: ex.url}
+	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	if payload != nil {
@@ -345,10 +391,11 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.SetResponseHandler(st.readResponse)
 
 	hresp, err := c.cfg.rc.Do(req)
-	ex.attempts = st.attempts
-	if err != nil {
+	ex.attempts, ex.uncertain = st.attempts, st.uncertain
+	if err != nil && !errors.Is(err, errUnavailableCode) {
 		if hresp != nil && hresp.Body != nil {
 			hresp.Body.Close()
 		}
@@ -358,13 +405,19 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 		return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: unwrapURLError(err)}
 	}
 	ex.resp = &Response{Response: hresp}
-	ex.raw, err = readBody(hresp, c.cfg.maxBody)
-	hresp.Body = http.NoBody
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: ctxErr}
+	if !st.read {
+		// The last attempt's status would have been retried, but no retry
+		// was left: the response handler did not run.
+		if rerr := st.readResponse(hresp); rerr != nil && !errors.Is(rerr, errUnavailableCode) {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				rerr = ctxErr
+			}
+			return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: rerr}
 		}
-		return ex, ex.invalid(err)
+	}
+	ex.raw = st.raw
+	if st.readErr != nil {
+		return ex, ex.invalid(st.readErr)
 	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
 		var e errorEnvelope

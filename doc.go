@@ -84,14 +84,16 @@
 // checking the custom headers the endpoint was registered with.
 // [SignPayload] signs payloads for your own tests.
 //
-//	http.Handle("POST /hooks/access", access.WebhookHandler(secret,
+//	h, err := access.WebhookHandler(secret,
 //		func(ctx context.Context, ev *access.WebhookEvent) error {
 //			if ev.Event == access.EventDoorUnlock {
 //				o, err := ev.DoorUnlock()
 //				...
 //			}
 //			return nil
-//		}, access.WithRequiredHeader("X-Hook-Token", hookToken)))
+//		}, access.WithRequiredHeader("X-Hook-Token", hookToken))
+//	if err != nil { ... } // an empty secret or a bad option
+//	http.Handle("POST /hooks/access", h)
 //
 // # Testing
 //

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // ErrorCode is a result code sent by the controller in the envelope's code
@@ -76,6 +78,14 @@ var (
 	ErrInvalidParams = errors.New("access: invalid parameters")
 	ErrConflict      = errors.New("access: conflict")
 	ErrServer        = errors.New("access: server error")
+	// ErrUnavailable matches a device that is busy or offline
+	// (CODE_DEVICE_DEVICE_BUSY, CODE_DEVICE_DEVICE_OFFLINE, which consoles
+	// send on HTTP 200). GET, PUT and DELETE retry on them.
+	ErrUnavailable = errors.New("access: device busy or offline")
+	// ErrUnsupported matches an operation the console or device does not
+	// support (CODE_DEVICE_API_NOT_SUPPORTED,
+	// CODE_DEVICE_DEVICE_VERSION_TOO_OLD): update its firmware or Access.
+	ErrUnsupported = errors.New("access: not supported by this console or device")
 	// ErrInvalidResponse matches an APIError for a response that could not be
 	// understood: not JSON, truncated, an HTML page from a proxy, a body
 	// larger than the client's cap, or JSON without the envelope.
@@ -110,6 +120,10 @@ var codeClass = map[ErrorCode]error{
 	CodeAccessPolicyScheduleNameExist:       ErrConflict,
 	CodeCredsNFCHasBindUser:                 ErrConflict,
 	CodeCredsPINCodeCredsAlreadyExist:       ErrConflict,
+	CodeDeviceDeviceBusy:                    ErrUnavailable,
+	CodeDeviceDeviceOffline:                 ErrUnavailable,
+	CodeDeviceAPINotSupported:               ErrUnsupported,
+	CodeDeviceDeviceVersionTooOld:           ErrUnsupported,
 }
 
 // statusClass maps HTTP statuses to the sentinel they match.
@@ -152,10 +166,20 @@ type APIError struct {
 	URL    string
 	// Attempts is the number of times the request was sent.
 	Attempts int
-	// Body holds the raw response body (at most the client's size cap).
+	// Body holds the response body (at most the client's size cap) with
+	// the values of members that carry secrets ("secret", "headers",
+	// "token", "pin_code") replaced by "REDACTED", so that printing,
+	// logging or marshalling the error never shows a webhook secret.
 	Body []byte
+	// RetryAfter is the wait a 429 or 503 asked for in its Retry-After
+	// header; zero when it sent none. An error with a RetryAfter also
+	// matches [ErrRateLimited].
+	RetryAfter time.Duration
 	// Err is the decoding error for an invalid response, if any.
 	Err error
+
+	// uncertain: an earlier attempt may have taken effect.
+	uncertain bool
 }
 
 // Error implements error.
@@ -182,7 +206,8 @@ func (e *APIError) Unwrap() error { return e.Err }
 
 // Is reports whether the error belongs to the class of target, one of
 // [ErrNotFound], [ErrUnauthorized], [ErrForbidden], [ErrRateLimited],
-// [ErrInvalidParams], [ErrConflict], [ErrServer] or [ErrInvalidResponse].
+// [ErrInvalidParams], [ErrConflict], [ErrServer], [ErrUnavailable],
+// [ErrUnsupported] or [ErrInvalidResponse]. The README has the table.
 // A known result code decides the class (an HTTP 400 carrying
 // CODE_USER_WORKER_NOT_EXISTS is ErrNotFound, not ErrInvalidParams); the
 // HTTP status decides when the code is empty or unknown. HTTP 429 and 5xx
@@ -191,6 +216,9 @@ func (e *APIError) Unwrap() error { return e.Err }
 func (e *APIError) Is(target error) bool {
 	if target == ErrInvalidResponse {
 		return e.invalid()
+	}
+	if target == ErrRateLimited && e.RetryAfter > 0 {
+		return true
 	}
 	byStatus := statusClass(e.StatusCode)
 	if class, ok := codeClass[e.Code]; ok {
@@ -262,4 +290,24 @@ func checkID(op, field, id string) error {
 		return invalidArg(op, field, "must not be a dot segment")
 	}
 	return nil
+}
+
+// secretMember matches a JSON member whose value may be a secret: a string
+// (possibly cut off by a truncated body) or, for "headers", an object of
+// strings. It works on bodies that are not valid JSON too.
+var secretMember = regexp.MustCompile(`"(secret|token|pin_code)"(\s*:\s*)"(?:[^"\\]|\\.)*"?|"(headers)"(\s*:\s*)\{(?:[^{}"]|"(?:[^"\\]|\\.)*"?)*\}?`)
+
+// redactBody returns raw with the values of secret members replaced, or raw
+// itself when it has none.
+func redactBody(raw []byte) []byte {
+	if !secretMember.Match(raw) {
+		return raw
+	}
+	return secretMember.ReplaceAllFunc(raw, func(m []byte) []byte {
+		sub := secretMember.FindSubmatch(m)
+		if len(sub[3]) > 0 {
+			return []byte(`"headers"` + string(sub[4]) + `{"REDACTED":"REDACTED"}`)
+		}
+		return []byte(`"` + string(sub[1]) + `"` + string(sub[2]) + `"REDACTED"`)
+	})
 }

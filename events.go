@@ -109,6 +109,31 @@ type EventActor struct {
 	Type string `json:"type"`
 }
 
+// GetName returns the actor's name, or "" for a nil actor (events without
+// one carry a null actor).
+func (a *EventActor) GetName() string {
+	if a == nil {
+		return ""
+	}
+	return a.Name
+}
+
+// GetName returns the location's name, or "" for a nil location.
+func (l *EventLocation) GetName() string {
+	if l == nil {
+		return ""
+	}
+	return l.Name
+}
+
+// GetName returns the device's name, or "" for a nil device.
+func (d *EventDevice) GetName() string {
+	if d == nil {
+		return ""
+	}
+	return d.Name
+}
+
 // DoorUnlockObject is the object of [EventDoorUnlock].
 type DoorUnlockObject struct {
 	// AuthenticationType is how the door was opened: NFC, PIN_CODE, CALL…

@@ -469,10 +469,14 @@ func ExampleConstructEvent() {
 // calling your function.
 func ExampleWebhookHandler() {
 	const secret = "0123456789abcdef" // WebhookEndpoint.Secret.Value()
-	handler := access.WebhookHandler(secret, func(ctx context.Context, ev *access.WebhookEvent) error {
+	handler, err := access.WebhookHandler(secret, func(ctx context.Context, ev *access.WebhookEvent) error {
 		fmt.Println("received", ev.Event, ev.EventObjectID)
 		return nil
 	})
+	if err != nil { // an empty secret or a bad option
+		fmt.Println(err)
+		return
+	}
 	// In a program: http.Handle("/hooks/access", handler).
 
 	payload := []byte(`{"event":"access.device.dps_status","event_object_id":"door-1","data":{"object":{"event_type":"dps_change","status":"open"}}}`)

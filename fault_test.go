@@ -91,6 +91,15 @@ func wantAPI(status int, code ErrorCode, is ...error) func(*testing.T, anOp, err
 	}
 }
 
+func wantRetryAfter(status int, d time.Duration, is ...error) func(*testing.T, anOp, error, *Response) {
+	return func(t *testing.T, op anOp, err error, resp *Response) {
+		wantAPI(status, "", is...)(t, op, err, resp)
+		var e *APIError
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, d, e.RetryAfter)
+	}
+}
+
 func wantRequestError(is error) func(*testing.T, anOp, error, *Response) {
 	return func(t *testing.T, op anOp, err error, _ *Response) {
 		var e *RequestError
@@ -113,13 +122,20 @@ func faultCases() []faultCase {
 		{name: "503", serve: answer(503, "", ""), retried: true, check: wantAPI(503, "", ErrServer)},
 		{name: "429", serve: answer(429, "application/json", `{"code":"","msg":"Too Many Requests"}`), retried: true,
 			check: wantAPI(429, "", ErrRateLimited)},
-		{name: "429 Retry-After 1", serve: answer(429, "", "", "Retry-After", "1"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
-		{name: "429 Retry-After huge", serve: answer(429, "", "", "Retry-After", "360000000"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
-		{name: "503 Retry-After date", serve: answer(503, "", "", "Retry-After", "Wed, 21 Oct 2099 07:28:00 GMT"), retried: true, check: wantAPI(503, "", ErrServer)},
-		{name: "connection reset", serve: resetConn, retried: true, check: wantRequestError(nil)},
-		{name: "closed mid-body", serve: closeMidBody, check: func(t *testing.T, op anOp, err error, resp *Response) {
-			wantAPI(200, "", ErrInvalidResponse, io.ErrUnexpectedEOF)(t, op, err, resp)
+		{name: "429 Retry-After 0", serve: answer(429, "", "", "Retry-After", "0"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
+		// A wait beyond WaitMax (2ms here) ends the call at once.
+		{name: "429 Retry-After 1", serve: answer(429, "", "", "Retry-After", "1"), check: wantRetryAfter(429, time.Second, ErrRateLimited)},
+		{name: "429 Retry-After huge", serve: answer(429, "", "", "Retry-After", "360000000"), check: wantRetryAfter(429, 24*time.Hour, ErrRateLimited)},
+		{name: "503 Retry-After date", serve: answer(503, "", "", "Retry-After", "Wed, 21 Oct 2099 07:28:00 GMT"), check: func(t *testing.T, op anOp, err error, resp *Response) {
+			wantAPI(503, "", ErrServer, ErrRateLimited)(t, op, err, resp)
+			var e *APIError
+			require.ErrorAs(t, err, &e)
+			assert.Greater(t, e.RetryAfter, time.Hour)
 		}},
+		{name: "connection reset", serve: resetConn, retried: true, check: wantRequestError(nil)},
+		// The connection fails after the headers: retried like any other
+		// connection failure, and a RequestError when every attempt fails.
+		{name: "closed mid-body", serve: closeMidBody, retried: true, check: wantRequestError(io.ErrUnexpectedEOF)},
 		{name: "truncated JSON", serve: answer(200, "application/json", `{"code":"SUCCESS","msg":"success","data":{"id":"x"`),
 			check: wantAPI(200, "", ErrInvalidResponse)},
 		{name: "HTML on 502", serve: answer(502, "text/html", html), retried: true, check: func(t *testing.T, op anOp, err error, resp *Response) {
@@ -135,9 +151,16 @@ func faultCases() []faultCase {
 		}},
 		{name: "empty 200", serve: answer(200, "application/json", ""), check: wantAPI(200, "", ErrInvalidResponse)},
 		{name: "wrong envelope", serve: answer(200, "application/json", `{"result":"ok","items":[]}`), check: wantAPI(200, "", ErrInvalidResponse)},
-		{name: "error code on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"The device is currently offline.","data":null}`),
+		{name: "error code on 200", serve: answer(200, "application/json", `{"code":"CODE_USER_WORKER_NOT_EXISTS","msg":"The user does not exist.","data":null}`),
 			check: func(t *testing.T, op anOp, err error, resp *Response) {
-				wantAPI(200, CodeDeviceDeviceOffline)(t, op, err, resp)
+				wantAPI(200, CodeUserWorkerNotExists, ErrNotFound)(t, op, err, resp)
+				assert.Equal(t, CodeUserWorkerNotExists, resp.Code)
+				assert.Equal(t, "The user does not exist.", resp.Message)
+			}},
+		// Busy and offline devices answer on HTTP 200; safe methods retry.
+		{name: "device offline on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"The device is currently offline.","data":null}`),
+			retried: true, check: func(t *testing.T, op anOp, err error, resp *Response) {
+				wantAPI(200, CodeDeviceDeviceOffline, ErrUnavailable)(t, op, err, resp)
 				assert.Equal(t, CodeDeviceDeviceOffline, resp.Code)
 				assert.Equal(t, "The device is currently offline.", resp.Message)
 			}},
@@ -155,7 +178,9 @@ func faultCases() []faultCase {
 				wantRequestError(nil)(t, op, err, nil)
 				assert.True(t, isTimeout(err), "%v", err)
 			}},
-		{name: "cancel during backoff", serve: answer(503, "", "", "Retry-After", "3600"), cancelAfterFirstResponse: true,
+		{name: "unsupported on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_API_NOT_SUPPORTED","msg":"API not supported."}`),
+			check: wantAPI(200, CodeDeviceAPINotSupported, ErrUnsupported)},
+		{name: "cancel during backoff", serve: answer(503, "", ""), cancelAfterFirstResponse: true,
 			// A POST has no backoff; its cancel lands while the body is read.
 			check: wantRequestError(context.Canceled)},
 	}
@@ -209,7 +234,7 @@ func TestFaultMatrix(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 					defer cancel()
 					if fc.cancelAfterFirstResponse {
-						policy.WaitMax = time.Hour // only the cancel can end the wait
+						policy.WaitMin, policy.WaitMax = time.Hour, time.Hour // only the cancel can end the wait
 						ctx, cancel = context.WithCancel(ctx)
 						defer cancel()
 						cor.cancel.Store(&cancel)

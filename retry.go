@@ -1,9 +1,11 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -18,18 +20,23 @@ import (
 // wait in between. Start from [DefaultRetryPolicy].
 //
 // GET, PUT and DELETE are retried after a transport error (connection
-// refused or reset, per-attempt timeout) and after HTTP 429, 502, 503 and
-// 504. POST is never retried unless RetryWrites is set: the API has no
-// idempotency key, so a POST that failed in transit may already have taken
-// effect (a touch-pass purchase spends money). Other 4xx and 501 are never
+// refused or reset, per-attempt timeout, a connection lost while the body
+// is read), after HTTP 429, 502, 503 and 504, and after an HTTP 200 whose
+// result code says the device is busy or offline ([ErrUnavailable]).
+// POST is never retried unless RetryWrites is set: the API has no
+// idempotency key, so a POST that failed in transit may already have
+// taken effect (a touch-pass purchase spends money). Other 4xx and 501 are never
 // retried; 500 only with RetryInternalServerError.
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt; 0
 	// disables retrying.
 	MaxRetries int
 	// WaitMin and WaitMax bound the exponential backoff (with jitter)
-	// between attempts. A Retry-After header is honoured but never waited
-	// beyond WaitMax.
+	// between attempts: every wait lies in [WaitMin, WaitMax], and WaitMin
+	// 0 lets the first retries go out at once. A Retry-After header is
+	// honoured; one that asks for more than WaitMax, or for a wait past the
+	// context's deadline, ends the call at once with an [APIError] whose
+	// RetryAfter says how long to wait.
 	WaitMin, WaitMax time.Duration
 	// RetryWrites also retries POST requests. Only set it when you know a
 	// duplicated request is harmless.
@@ -78,12 +85,25 @@ func (p RetryPolicy) validate() error {
 type attemptKey struct{}
 
 // attemptState travels with one logical request through the retry layer.
+// The retry layer runs its hooks on the caller's goroutine, one attempt
+// after another, so it needs no lock.
 type attemptState struct {
 	idempotent  bool
 	method, url string
+	maxBody     int64
 	attempts    int
 	lastStatus  int
 	lastErr     error
+	// uncertain is set once an attempt failed in a way that does not tell
+	// whether the controller acted on it (a transport error, a gateway
+	// timeout): a retried DELETE that then finds nothing has succeeded.
+	uncertain bool
+
+	// The body of the last attempt, read inside the retry loop by
+	// readResponse so that a failure while reading is retried too.
+	read    bool
+	raw     []byte
+	readErr error // a body over the size cap: not retried, reported as invalid
 }
 
 func stateOf(ctx context.Context) *attemptState {
@@ -99,9 +119,58 @@ func idempotent(method string) bool {
 	return false
 }
 
+// errUnavailableCode marks an HTTP 200 answer whose result code says the
+// device is busy or offline, so that the retry layer retries it like a 503.
+var errUnavailableCode = errors.New("access: device busy or offline")
+
+// readResponse reads the body of an attempt's response inside the retry
+// loop (go-retryablehttp calls it for every response it does not retry by
+// status). A connection that fails mid-body returns the error, which
+// checkRetry then treats like any transport error.
+func (st *attemptState) readResponse(resp *http.Response) error {
+	raw, err := readBody(resp, st.maxBody)
+	resp.Body = http.NoBody
+	st.read, st.raw, st.readErr = true, raw, nil
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		st.readErr = err
+		return nil
+	case err != nil:
+		return err
+	case resp.StatusCode == http.StatusOK && unavailableCode(raw):
+		return errUnavailableCode
+	}
+	return nil
+}
+
+// unavailableCode reports whether a body carries one of the result codes
+// of a device that is busy or offline. The byte search keeps the common
+// case free of a second decode.
+func unavailableCode(raw []byte) bool {
+	if !bytes.Contains(raw, []byte("CODE_DEVICE_DEVICE_")) {
+		return false
+	}
+	var e errorEnvelope
+	if json.Unmarshal(raw, &e) != nil {
+		return false
+	}
+	return codeClass[e.Code] == ErrUnavailable
+}
+
+// rtOnly hides every method of a RoundTripper but RoundTrip.
+// go-retryablehttp calls HTTPClient.CloseIdleConnections after each call
+// that fails; through this wrapper that reaches nothing, so a failing call
+// neither empties the pool nor, through net/http's closeIdle flag, closes
+// the connections that become idle after it.
+type rtOnly struct{ rt http.RoundTripper }
+
+func (t rtOnly) RoundTrip(r *http.Request) (*http.Response, error) { return t.rt.RoundTrip(r) }
+
 func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retryablehttp.Client {
+	shielded := *hc
+	shielded.Transport = rtOnly{hc.Transport}
 	rc := &retryablehttp.Client{
-		HTTPClient:   hc,
+		HTTPClient:   &shielded,
 		RetryMax:     p.MaxRetries,
 		RetryWaitMin: p.WaitMin,
 		RetryWaitMax: p.WaitMax,
@@ -114,6 +183,7 @@ func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retrya
 				return
 			}
 			st.attempts = i + 1
+			st.read, st.raw, st.readErr = false, nil, nil
 			if i > 0 && p.OnRetry != nil {
 				p.OnRetry(RetryEvent{Method: st.method, URL: st.url, Attempt: i + 1, StatusCode: st.lastStatus, Err: st.lastErr})
 			}
@@ -127,27 +197,58 @@ func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retrya
 
 // checkRetry decides per attempt. It reads the request's idempotency from
 // the context, which works on transport errors too, where resp is nil.
+// go-retryablehttp calls it a second time with the error of readResponse
+// when the body could not be read or carried a busy/offline code.
 func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	st := stateOf(ctx)
-	if st == nil || !st.idempotent {
+	if st == nil {
 		return false, nil
 	}
 	st.lastErr = err
+	st.lastStatus = 0
+	if resp != nil {
+		st.lastStatus = resp.StatusCode
+	}
+	switch {
+	case err != nil && !errors.Is(err, errUnavailableCode):
+		st.uncertain = true
+	case resp != nil && (resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout || resp.StatusCode == http.StatusInternalServerError):
+		st.uncertain = true
+	}
+	if !st.idempotent {
+		return false, nil
+	}
 	if err != nil {
-		st.lastStatus = 0
 		return retryableTransportError(err), nil
 	}
-	st.lastStatus = resp.StatusCode
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true, nil
+		return p.waitable(ctx, resp), nil
 	case http.StatusInternalServerError:
 		return p.RetryInternalServerError, nil
 	}
 	return false, nil
+}
+
+// waitable is false when the response asks, with Retry-After, for a wait
+// longer than WaitMax or past the context's deadline: retrying early would
+// only be refused again, so the call ends at once with the response (and
+// [APIError.RetryAfter] tells the caller how long to wait).
+func (p RetryPolicy) waitable(ctx context.Context, resp *http.Response) bool {
+	d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	if !ok {
+		return true
+	}
+	if d > p.WaitMax {
+		return false
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	return true
 }
 
 // retryableTransportError is false for failures that another attempt cannot
@@ -169,9 +270,11 @@ func retryableTransportError(err error) bool {
 	return true
 }
 
-// backoff waits lo·2^attempt with jitter, capped at hi, or what Retry-After
-// asks for, but never more than hi (an unbounded Retry-After would otherwise
-// hang the caller for hours).
+// backoff waits lo·2^attempt with jitter (between half and one and a half
+// times that), then clamps the result to [lo, hi]: jitter never takes a
+// wait below WaitMin nor above WaitMax, and WaitMin 0 means retrying at
+// once. A Retry-After the policy accepted (see waitable) is honoured,
+// clamped the same way.
 func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
@@ -179,16 +282,13 @@ func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Durati
 		}
 	}
 	d := hi
-	if attempt < 30 {
-		if e := lo << attempt; e > 0 && e < hi {
-			d = e
-		}
+	if attempt < 62 && lo <= hi>>attempt {
+		d = lo << attempt
 	}
-	if d <= 1 {
-		return d
+	if d > 1 {
+		d = d/2 + rand.N(d+1)
 	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return min(max(d, lo), hi)
 }
 
 // retryAfter parses a Retry-After header: delay seconds or an HTTP date.

@@ -91,7 +91,6 @@ func TestRetryMatrix(t *testing.T) {
 					writeRaw(w, 200, "application/json", successBody)
 					return
 				}
-				w.Header().Set("Retry-After", "3600") // clamped to WaitMax
 				writeRaw(w, status, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`)
 			})
 			resp, err := op.call(context.Background(), c)
@@ -261,15 +260,23 @@ func TestBackoff(t *testing.T) {
 	t.Parallel()
 	lo, hi := 100*time.Millisecond, time.Second
 	for attempt := 0; attempt < 64; attempt++ {
-		d := backoff(lo, hi, attempt, nil)
-		assert.LessOrEqual(t, d, hi)
-		want := hi
-		if attempt < 4 {
-			want = lo << attempt
+		for range 20 {
+			d := backoff(lo, hi, attempt, nil)
+			// Jitter first, then clamp: never below WaitMin, never above WaitMax.
+			assert.GreaterOrEqual(t, d, lo, "attempt %d", attempt)
+			assert.LessOrEqual(t, d, hi, "attempt %d", attempt)
+			if attempt < 3 {
+				base := lo << attempt
+				assert.GreaterOrEqual(t, d, max(base/2, lo), "attempt %d", attempt)
+				assert.LessOrEqual(t, d, base*3/2, "attempt %d", attempt)
+			}
 		}
-		assert.GreaterOrEqual(t, d, want/2, "attempt %d", attempt)
-		assert.LessOrEqual(t, d, want, "attempt %d", attempt)
 	}
+	// WaitMin 0 retries at once instead of jittering around WaitMax.
+	for attempt := range 5 {
+		assert.Equal(t, time.Duration(0), backoff(0, 4*time.Second, attempt, nil), "attempt %d", attempt)
+	}
+	assert.Equal(t, hi, backoff(hi, hi, 0, nil))
 	resp := &http.Response{Header: http.Header{}}
 	for v, want := range map[string]time.Duration{
 		"3600":                 hi,
@@ -282,7 +289,8 @@ func TestBackoff(t *testing.T) {
 		resp.Header.Set("Retry-After", v)
 		d := backoff(lo, hi, 0, resp)
 		if want < 0 {
-			assert.LessOrEqual(t, d, lo, v)
+			assert.GreaterOrEqual(t, d, lo, v)
+			assert.LessOrEqual(t, d, lo*3/2, v)
 			continue
 		}
 		assert.Equal(t, want, d, v)

@@ -27,7 +27,7 @@ func (s *TouchPassesService) Purchase(ctx context.Context, count int) ([]TouchPa
 	body := struct {
 		Count int `json:"count"`
 	}{count}
-	v, resp, err := call[TouchPasses](context.WithValue(ctx, noRetryKey{}, true), s.client, "POST", "/credentials/touch_passes", nil, body, true)
+	v, resp, err := call[TouchPasses](sendOnce(ctx), s.client, "POST", "/credentials/touch_passes", nil, body, true)
 	if err != nil {
 		return nil, resp, err
 	}

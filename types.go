@@ -295,7 +295,8 @@ type Visitor struct {
 	FirstName string `json:"first_name"`
 	LastName  string `json:"last_name"`
 	// Status is the status name, e.g. "ACTIVE" or "VISITED"; see
-	// [Visitor.StatusCode]. Unknown values are kept.
+	// [Visitor.StatusCode]. Unknown values are kept. Consoles that send
+	// the status as its number (6) are decoded to the name ("ACTIVE").
 	Status         string   `json:"status"`
 	InviterID      string   `json:"inviter_id,omitempty"`
 	InviterName    string   `json:"inviter_name,omitempty"`

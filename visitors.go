@@ -1,8 +1,10 @@
 package access
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
 	"iter"
 	"net/url"
 	"slices"
@@ -62,6 +64,36 @@ func (v Visitor) StatusCode() (s VisitorStatus, ok bool) {
 	return 0, false
 }
 
+// UnmarshalJSON decodes a visitor, accepting its status as a name or as
+// the number some consoles send.
+func (v *Visitor) UnmarshalJSON(b []byte) error {
+	type plain Visitor
+	aux := struct {
+		*plain
+		Status json.RawMessage `json:"status"`
+	}{plain: (*plain)(v)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	v.Status = ""
+	switch st := bytes.TrimSpace(aux.Status); {
+	case len(st) == 0 || string(st) == "null":
+	case st[0] == '"':
+		return json.Unmarshal(st, &v.Status)
+	default:
+		n, err := strconv.Atoi(string(st))
+		if err != nil {
+			return fmt.Errorf("access: visitor status %s is neither a name nor a number", st)
+		}
+		if s := VisitorStatus(n); s.Valid() {
+			v.Status = s.String()
+		} else {
+			v.Status = string(st) // kept, like an unknown name
+		}
+	}
+	return nil
+}
+
 // VisitorExpand names an object the visitor list may embed (expand[]).
 // Requires controller version 1.22.16 or later.
 type VisitorExpand string
@@ -75,10 +107,6 @@ const (
 	VisitorExpandNFCCard      VisitorExpand = "nfc_card"
 	VisitorExpandPINCode      VisitorExpand = "pin_code"
 )
-
-// DefaultPageSize is the page size [VisitorsService.All] asks for when the
-// options set none.
-const DefaultPageSize = 25
 
 // VisitorListOptions filters and pages the visitor list. The zero value
 // lists everything with the controller's default paging.
@@ -127,68 +155,33 @@ func (s *VisitorsService) List(ctx context.Context, opts *VisitorListOptions) ([
 	return list[Visitor](ctx, s.client, "/visitors", opts)
 }
 
-// ErrPageRepeated is yielded by [VisitorsService.All] when the controller
-// returns the same page twice, as a server that ignores page_num would;
-// iterating on would never end.
-var ErrPageRepeated = errors.New("access: the server returned the same page twice (page_num ignored?)")
-
 // All iterates over every visitor matching opts, fetching pages lazily as
 // the loop advances. It starts at opts.PageNum (or 1), asks for
 // opts.PageSize visitors a page (or [DefaultPageSize]) and stops after an
-// empty or short page, once pagination.total visitors have been seen, when
-// the loop body breaks, or after the first error, which it yields with a
-// zero Visitor. opts is copied, never modified.
+// empty page, once pagination.total visitors have been seen, after a
+// short page when the total says nothing is left, when the loop body
+// breaks, or after the first error, which it yields with a zero Visitor.
+// A console that caps page_size below what was asked for is followed at
+// its own size, so no visitor is lost; one that ignores page_num ends the
+// loop with [ErrPageRepeated]. opts is copied, never modified.
 //
 //	for v, err := range client.Visitors.All(ctx, nil) {
 //		if err != nil { return err }
 //		fmt.Println(v.FirstName)
 //	}
 func (s *VisitorsService) All(ctx context.Context, opts *VisitorListOptions) iter.Seq2[Visitor, error] {
-	return func(yield func(Visitor, error) bool) {
-		if err := opts.validate("Visitors.All"); err != nil {
-			yield(Visitor{}, err)
-			return
-		}
-		var o VisitorListOptions
-		if opts != nil {
-			o = *opts
-			o.Expand = slices.Clone(opts.Expand)
-		}
-		if o.PageNum < 1 {
-			o.PageNum = 1
-		}
-		if o.PageSize < 1 {
-			o.PageSize = DefaultPageSize
-		}
-		seen := (o.PageNum - 1) * o.PageSize
-		var prevFirst string
-		for {
-			page, resp, err := s.List(ctx, &o)
-			if err != nil {
-				yield(Visitor{}, err)
-				return
-			}
-			if len(page) == 0 {
-				return
-			}
-			if page[0].ID != "" && page[0].ID == prevFirst {
-				yield(Visitor{}, ErrPageRepeated)
-				return
-			}
-			prevFirst = page[0].ID
-			for _, v := range page {
-				if !yield(v, nil) {
-					return
-				}
-			}
-			seen += len(page)
-			if len(page) < o.PageSize {
-				return
-			}
-			if p := resp.Pagination; p != nil && p.Total > 0 && seen >= p.Total {
-				return
-			}
-			o.PageNum++
-		}
+	if err := opts.validate("Visitors.All"); err != nil {
+		return func(yield func(Visitor, error) bool) { yield(Visitor{}, err) }
 	}
+	var o VisitorListOptions
+	if opts != nil {
+		o = *opts
+		o.Expand = slices.Clone(opts.Expand)
+	}
+	return paginate(ctx, o.PageNum, o.PageSize, func(v *Visitor) string { return v.ID },
+		func(ctx context.Context, num, size int) (page[Visitor], error) {
+			o.PageNum, o.PageSize = num, size
+			items, resp, err := s.List(ctx, &o)
+			return page[Visitor]{items: items, total: resp.total()}, err
+		})
 }

@@ -32,7 +32,7 @@ func atVec() WebhookOption { return WithWebhookClock(func() time.Time { return v
 
 func TestSignatureTestVector(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, vecSig, ComputeSignature(vecTime, []byte(vecBody), vecSecret))
+	assert.Equal(t, vecSig, ComputeSignature([]byte(vecBody), vecSecret, vecTime))
 	assert.Equal(t, "t=1695902233,v1="+vecSig, SignPayload([]byte(vecBody), vecSecret, vecTime))
 	require.NoError(t, VerifySignature([]byte(vecBody), "t=1695902233,v1="+vecSig, vecSecret, atVec()))
 
@@ -109,7 +109,8 @@ func TestVerifySignatureTolerance(t *testing.T) {
 	assert.ErrorIs(t, VerifySignature([]byte(vecBody), h, vecSecret), ErrTooOld, "2023 is stale by the real clock")
 	assert.NoError(t, VerifySignature([]byte(vecBody), h, vecSecret, WithTolerance(0)), "zero disables the check")
 	assert.NoError(t, VerifySignature([]byte(vecBody), h, vecSecret, WithTolerance(time.Hour), at(59*time.Minute)))
-	assert.NoError(t, VerifySignature([]byte(vecBody), h, vecSecret, nil, WithWebhookClock(nil), atVec()), "nil options are ignored")
+	assert.NoError(t, VerifySignature([]byte(vecBody), h, vecSecret, nil, atVec()), "a nil option is ignored")
+	assert.ErrorIs(t, VerifySignature([]byte(vecBody), h, vecSecret, WithWebhookClock(nil), atVec()), ErrValidation, "a nil clock is not")
 	// A stale but forged header reports the forgery, not the age.
 	assert.ErrorIs(t, VerifySignature([]byte(vecBody), "t=1,v1="+vecSig, vecSecret), ErrNoValidSignature)
 }
@@ -256,7 +257,7 @@ func TestWebhookHandler(t *testing.T) {
 
 	var calls []*WebhookEvent
 	fail := false
-	h := WebhookHandler(vecSecret, func(ctx context.Context, ev *WebhookEvent) error {
+	h, err := WebhookHandler(vecSecret, func(ctx context.Context, ev *WebhookEvent) error {
 		assert.Equal(t, "req", ctx.Value(ctxKey{}), "fn gets the request's context")
 		calls = append(calls, ev)
 		if fail {
@@ -264,6 +265,7 @@ func TestWebhookHandler(t *testing.T) {
 		}
 		return nil
 	}, WithWebhookClock(func() time.Time { return now }), WithRequiredHeader("Authorization", "Bearer hook-token"), WithMaxPayloadSize(4096))
+	require.NoError(t, err)
 
 	do := func(method, signature, auth string, b []byte) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, "/hook", strings.NewReader(string(b)))
@@ -322,7 +324,7 @@ func TestWebhookHandler(t *testing.T) {
 	w = httptest.NewRecorder()
 	r := httptest.NewRequest("POST", "/", strings.NewReader(string(body)))
 	r.Header.Set(SignatureHeader, sig)
-	WebhookHandler(vecSecret, nil, WithWebhookClock(func() time.Time { return now })).ServeHTTP(w, r)
+	mustHandler(t, vecSecret, nil, WithWebhookClock(func() time.Time { return now })).ServeHTTP(w, r)
 	assert.Equal(t, 200, w.Code)
 }
 
@@ -337,7 +339,7 @@ func TestWebhookHandlerBodyReadError(t *testing.T) {
 	r.Header.Set(SignatureHeader, "t=1,v1=00")
 	w := httptest.NewRecorder()
 	called := false
-	WebhookHandler(vecSecret, func(context.Context, *WebhookEvent) error { called = true; return nil }).ServeHTTP(w, r)
+	mustHandler(t, vecSecret, func(context.Context, *WebhookEvent) error { called = true; return nil }).ServeHTTP(w, r)
 	assert.Equal(t, http.StatusBadRequest, w.Code)
 	assert.False(t, called)
 }
@@ -345,7 +347,7 @@ func TestWebhookHandlerBodyReadError(t *testing.T) {
 func TestWebhookHandlerOverRealServer(t *testing.T) {
 	t.Parallel()
 	got := make(chan *WebhookEvent, 1)
-	srv := httptest.NewServer(WebhookHandler(vecSecret, func(_ context.Context, ev *WebhookEvent) error {
+	srv := httptest.NewServer(mustHandler(t, vecSecret, func(_ context.Context, ev *WebhookEvent) error {
 		got <- ev
 		return nil
 	}))
@@ -361,4 +363,43 @@ func TestWebhookHandlerOverRealServer(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 	ev := <-got
 	assert.Equal(t, EventDoorbellIncomingREN, ev.Event)
+}
+
+func mustHandler(t *testing.T, secret string, fn func(context.Context, *WebhookEvent) error, opts ...WebhookOption) http.Handler {
+	t.Helper()
+	h, err := WebhookHandler(secret, fn, opts...)
+	require.NoError(t, err)
+	return h
+}
+
+// TestWebhookConfigRejected: a handler that could only ever answer 401, or
+// an option whose value would be ignored, is an error when it is built.
+func TestWebhookConfigRejected(t *testing.T) {
+	t.Parallel()
+	ok := func(context.Context, *WebhookEvent) error { return nil }
+	cases := map[string]struct {
+		secret string
+		opts   []WebhookOption
+		field  string
+	}{
+		"empty secret":         {secret: "", field: "secret"},
+		"max payload 0":        {secret: "s", opts: []WebhookOption{WithMaxPayloadSize(0)}, field: "n"},
+		"max payload negative": {secret: "s", opts: []WebhookOption{WithMaxPayloadSize(-1)}, field: "n"},
+		"nil clock":            {secret: "s", opts: []WebhookOption{WithWebhookClock(nil)}, field: "now"},
+		"empty header name":    {secret: "s", opts: []WebhookOption{WithRequiredHeader(" ", "v")}, field: "name"},
+	}
+	for name, tc := range cases {
+		h, err := WebhookHandler(tc.secret, ok, tc.opts...)
+		assert.Nil(t, h, name)
+		var ve *ValidationError
+		if assert.ErrorAs(t, err, &ve, name) {
+			assert.Equal(t, tc.field, ve.Field, name)
+		}
+		if tc.secret != "" {
+			// The verification functions report the bad option too.
+			assert.ErrorIs(t, VerifySignature([]byte(vecBody), "t=1695902233,v1="+vecSig, vecSecret, tc.opts...), ErrValidation, name)
+			_, err := ConstructEvent([]byte(vecBody), "t=1695902233,v1="+vecSig, vecSecret, tc.opts...)
+			assert.ErrorIs(t, err, ErrValidation, name)
+		}
+	}
 }

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,8 +71,7 @@ func (s *WebhooksService) Delete(ctx context.Context, id string) (*Response, err
 	if err := checkID("Webhooks.Delete", "id", id); err != nil {
 		return nil, err
 	}
-	_, resp, err := call[ignored](ctx, s.client, "DELETE", webhooksPath+"/"+pathSeg(id), nil, nil, false)
-	return resp, err
+	return del(ctx, s.client, webhooksPath+"/"+pathSeg(id), nil)
 }
 
 // List fetches every registered webhook endpoint, secrets included. The
@@ -81,11 +82,28 @@ func (s *WebhooksService) List(ctx context.Context) ([]WebhookEndpoint, *Respons
 	return list[WebhookEndpoint](ctx, s.client, webhooksPath, nil)
 }
 
+// Update replaces the name, URL, events and headers of the webhook endpoint
+// with the given id; the vendor requires the same fields as for Create.
+// The id and the secret stay the same.
+//
+// API: PUT /api/v1/developer/webhooks/endpoints/{id} (permission edit:webhook)
+func (s *WebhooksService) Update(ctx context.Context, id string, req *WebhookEndpointRequest) (*WebhookEndpoint, *Response, error) {
+	const op = "Webhooks.Update"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, nil, err
+	}
+	if err := req.validate(op); err != nil {
+		return nil, nil, err
+	}
+	return call[WebhookEndpoint](ctx, s.client, "PUT", webhooksPath+"/"+pathSeg(id), nil, req, true)
+}
+
 // Ensure registers req like Create, but when its URL is already registered
-// it returns the existing endpoint (found with List) instead of failing, so
-// that a program can register itself on every start. The existing
-// endpoint's name, events and headers are returned as they are, even if
-// they differ from req.
+// it converges on the existing endpoint instead of failing, so that a
+// program can register itself on every start: if that endpoint's name,
+// events or headers differ from req, it is updated in place (one PUT; the
+// id and the secret stay the same), else it is returned as it is. After a
+// rotated header credential, the endpoint thus carries the new value.
 func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointRequest) (*WebhookEndpoint, *Response, error) {
 	ep, resp, err := s.Create(ctx, req)
 	var apiErr *APIError
@@ -96,12 +114,36 @@ func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointReques
 	if lerr != nil {
 		return nil, lresp, lerr
 	}
-	for i := range all {
-		if all[i].Endpoint == req.Endpoint {
-			return &all[i], lresp, nil
+	i := slices.IndexFunc(all, func(e WebhookEndpoint) bool { return e.Endpoint == req.Endpoint })
+	if i < 0 {
+		return nil, resp, err
+	}
+	existing := &all[i]
+	if existing.matches(req) {
+		return existing, lresp, nil
+	}
+	updated, uresp, uerr := s.Update(ctx, existing.ID, req)
+	if uerr != nil {
+		return nil, uresp, uerr
+	}
+	if updated.Secret.Value() == "" { // an answer without the secret keeps the known one
+		updated.Secret = existing.Secret
+	}
+	return updated, uresp, nil
+}
+
+// matches reports whether the endpoint already has req's name, events (in
+// any order) and headers.
+func (e *WebhookEndpoint) matches(req *WebhookEndpointRequest) bool {
+	if e.Name != req.Name || len(e.Events) != len(req.Events) || !maps.Equal(e.Headers, req.Headers) {
+		return false
+	}
+	for _, ev := range req.Events {
+		if !slices.Contains(e.Events, ev) {
+			return false
 		}
 	}
-	return nil, resp, err
+	return true
 }
 
 // SignatureHeader is the HTTP header carrying a delivery's signature, in
@@ -132,8 +174,9 @@ var (
 )
 
 // WebhookOption configures [VerifySignature], [ConstructEvent] and
-// [WebhookHandler].
-type WebhookOption func(*webhookConfig)
+// [WebhookHandler]. An option given a bad value makes them fail with a
+// [ValidationError] instead of being ignored.
+type WebhookOption func(*webhookConfig) error
 
 type webhookConfig struct {
 	tolerance time.Duration
@@ -142,29 +185,37 @@ type webhookConfig struct {
 	maxBody   int64
 }
 
-func newWebhookConfig(opts []WebhookOption) *webhookConfig {
+func newWebhookConfig(opts []WebhookOption) (*webhookConfig, error) {
 	cfg := &webhookConfig{tolerance: DefaultTolerance, now: time.Now, maxBody: DefaultMaxPayloadSize}
 	for _, o := range opts {
 		if o != nil {
-			o(cfg)
+			if err := o(cfg); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return cfg
+	return cfg, nil
 }
 
 // WithTolerance sets how far a delivery's timestamp may be from now; zero
 // (or a negative value) disables the check. The default is
 // [DefaultTolerance].
 func WithTolerance(d time.Duration) WebhookOption {
-	return func(c *webhookConfig) { c.tolerance = d }
+	return func(c *webhookConfig) error {
+		c.tolerance = d
+		return nil
+	}
 }
 
 // WithWebhookClock replaces time.Now for the timestamp check (for tests).
+// It must not be nil.
 func WithWebhookClock(now func() time.Time) WebhookOption {
-	return func(c *webhookConfig) {
-		if now != nil {
-			c.now = now
+	return func(c *webhookConfig) error {
+		if now == nil {
+			return invalidArg("WithWebhookClock", "now", "must not be nil")
 		}
+		c.now = now
+		return nil
 	}
 }
 
@@ -173,23 +224,32 @@ func WithWebhookClock(now func() time.Time) WebhookOption {
 // the custom headers the endpoint was registered with
 // ([WebhookEndpointRequest.Headers]). Verification functions ignore it.
 func WithRequiredHeader(name, value string) WebhookOption {
-	return func(c *webhookConfig) { c.headers = append(c.headers, [2]string{name, value}) }
+	return func(c *webhookConfig) error {
+		if strings.TrimSpace(name) == "" {
+			return invalidArg("WithRequiredHeader", "name", "must not be empty")
+		}
+		c.headers = append(c.headers, [2]string{name, value})
+		return nil
+	}
 }
 
 // WithMaxPayloadSize bounds the body [WebhookHandler] reads; larger
-// deliveries get 413. The default is [DefaultMaxPayloadSize].
+// deliveries get 413. The default is [DefaultMaxPayloadSize]; n must be at
+// least 1.
 func WithMaxPayloadSize(n int64) WebhookOption {
-	return func(c *webhookConfig) {
-		if n > 0 {
-			c.maxBody = n
+	return func(c *webhookConfig) error {
+		if n < 1 {
+			return invalidArg("WithMaxPayloadSize", "n", "must be at least 1")
 		}
+		c.maxBody = n
+		return nil
 	}
 }
 
 // ComputeSignature returns the hex HMAC-SHA256 the controller puts in v1:
 // keyed with the secret's bytes, over the decimal timestamp, ".", and the
-// raw payload.
-func ComputeSignature(t time.Time, payload []byte, secret string) string {
+// raw payload. It takes its arguments in the order of [SignPayload].
+func ComputeSignature(payload []byte, secret string, t time.Time) string {
 	return hex.EncodeToString(signature(t, payload, secret))
 }
 
@@ -206,7 +266,7 @@ func signature(t time.Time, payload []byte, secret string) []byte {
 // secret at time t, as the controller would send it. Use it to test
 // receivers.
 func SignPayload(payload []byte, secret string, t time.Time) string {
-	return "t=" + strconv.FormatInt(t.Unix(), 10) + ",v1=" + ComputeSignature(t, payload, secret)
+	return "t=" + strconv.FormatInt(t.Unix(), 10) + ",v1=" + ComputeSignature(payload, secret, t)
 }
 
 type signatureHeader struct {
@@ -270,7 +330,11 @@ func truncate(s string, n int) string {
 // [ErrNoValidSignature] or [ErrTooOld]. Pass the body exactly as received:
 // re-encoded JSON does not verify.
 func VerifySignature(payload []byte, header, secret string, opts ...WebhookOption) error {
-	return newWebhookConfig(opts).verify(payload, header, secret)
+	cfg, err := newWebhookConfig(opts)
+	if err != nil {
+		return err
+	}
+	return cfg.verify(payload, header, secret)
 }
 
 func (c *webhookConfig) verify(payload []byte, header, secret string) error {
@@ -316,8 +380,19 @@ func ConstructEvent(payload []byte, header, secret string, opts ...WebhookOption
 // returns nil and 500 when fn fails, without the error's text; fn is never
 // called for a rejected delivery. The controller waits 5 seconds for an
 // answer, so fn should hand long work off to another goroutine.
-func WebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error, opts ...WebhookOption) http.Handler {
-	cfg := newWebhookConfig(opts)
+//
+// An empty secret or an option with a bad value is reported
+// here, as a [ValidationError], rather than as a handler that rejects
+// every delivery.
+func WebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error, opts ...WebhookOption) (http.Handler, error) {
+	const op = "WebhookHandler"
+	if secret == "" {
+		return nil, invalidArg(op, "secret", "must not be empty")
+	}
+	cfg, err := newWebhookConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
@@ -357,5 +432,5 @@ func WebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "OK")
-	})
+	}), nil
 }

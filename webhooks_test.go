@@ -82,8 +82,18 @@ func TestWebhooksListAndEnsure(t *testing.T) {
 		testHeaders(t, r, false)
 		writeEnvelope(t, w, []map[string]any{
 			{"id": "other", "endpoint": "http://10.0.0.9/x", "secret": "s0"},
-			{"id": "mine", "endpoint": "http://192.168.1.1:8080", "secret": "6601f1243d2ff70f"},
+			{"id": "mine", "endpoint": "http://192.168.1.1:8080", "name": "n", "events": []string{"access.door.unlock"}, "secret": "6601f1243d2ff70f"},
 		})
+	})
+	var puts atomic.Int32
+	mux.HandleFunc("PUT /api/v1/developer/webhooks/endpoints/{id}", func(w http.ResponseWriter, r *http.Request) {
+		puts.Add(1)
+		testHeaders(t, r, true)
+		assert.Equal(t, "mine", r.PathValue("id"))
+		assert.JSONEq(t, `{"endpoint":"http://192.168.1.1:8080","name":"renamed","events":["access.doorbell.incoming","access.door.unlock"],"headers":{"X-Hook-Token":"new"}}`, readJSONBody(t, r))
+		// An answer without the secret: Ensure keeps the listed one.
+		writeEnvelope(t, w, map[string]any{"id": "mine", "endpoint": "http://192.168.1.1:8080", "name": "renamed",
+			"events": []string{"access.doorbell.incoming", "access.door.unlock"}, "headers": map[string]string{"X-Hook-Token": "new"}})
 	})
 	all, _, err := c.Webhooks.List(context.Background())
 	require.NoError(t, err)
@@ -94,8 +104,20 @@ func TestWebhooksListAndEnsure(t *testing.T) {
 	assert.Equal(t, "mine", ep.ID)
 	assert.Equal(t, "6601f1243d2ff70f", string(ep.Secret))
 
+	assert.Equal(t, int32(0), puts.Load(), "an endpoint that already matches is not updated")
+
+	// Same URL, other name, events and headers: updated in place.
+	ep, _, err = c.Webhooks.Ensure(context.Background(), &WebhookEndpointRequest{Endpoint: "http://192.168.1.1:8080", Name: "renamed",
+		Events: []EventType{"access.doorbell.incoming", "access.door.unlock"}, Headers: map[string]string{"X-Hook-Token": "new"}})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), puts.Load())
+	assert.Equal(t, "mine", ep.ID)
+	assert.Equal(t, "renamed", ep.Name)
+	assert.Equal(t, "new", ep.Headers["X-Hook-Token"])
+	assert.Equal(t, "6601f1243d2ff70f", ep.Secret.Value(), "same secret")
+
 	// Duplicated but not in the list: the original conflict is returned.
 	_, _, err = c.Webhooks.Ensure(context.Background(), &WebhookEndpointRequest{Endpoint: "http://elsewhere/", Name: "n", Events: []EventType{"access.door.unlock"}})
 	assert.ErrorIs(t, err, ErrConflict)
-	assert.Equal(t, int32(2), creates.Load(), "Create is not retried")
+	assert.Equal(t, int32(3), creates.Load(), "Create is not retried")
 }

@@ -327,45 +327,85 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
-func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+// webhookRequest decodes and checks the body of a create or an update (the
+// vendor requires the same fields for both); it answers the request and
+// returns false when the body is bad.
+func webhookRequest(w http.ResponseWriter, r *http.Request) (access.WebhookEndpointRequest, bool) {
 	var req access.WebhookEndpointRequest
 	if err := decodeBody(r, &req); err != nil {
 		badParams(w, "Body is not a JSON endpoint.")
-		return
+		return req, false
 	}
 	u, err := url.Parse(req.Endpoint)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		badParams(w, "endpoint must be an http or https URL.")
-		return
+		return req, false
 	case strings.TrimSpace(req.Name) == "":
 		badParams(w, "name is required.")
-		return
+		return req, false
 	case len(req.Events) == 0:
 		badParams(w, "events is required.")
-		return
+		return req, false
 	}
 	for _, e := range req.Events {
 		if !e.Known() {
 			badParams(w, "unknown event "+strconv.Quote(string(e))+".")
-			return
+			return req, false
 		}
 	}
-	s.mu.Lock()
+	return req, true
+}
+
+// webhookURLTaken reports whether another endpoint than id has the URL.
+// Controllers report a duplicate on HTTP 200. s.mu is held.
+func (s *Server) webhookURLTaken(w http.ResponseWriter, url, id string) bool {
 	for _, x := range s.webhooks {
-		if x.Endpoint == req.Endpoint {
-			s.mu.Unlock()
-			// Controllers report this on HTTP 200.
+		if x.Endpoint == url && x.ID != id {
 			writeError(w, http.StatusOK, access.CodeDeviceWebhookEndpointDuplicated, "The provided endpoint already exists.")
-			return
+			return true
 		}
+	}
+	return false
+}
+
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+	req, ok := webhookRequest(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.webhookURLTaken(w, req.Endpoint, "") {
+		return
 	}
 	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
 		Events: slices.Clone(req.Events), Headers: req.Headers}
 	s.webhooks = append(s.webhooks, ep)
-	out := clone(*ep)
-	s.mu.Unlock()
-	writeData(w, out)
+	writeData(w, clone(*ep))
+}
+
+// updateWebhook replaces an endpoint's URL, name, events and headers; the
+// id and the secret stay.
+func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
+	req, ok := webhookRequest(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.webhooks, func(ep *access.WebhookEndpoint) bool { return ep.ID == id })
+	if i < 0 {
+		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found.")
+		return
+	}
+	if s.webhookURLTaken(w, req.Endpoint, id) {
+		return
+	}
+	ep := s.webhooks[i]
+	ep.Endpoint, ep.Name, ep.Events, ep.Headers = req.Endpoint, req.Name, slices.Clone(req.Events), req.Headers
+	writeData(w, clone(*ep))
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, _ *http.Request) {

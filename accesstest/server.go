@@ -49,18 +49,19 @@ type Op string
 
 // The operations the server implements.
 const (
-	OpWebhooksCreate      Op = "Webhooks.Create"
-	OpWebhooksDelete      Op = "Webhooks.Delete"
-	OpWebhooksList        Op = "Webhooks.List"
-	OpVisitorsList        Op = "Visitors.List"
-	OpUsersGet            Op = "Users.Get"
-	OpDevicesGetSettings  Op = "Devices.GetSettings"
-	OpDevicesUpdate       Op = "Devices.UpdateSettings"
-	OpSchedulesGet        Op = "Schedules.Get"
-	OpHolidayGroupsList   Op = "HolidayGroups.List"
-	OpTouchPassesPurchase Op = "TouchPasses.Purchase"
-	OpTouchPassesSearch   Op = "TouchPasses.Search"
-	opUnknown             Op = ""
+	OpWebhooksCreate        Op = "Webhooks.Create"
+	OpWebhooksDelete        Op = "Webhooks.Delete"
+	OpWebhooksList          Op = "Webhooks.List"
+	OpVisitorsList          Op = "Visitors.List"
+	OpUsersGet              Op = "Users.Get"
+	OpDevicesGetSettings    Op = "Devices.GetSettings"
+	OpDevicesUpdateSettings Op = "Devices.UpdateSettings"
+	OpWebhooksUpdate        Op = "Webhooks.Update"
+	OpSchedulesGet          Op = "Schedules.Get"
+	OpHolidayGroupsList     Op = "HolidayGroups.List"
+	OpTouchPassesPurchase   Op = "TouchPasses.Purchase"
+	OpTouchPassesSearch     Op = "TouchPasses.Search"
+	opUnknown               Op = ""
 )
 
 const (
@@ -243,17 +244,29 @@ func (s *Server) Fingerprint() string {
 }
 
 // Client returns an [access.Client] for the server that authenticates with
-// [Server.Token] and trusts the server's certificate; opts are applied
-// after those (e.g. [access.WithRetryPolicy]). It panics if an option is
-// invalid.
+// [Server.Token] and trusts the server's certificate. It retries like
+// [access.DefaultRetryPolicy] but waits only milliseconds between
+// attempts ([RetryPolicy]), so that a test injecting a 429 or a 503 does
+// not sleep for real. opts are applied after those (e.g.
+// [access.WithRetryPolicy]). It panics if an option is invalid.
 func (s *Server) Client(opts ...access.Option) *access.Client {
 	return s.ClientWithToken(s.token, opts...)
+}
+
+// RetryPolicy is the retry policy of [Server.Client]: the default number of
+// retries, with waits of 1 to 10 milliseconds. A Retry-After longer than
+// 10 ms therefore ends a call at once, with [access.APIError.RetryAfter]
+// set.
+func RetryPolicy() access.RetryPolicy {
+	p := access.DefaultRetryPolicy()
+	p.WaitMin, p.WaitMax = time.Millisecond, 10*time.Millisecond
+	return p
 }
 
 // ClientWithToken is [Server.Client] with another token (see
 // [Server.AddToken]).
 func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Client {
-	all := append([]access.Option{access.WithHTTPClient(s.HTTPClient())}, opts...)
+	all := append([]access.Option{access.WithHTTPClient(s.HTTPClient()), access.WithRetryPolicy(RetryPolicy())}, opts...)
 	c, err := access.NewClient(s.URL(), token, all...)
 	if err != nil {
 		panic("accesstest: " + err.Error())
@@ -360,11 +373,12 @@ type route struct {
 var routes = []route{
 	{"POST " + apiPrefix + "/webhooks/endpoints", OpWebhooksCreate, EditWebhook, (*Server).createWebhook},
 	{"GET " + apiPrefix + "/webhooks/endpoints", OpWebhooksList, ViewWebhook, (*Server).listWebhooks},
+	{"PUT " + apiPrefix + "/webhooks/endpoints/{id}", OpWebhooksUpdate, EditWebhook, (*Server).updateWebhook},
 	{"DELETE " + apiPrefix + "/webhooks/endpoints/{id}", OpWebhooksDelete, EditWebhook, (*Server).deleteWebhook},
 	{"GET " + apiPrefix + "/visitors", OpVisitorsList, ViewVisitor, (*Server).listVisitors},
 	{"GET " + apiPrefix + "/users/{id}", OpUsersGet, ViewUser, (*Server).getUser},
 	{"GET " + apiPrefix + "/devices/{id}/settings", OpDevicesGetSettings, ViewDevice, (*Server).getDeviceSettings},
-	{"PUT " + apiPrefix + "/devices/{id}/settings", OpDevicesUpdate, EditDevice, (*Server).updateDeviceSettings},
+	{"PUT " + apiPrefix + "/devices/{id}/settings", OpDevicesUpdateSettings, EditDevice, (*Server).updateDeviceSettings},
 	{"GET " + apiPrefix + "/access_policies/schedules/{id}", OpSchedulesGet, ViewPolicy, (*Server).getSchedule},
 	{"GET " + apiPrefix + "/access_policies/holiday_groups", OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
 	{"POST " + apiPrefix + "/credentials/touch_passes", OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},

@@ -333,10 +333,14 @@ func webhook(ctx context.Context, s *setup) error {
 
 	received := make(chan *access.WebhookEvent, 1)
 	mux := http.NewServeMux()
-	mux.Handle("POST /hooks/access", access.WebhookHandler(ep.Secret.Value(), func(_ context.Context, ev *access.WebhookEvent) error {
+	h, err := access.WebhookHandler(ep.Secret.Value(), func(_ context.Context, ev *access.WebhookEvent) error {
 		received <- ev
 		return nil
-	}, access.WithRequiredHeader("X-Hook-Token", hookToken)))
+	}, access.WithRequiredHeader("X-Hook-Token", hookToken))
+	if err != nil {
+		return err
+	}
+	mux.Handle("POST /hooks/access", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -1,6 +1,6 @@
 // Command ratelimit shows how the SDK behaves when the controller throttles
-// or fails: idempotent calls are retried with backoff (honouring
-// Retry-After up to the policy's cap), the final error can be classified
+// or fails: idempotent calls are retried with backoff (a Retry-After
+// beyond the policy's WaitMax ends the call at once), the final error can be classified
 // with errors.Is and inspected with errors.As, and a touch-pass purchase,
 // which spends money, is never sent twice.
 //
@@ -39,30 +39,35 @@ func run(ctx context.Context) error {
 	}
 	client := srv.Client(access.WithRetryPolicy(policy))
 
-	fmt.Println("1. Two 429s with Retry-After: 1, then success (Retry-After is capped at WaitMax):")
-	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 429, RetryAfter: time.Second, Times: 2})
+	fmt.Println("1. Two 503s, then success:")
+	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 503, Times: 2})
 	u, _, err := client.Users.Get(ctx, accesstest.DemoUserID, nil)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("  got %s %s after %d requests\n", u.FirstName, u.LastName, len(srv.RequestsFor(accesstest.OpUsersGet)))
 
-	fmt.Println("2. Without retries, the 429 comes back as an *APIError:")
-	noRetry := srv.Client(access.WithRetryPolicy(access.RetryPolicy{}))
+	fmt.Println("2. A 429 whose Retry-After exceeds WaitMax ends the call at once:")
 	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 429, RetryAfter: 30 * time.Second, Times: 1})
-	_, resp, err := noRetry.Users.Get(ctx, accesstest.DemoUserID, nil)
+	_, _, err = client.Users.Get(ctx, accesstest.DemoUserID, nil)
 	if !errors.Is(err, access.ErrRateLimited) {
 		return fmt.Errorf("want ErrRateLimited, got %v", err)
 	}
 	var apiErr *access.APIError
 	if errors.As(err, &apiErr) {
-		fmt.Printf("  rate limited: HTTP %d, %q, try again in %ss\n", apiErr.StatusCode, apiErr.Message, resp.Header.Get("Retry-After"))
+		fmt.Printf("  rate limited: HTTP %d, %q after %d attempt(s), try again in %s\n", apiErr.StatusCode, apiErr.Message, apiErr.Attempts, apiErr.RetryAfter)
 	}
 
-	fmt.Println("3. An error code on HTTP 200 is an error too, and is not retried:")
-	srv.Inject(accesstest.OpDevicesGetSettings, accesstest.Fault{Code: access.CodeDeviceDeviceOffline, Message: "The device is currently offline.", Times: 1})
+	fmt.Println("3. A busy device (an error code on HTTP 200) is retried too:")
+	srv.Inject(accesstest.OpDevicesGetSettings, accesstest.Fault{Code: access.CodeDeviceDeviceBusy, Message: "The device is busy.", Times: 1})
+	if _, _, err = client.Devices.GetSettings(ctx, accesstest.DemoDeviceID); err != nil {
+		return err
+	}
+	fmt.Println("  an offline device that stays offline matches ErrUnavailable:")
+	srv.Inject(accesstest.OpDevicesGetSettings, accesstest.Fault{Code: access.CodeDeviceDeviceOffline, Message: "The device is currently offline."})
 	_, _, err = client.Devices.GetSettings(ctx, accesstest.DemoDeviceID)
-	if errors.As(err, &apiErr) {
+	srv.ClearFaults()
+	if errors.As(err, &apiErr) && errors.Is(err, access.ErrUnavailable) {
 		fmt.Printf("  HTTP %d, code %s after %d attempt(s)\n", apiErr.StatusCode, apiErr.Code, apiErr.Attempts)
 	}
 

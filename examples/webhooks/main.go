@@ -82,10 +82,13 @@ func serve(addr, secret, header string) error {
 	if name, value, ok := strings.Cut(header, ":"); ok {
 		opts = append(opts, access.WithRequiredHeader(strings.TrimSpace(name), strings.TrimSpace(value)))
 	}
-	h := access.WebhookHandler(secret, func(_ context.Context, ev *access.WebhookEvent) error {
+	h, err := access.WebhookHandler(secret, func(_ context.Context, ev *access.WebhookEvent) error {
 		log.Println(describe(ev))
 		return nil
 	}, opts...)
+	if err != nil {
+		return err
+	}
 	log.Printf("listening on %s", addr)
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	return srv.ListenAndServe()
@@ -114,10 +117,13 @@ func roundTrip(ctx context.Context) error {
 	fmt.Printf("registered %s as %s; secret %s\n", ep.Endpoint, ep.ID, ep.Secret)
 
 	events := make(chan *access.WebhookEvent, 2)
-	h := access.WebhookHandler(ep.Secret.Value(), func(_ context.Context, ev *access.WebhookEvent) error {
+	h, err := access.WebhookHandler(ep.Secret.Value(), func(_ context.Context, ev *access.WebhookEvent) error {
 		events <- ev
 		return nil
 	}, access.WithRequiredHeader("X-Hook-Token", token))
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
