@@ -34,7 +34,11 @@ type faultCase struct {
 	// cancelAfterFirstResponse cancels the call's context as soon as the
 	// first response has arrived, i.e. during the backoff wait.
 	cancelAfterFirstResponse bool
-	check                    func(t *testing.T, op anOp, err error, resp *Response)
+	// timesOut: an attempt may time out before the server's handler sees
+	// it (a TLS handshake slower than the timeout on a loaded machine), so
+	// the server may count fewer attempts than the client made.
+	timesOut bool
+	check    func(t *testing.T, op anOp, err error, resp *Response)
 }
 
 func answer(status int, ctype, body string, header ...string) func(http.ResponseWriter, *http.Request) {
@@ -173,7 +177,7 @@ func faultCases() []faultCase {
 			<-r.Context().Done()
 			panic(http.ErrAbortHandler) // never answer, not even with an empty 200
 		},
-			opts: []Option{WithTimeout(40 * time.Millisecond)}, retried: true,
+			opts: []Option{WithTimeout(40 * time.Millisecond)}, retried: true, timesOut: true,
 			check: func(t *testing.T, op anOp, err error, _ *Response) {
 				wantRequestError(nil)(t, op, err, nil)
 				assert.True(t, isTimeout(err), "%v", err)
@@ -259,7 +263,12 @@ func TestFaultMatrix(t *testing.T) {
 					if fc.retried && op.idempotent {
 						want = 1 + policy.MaxRetries
 					}
-					assert.Equal(t, int32(want), n.Load(), "attempts seen by the server")
+					if fc.timesOut {
+						assert.LessOrEqual(t, n.Load(), int32(want), "attempts seen by the server")
+						assert.Positive(t, n.Load(), "attempts seen by the server")
+					} else {
+						assert.Equal(t, int32(want), n.Load(), "attempts seen by the server")
+					}
 					var apiErr *APIError
 					var reqErr *RequestError
 					switch {

@@ -1,6 +1,6 @@
 module github.com/access-dev/access
 
-go 1.23
+go 1.23.2
 
 require (
 	github.com/google/go-querystring v1.2.0

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -197,4 +199,49 @@ func TestVisitorsAllStopsAfterError(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrForbidden)
 	assert.Equal(t, int32(2), calls.Load())
+}
+
+// TestAllKeepsTheFirstVisitor keeps a pointer to the first visitor the
+// loop yields, as the quickstart does. Go 1.23.0 and 1.23.1 miscompile
+// this pattern (the kept loop variable reads garbage; fixed in 1.23.2), so
+// go.mod names go 1.23.2 and CI runs the suite on exactly that toolchain.
+// Keep the loop as it is: small changes hide the miscompilation.
+func TestAllKeepsTheFirstVisitor(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	pagedVisitors(t, mux, 60, false, 60)
+	var first *Visitor
+	n := 0
+	byID := map[string]int{}
+	for v, err := range c.Visitors.All(context.Background(), &VisitorListOptions{PageSize: 7}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		byID[v.ID]++
+		if first == nil {
+			first = &v
+		}
+	}
+	require.Equal(t, 60, n)
+	require.NotNil(t, first)
+	assert.Equal(t, "v000", first.ID)
+	assert.Len(t, byID, 60)
+}
+
+// TestGoDirectiveAvoidsMiscompiledReleases pins the go directive at or
+// above 1.23.2: go1.23.0 and go1.23.1 miscompile range-over-func loops
+// that keep &v (see TestAllKeepsTheFirstVisitor), which every All
+// iterator invites.
+func TestGoDirectiveAvoidsMiscompiledReleases(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^go (\d+)\.(\d+)(?:\.(\d+))?$`).FindSubmatch(b)
+	require.NotNil(t, m, "go.mod has a go directive")
+	v := [3]int{}
+	for i := range v {
+		v[i], _ = strconv.Atoi(string(m[i+1]))
+	}
+	assert.GreaterOrEqual(t, v[0]*1_000_000+v[1]*1_000+v[2], 1_023_002, "go directive %s", m[0])
 }
