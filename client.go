@@ -47,6 +47,8 @@ type Client struct {
 	HolidayGroups *HolidayGroupsService
 	// TouchPasses purchases and searches touch passes.
 	TouchPasses *TouchPassesService
+	// Notifications streams the notifications WebSocket.
+	Notifications *NotificationsService
 
 	cfg *config
 }
@@ -118,6 +120,7 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Schedules = (*SchedulesService)(common)
 	c.HolidayGroups = (*HolidayGroupsService)(common)
 	c.TouchPasses = (*TouchPassesService)(common)
+	c.Notifications = (*NotificationsService)(common)
 	return c, nil
 }
 

@@ -11,8 +11,8 @@
 //
 // One [Client] holds the base URL and the token; its services
 // ([Client.Webhooks], [Client.Visitors], [Client.Users], [Client.Devices],
-// [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses]) have one
-// method per operation. Every method takes a context first and returns the
+// [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses],
+// [Client.Notifications]) have one method per operation. Every method takes a context first and returns the
 // decoded data, a [*Response] (the HTTP response with the envelope's code,
 // message and pagination) and an error. The Response is non-nil whenever the
 // controller answered, even with an error.
@@ -94,6 +94,40 @@
 //		}, access.WithRequiredHeader("X-Hook-Token", hookToken))
 //	if err != nil { ... } // an empty secret or a bad option
 //	http.Handle("POST /hooks/access", h)
+//
+// # Live events
+//
+// [NotificationsService.Subscribe] streams the notifications WebSocket
+// (/devices/notifications) as an iter.Seq2 of [*Notification] and error.
+// It dials with the client's own HTTP client, so certificate pinning and
+// root CAs protect the stream, and reconnects by itself with backoff and
+// jitter ([DefaultSubscribeMinBackoff] to [DefaultSubscribeMaxBackoff]) and
+// an idle watchdog ([DefaultSubscribeIdleTimeout]). Each reconnection is
+// yielded as a non-fatal [*ReconnectedError] (errors.Is(err,
+// [ErrReconnected])): notifications may have been missed. 401, 403, an
+// unsupported console ([ErrUnsupported]) and certificate failures end the
+// sequence; breaking out of the loop or cancelling the context closes the
+// connection with no goroutine left. The WebSocket uses
+// github.com/coder/websocket: maintained, context-aware, no dependencies.
+//
+//	for n, err := range client.Notifications.Subscribe(ctx, nil) {
+//		if errors.Is(err, access.ErrReconnected) {
+//			continue // catch up through the REST operations
+//		}
+//		if err != nil {
+//			return err
+//		}
+//		if d, err := n.DoorBell(); err == nil {
+//			fmt.Println("doorbell at", d.DoorName)
+//		}
+//	}
+//
+// A [Notification] keeps the envelope and the raw data, with lenient typed
+// accessors for the three documented events ([Notification.RemoteView],
+// [Notification.RemoteViewChange], [Notification.RemoteUnlock]) and for the
+// observed ones (device, location, setting, access-log and doorbell
+// events). Webhooks carry more event types, documented and signed; the
+// WebSocket needs no reachable receiver.
 //
 // # Testing
 //

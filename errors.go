@@ -85,6 +85,8 @@ var (
 	// ErrUnsupported matches an operation the console or device does not
 	// support (CODE_DEVICE_API_NOT_SUPPORTED,
 	// CODE_DEVICE_DEVICE_VERSION_TOO_OLD): update its firmware or Access.
+	// It also ends [NotificationsService.Subscribe] on a console without
+	// the notifications WebSocket (HTTP 404 on the upgrade).
 	ErrUnsupported = errors.New("access: not supported by this console or device")
 	// ErrInvalidResponse matches an APIError for a response that could not be
 	// understood: not JSON, truncated, an HTML page from a proxy, a body

@@ -3,6 +3,7 @@ module github.com/access-dev/access
 go 1.23.2
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/google/go-querystring v1.2.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/stretchr/testify v1.12.1

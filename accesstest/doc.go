@@ -22,6 +22,18 @@
 // connection, a raw body such as a proxy's HTML page), and deliver signed
 // webhook events to registered endpoints with [Server.Emit].
 //
+// # Notifications WebSocket
+//
+// The server serves the notifications WebSocket (permission view:device):
+// each connection gets the access.base.info handshake, then "Hello"
+// keepalives every [DefaultKeepalive] ([WithKeepalive] changes it) and
+// whatever [Server.Notify] or [Server.NotifyRaw] sends to every connected
+// client. [Server.WaitNotificationClients] and
+// [Server.WaitNotificationConnections] let a test wait for a subscriber
+// (or its reconnection) without sleeping; [Server.DropNotificationClients]
+// and [Server.SilenceNotificationClients] make live sockets fail, and
+// [Server.Inject] with [OpNotificationsSubscribe] refuses the upgrade.
+//
 // # Authentication
 //
 // Every request needs "Authorization: Bearer <token>". [Server.Token] has
@@ -67,4 +79,7 @@
 //     the like.
 //   - Webhook deliveries are made only when [Server.Emit] is called, once,
 //     without retries; https receivers' certificates are not verified.
+//   - Notifications are sent only when [Server.Notify] or
+//     [Server.NotifyRaw] is called; no state change produces one yet. A
+//     slow subscriber makes Notify wait rather than lose messages.
 package accesstest

@@ -172,6 +172,7 @@ type Server struct {
 	closing       chan struct{}
 	closeOnce     sync.Once
 	delivery      *http.Client
+	notify        notifyHub // the notifications WebSocket's subscribers
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -379,6 +380,7 @@ var routes = []route{
 	{"GET " + apiPrefix + "/users/{id}", OpUsersGet, ViewUser, (*Server).getUser},
 	{"GET " + apiPrefix + "/devices/{id}/settings", OpDevicesGetSettings, ViewDevice, (*Server).getDeviceSettings},
 	{"PUT " + apiPrefix + "/devices/{id}/settings", OpDevicesUpdateSettings, EditDevice, (*Server).updateDeviceSettings},
+	{"GET " + apiPrefix + "/devices/notifications", OpNotificationsSubscribe, ViewDevice, (*Server).serveNotifications},
 	{"GET " + apiPrefix + "/access_policies/schedules/{id}", OpSchedulesGet, ViewPolicy, (*Server).getSchedule},
 	{"GET " + apiPrefix + "/access_policies/holiday_groups", OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
 	{"POST " + apiPrefix + "/credentials/touch_passes", OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},

@@ -1,0 +1,999 @@
+package access
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// NotificationsService streams the controller's notifications WebSocket.
+type NotificationsService service
+
+// notificationsPath is the WebSocket's path under the API prefix.
+const notificationsPath = "/devices/notifications"
+
+// Defaults of [SubscribeOptions] and the message cap of
+// [NotificationsService.Subscribe].
+const (
+	// DefaultSubscribeMinBackoff is the first wait before a reconnection.
+	DefaultSubscribeMinBackoff = time.Second
+	// DefaultSubscribeMaxBackoff caps the wait between reconnections.
+	DefaultSubscribeMaxBackoff = 60 * time.Second
+	// DefaultSubscribeIdleTimeout is how long the stream may stay silent
+	// before it is considered dead and replaced. Consoles send "Hello" about
+	// every 5 seconds and do not answer pings.
+	DefaultSubscribeIdleTimeout = 20 * time.Second
+	// MaxNotificationSize caps one message (1 MiB). A larger one ends the
+	// connection, which is then replaced (a gap: see [ErrReconnected]).
+	MaxNotificationSize = 1 << 20
+)
+
+// ErrReconnected is matched by the [*ReconnectedError] that
+// [NotificationsService.Subscribe] yields, without ending, after it has
+// replaced a lost connection: notifications sent in between are lost.
+var ErrReconnected = errors.New("access: notifications stream reconnected; notifications may have been missed")
+
+// ErrStreamIdle is the [ReconnectedError.Cause] when nothing arrived within
+// the idle timeout (see [SubscribeOptions.IdleTimeout]).
+var ErrStreamIdle = errors.New("access: notifications stream went silent")
+
+// ErrNotificationTooLarge is the [ReconnectedError.Cause] when a message
+// exceeded [MaxNotificationSize]; the connection is then replaced.
+var ErrNotificationTooLarge = errors.New("access: notification exceeds the size limit")
+
+// ErrInvalidNotification is matched by the [*NotificationError] that
+// [NotificationsService.Subscribe] yields, without ending, for a message
+// that is not a notification (not a JSON object with an event name), and
+// by the errors of [ParseNotification] and the typed accessors for data
+// that cannot be decoded at all.
+var ErrInvalidNotification = errors.New("access: invalid notification")
+
+// SubscribeOptions tunes [NotificationsService.Subscribe]. The zero value
+// (and nil) uses the defaults.
+type SubscribeOptions struct {
+	// MinBackoff is the wait before the first reconnection (default
+	// [DefaultSubscribeMinBackoff]). It doubles after each failed attempt,
+	// up to MaxBackoff (default [DefaultSubscribeMaxBackoff]); every wait
+	// is drawn at random from its upper half (jitter), so that clients of
+	// a restarting console do not reconnect in step.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// IdleTimeout is how long the stream may stay silent, keepalives
+	// included, before the connection is dropped and replaced (default
+	// [DefaultSubscribeIdleTimeout]).
+	IdleTimeout time.Duration
+}
+
+func (o *SubscribeOptions) withDefaults(op string) (SubscribeOptions, error) {
+	var v SubscribeOptions
+	if o != nil {
+		v = *o
+	}
+	switch {
+	case v.MinBackoff < 0:
+		return v, invalidArg(op, "MinBackoff", "must not be negative")
+	case v.MaxBackoff < 0:
+		return v, invalidArg(op, "MaxBackoff", "must not be negative")
+	case v.IdleTimeout < 0:
+		return v, invalidArg(op, "IdleTimeout", "must not be negative")
+	}
+	if v.MinBackoff == 0 {
+		v.MinBackoff = DefaultSubscribeMinBackoff
+	}
+	if v.MaxBackoff == 0 {
+		v.MaxBackoff = max(DefaultSubscribeMaxBackoff, v.MinBackoff)
+	}
+	if v.MaxBackoff < v.MinBackoff {
+		return v, invalidArg(op, "MaxBackoff", "must not be below MinBackoff")
+	}
+	if v.IdleTimeout == 0 {
+		v.IdleTimeout = DefaultSubscribeIdleTimeout
+	}
+	return v, nil
+}
+
+// ReconnectedError is yielded by [NotificationsService.Subscribe] after a
+// lost connection has been replaced. It does not end the loop. Notifications
+// sent while the stream was down are lost: catch up through the REST
+// operations (or the system logs) if that matters. errors.Is(err,
+// ErrReconnected) is true; errors.Is also sees through to Cause.
+type ReconnectedError struct {
+	// Cause is why the previous connection ended: [ErrStreamIdle],
+	// [ErrNotificationTooLarge], or the read error (a closed or reset
+	// connection, a close frame).
+	Cause error
+	// Disconnected is when the previous connection was found lost;
+	// Reconnected when the new one was established.
+	Disconnected, Reconnected time.Time
+	// Attempts is the number of connection attempts it took (at least 1).
+	Attempts int
+	// LastAttemptErr is the error of the last failed attempt, if any.
+	LastAttemptErr error
+}
+
+// Error implements error.
+func (e *ReconnectedError) Error() string {
+	s := fmt.Sprintf("access: notifications stream reconnected after %s (%d attempts): lost: %v",
+		e.Reconnected.Sub(e.Disconnected).Round(time.Millisecond), e.Attempts, e.Cause)
+	if e.LastAttemptErr != nil {
+		s += fmt.Sprintf("; last failed attempt: %v", e.LastAttemptErr)
+	}
+	return s + "; notifications may have been missed"
+}
+
+// Is makes errors.Is(err, ErrReconnected) true.
+func (e *ReconnectedError) Is(target error) bool { return target == ErrReconnected }
+
+// Unwrap returns Cause.
+func (e *ReconnectedError) Unwrap() error { return e.Cause }
+
+// NotificationError is yielded by [NotificationsService.Subscribe], without
+// ending the loop, for a message that is not a notification; it matches
+// [ErrInvalidNotification].
+type NotificationError struct {
+	// Message is the message as received, at most its first 1 KiB.
+	Message []byte
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Error implements error.
+func (e *NotificationError) Error() string {
+	return fmt.Sprintf("access: invalid notification %.64q: %v", e.Message, e.Err)
+}
+
+// Is makes errors.Is(err, ErrInvalidNotification) true.
+func (e *NotificationError) Is(target error) bool { return target == ErrInvalidNotification }
+
+// Unwrap returns Err.
+func (e *NotificationError) Unwrap() error { return e.Err }
+
+// Subscribe streams the controller's notifications: doorbell rings and
+// their outcome, remote unlocks, door and device state, settings changes
+// and access logs (see [Notification]). Range over the sequence:
+//
+//	for n, err := range client.Notifications.Subscribe(ctx, nil) {
+//		switch {
+//		case errors.Is(err, access.ErrReconnected):
+//			// a gap: refresh state through the REST operations
+//		case errors.Is(err, access.ErrInvalidNotification):
+//			// one unreadable message; the stream goes on
+//		case err != nil:
+//			return err // the sequence has ended
+//		case n.Event == access.NotificationRemoteView:
+//			v, _ := n.RemoteView()
+//			fmt.Println("doorbell at", v.DoorName)
+//		}
+//	}
+//
+// The connection is made with the client's own HTTP client, so
+// [WithPinnedCertificate], [WithRootCAs] and the other TLS options protect
+// the stream as they protect every call; the token travels only in the
+// upgrade request's Authorization header. The keepalives ("Hello", bare or
+// as a JSON string) and the access.base.info handshake are not yielded.
+//
+// The sequence reconnects by itself. Network errors, HTTP 5xx and 429 on
+// the upgrade, a closed or reset connection, a message over
+// [MaxNotificationSize] and a silence longer than the idle timeout are all
+// retried, with exponential backoff and jitter between
+// [SubscribeOptions.MinBackoff] and MaxBackoff, forever (ctx bounds it).
+// After each reconnection a [*ReconnectedError] is yielded: it is not
+// fatal, it tells that notifications may have been missed. A message that
+// is not a notification yields a [*NotificationError], not fatal either.
+//
+// Every other error ends the sequence, which yields it last:
+//   - HTTP 401 and 403 on the upgrade: an [*APIError] matching
+//     [ErrUnauthorized] or [ErrForbidden] (a token revoked while
+//     streaming ends the stream at the next reconnection);
+//   - a console without the WebSocket (HTTP 404 or
+//     CODE_DEVICE_API_NOT_SUPPORTED): an error matching [ErrUnsupported]
+//     that wraps the [*APIError];
+//   - another 4xx: an [*APIError];
+//   - a certificate that fails verification or pinning, a refused
+//     redirect: a [*RequestError];
+//   - ctx ending: ctx.Err();
+//   - invalid options or a nil ctx: a [*ValidationError].
+//
+// Why an iterator of (notification, error) rather than a channel or a
+// callback: the loop runs in the caller's goroutine, so breaking out of it
+// or cancelling ctx closes the connection before the loop statement
+// returns, with no goroutine left behind and no channel to drain; and a
+// reconnection is reported in order, between the last notification before
+// the gap and the first after it. It is reported as an error value rather
+// than as a synthetic notification so that a consumer that ignores it has
+// to do so explicitly (err != nil is the first thing a loop checks), while
+// one that handles it need not end the loop.
+//
+// Notifications arrive as the console sends them: no replay, no ordering
+// guarantee across reconnections. Use one subscription per consumer; each
+// holds one connection.
+//
+// Permission: view:device. Minimum controller version: 1.20.11.
+//
+// API: GET /api/v1/developer/devices/notifications  (WebSocket upgrade; permission view:device)
+func (s *NotificationsService) Subscribe(ctx context.Context, opts *SubscribeOptions) iter.Seq2[*Notification, error] {
+	const op = "Notifications.Subscribe"
+	return func(yield func(*Notification, error) bool) {
+		if ctx == nil {
+			yield(nil, invalidArg(op, "ctx", "must not be nil"))
+			return
+		}
+		o, err := opts.withDefaults(op)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		st := &stream{cfg: s.client.cfg, o: o, url: wsURL(s.client.cfg.base + notificationsPath)}
+		st.run(ctx, yield)
+	}
+}
+
+// wsURL turns an http(s) URL into its ws(s) form.
+func wsURL(u string) string {
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		return "wss://" + rest
+	}
+	if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		return "ws://" + rest
+	}
+	return u
+}
+
+// stream is one run of Subscribe.
+type stream struct {
+	cfg *config
+	o   SubscribeOptions
+	url string
+}
+
+// errStopped reports that the consumer broke out of the loop.
+var errStopped = errors.New("stopped")
+
+func (st *stream) run(ctx context.Context, yield func(*Notification, error) bool) {
+	var (
+		cause    error // why the last connection ended; nil before the first
+		down     time.Time
+		failures int // failed attempts since the last working connection
+		lastErr  error
+	)
+	for {
+		if cause != nil || failures > 0 {
+			if err := sleepCtx(ctx, st.backoff(failures)); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+		conn, fatal, err := st.dial(ctx)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				yield(nil, ctxErr)
+				return
+			}
+			if fatal {
+				yield(nil, err)
+				return
+			}
+			failures++
+			lastErr = err
+			continue
+		}
+		if cause != nil {
+			gap := &ReconnectedError{Cause: cause, Disconnected: down, Reconnected: time.Now(), Attempts: failures + 1}
+			if failures > 0 {
+				gap.LastAttemptErr = lastErr
+			}
+			if !yield(nil, gap) {
+				_ = conn.CloseNow()
+				return
+			}
+		}
+		var healthy bool
+		cause, healthy = st.read(ctx, conn, yield)
+		_ = conn.CloseNow()
+		if cause == errStopped {
+			return
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			yield(nil, ctxErr)
+			return
+		}
+		down = time.Now()
+		if healthy {
+			failures, lastErr = 0, nil
+		} else {
+			// Accepted, then lost before anything arrived: keep backing off.
+			failures++
+			lastErr = cause
+		}
+	}
+}
+
+// backoff returns the wait before the next attempt after n failed ones:
+// MinBackoff doubled n times, capped at MaxBackoff, drawn from its upper
+// half.
+func (st *stream) backoff(n int) time.Duration {
+	d := st.o.MinBackoff
+	for i := 0; i < n && d < st.o.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, st.o.MaxBackoff)
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + rand.N(d-half+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// dial opens one connection. fatal reports an error that retrying cannot
+// cure.
+func (st *stream) dial(ctx context.Context) (conn *websocket.Conn, fatal bool, err error) {
+	h := http.Header{}
+	h.Set("Authorization", st.cfg.authHeader)
+	h.Set("User-Agent", st.cfg.userAgent)
+	conn, resp, err := websocket.Dial(ctx, st.url, &websocket.DialOptions{HTTPClient: st.cfg.hc, HTTPHeader: h})
+	if err == nil {
+		conn.SetReadLimit(MaxNotificationSize)
+		return conn, false, nil
+	}
+	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		err, fatal := st.upgradeRefused(resp)
+		return nil, fatal, err
+	}
+	err = &RequestError{Method: http.MethodGet, URL: st.url, Attempts: 1, Err: unwrapURLError(err)}
+	return nil, permanentTransportError(err), err
+}
+
+// upgradeRefused turns an answer other than 101 into an error and decides
+// whether retrying may cure it (5xx, 429, 408).
+func (st *stream) upgradeRefused(resp *http.Response) (err error, fatal bool) {
+	var body []byte
+	if resp.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024)) // the library kept at most 1 KiB
+		resp.Body.Close()
+	}
+	e := &APIError{StatusCode: resp.StatusCode, Method: http.MethodGet, URL: st.url, Attempts: 1, Body: redactBody(body)}
+	var env errorEnvelope
+	if json.Unmarshal(body, &env) == nil {
+		e.Code, e.Message = env.Code, env.Msg
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	switch {
+	case e.Code == CodeDeviceAPINotSupported || resp.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("%w: %w", ErrUnsupported, e), true
+	case errors.Is(e, ErrUnauthorized) || errors.Is(e, ErrForbidden):
+		return e, true
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
+		return e, false
+	}
+	return e, true
+}
+
+// permanentTransportError reports failures that retrying cannot cure: the
+// certificate or a redirect.
+func permanentTransportError(err error) bool {
+	var (
+		verr *tls.CertificateVerificationError
+		uerr x509.UnknownAuthorityError
+		herr x509.HostnameError
+		cerr x509.CertificateInvalidError
+	)
+	return errors.Is(err, ErrCertificateMismatch) || errors.Is(err, ErrRedirectRefused) ||
+		errors.As(err, &verr) || errors.As(err, &uerr) || errors.As(err, &herr) || errors.As(err, &cerr)
+}
+
+// read yields the connection's notifications until it fails, the consumer
+// stops (errStopped) or ctx ends. healthy reports whether anything arrived.
+func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*Notification, error) bool) (cause error, healthy bool) {
+	for {
+		rctx, cancel := context.WithTimeout(ctx, st.o.IdleTimeout)
+		_, msg, err := conn.Read(rctx)
+		idle := ctx.Err() == nil && rctx.Err() != nil
+		cancel()
+		if err != nil {
+			switch {
+			case idle:
+				return ErrStreamIdle, healthy
+			case errors.Is(err, websocket.ErrMessageTooBig):
+				return fmt.Errorf("%w (%d bytes)", ErrNotificationTooLarge, MaxNotificationSize), healthy
+			}
+			return err, healthy
+		}
+		healthy = true
+		if isKeepalive(msg) {
+			continue
+		}
+		n, err := ParseNotification(msg)
+		if err != nil {
+			if len(msg) > 1024 {
+				msg = msg[:1024]
+			}
+			if !yield(nil, &NotificationError{Message: msg, Err: err}) {
+				return errStopped, healthy
+			}
+			continue
+		}
+		if n.Event == NotificationBaseInfo {
+			continue
+		}
+		if !yield(n, nil) {
+			return errStopped, healthy
+		}
+	}
+}
+
+// isKeepalive reports whether msg is a console's "Hello", bare or as a JSON
+// string.
+func isKeepalive(msg []byte) bool {
+	m := bytes.TrimSpace(msg)
+	if len(m) > 16 {
+		return false
+	}
+	if len(m) >= 2 && m[0] == '"' && m[len(m)-1] == '"' {
+		m = bytes.TrimSpace(m[1 : len(m)-1])
+	}
+	return bytes.EqualFold(m, []byte("hello"))
+}
+
+// NotificationEvent names a notification of the WebSocket. Only the first
+// three constants are documented by the vendor; the others are what
+// consoles are seen to send and may change without notice between Access
+// versions and hubs. Unknown names are passed through.
+type NotificationEvent string
+
+// The notifications with a typed accessor on [Notification], and the
+// handshake.
+const (
+	// NotificationRemoteView: a doorbell rings ([Notification.RemoteView]).
+	NotificationRemoteView NotificationEvent = "access.remote_view"
+	// NotificationRemoteViewChange: a doorbell call ended
+	// ([Notification.RemoteViewChange]).
+	NotificationRemoteViewChange NotificationEvent = "access.remote_view.change"
+	// NotificationRemoteUnlock: an admin unlocked a door remotely
+	// ([Notification.RemoteUnlock]).
+	NotificationRemoteUnlock NotificationEvent = "access.data.device.remote_unlock"
+
+	// NotificationDeviceUpdate (observed): a device's configuration
+	// changed, door-position input included ([Notification.DeviceUpdate]).
+	NotificationDeviceUpdate NotificationEvent = "access.data.device.update"
+	// NotificationDeviceUpdateV2 (observed): a device's state, with the
+	// lock and door position of its doors ([Notification.DeviceUpdateV2]).
+	NotificationDeviceUpdateV2 NotificationEvent = "access.data.v2.device.update"
+	// NotificationLocationUpdate (observed): a door or place was changed
+	// ([Notification.LocationUpdate]).
+	NotificationLocationUpdate NotificationEvent = "access.data.location.update"
+	// NotificationLocationUpdateV2 (observed): a door's lock, door position,
+	// lock rule and emergency state ([Notification.LocationUpdateV2]).
+	NotificationLocationUpdateV2 NotificationEvent = "access.data.v2.location.update"
+	// NotificationDeviceLocationUpdateV2 (observed on some versions) has
+	// the payload of NotificationLocationUpdateV2.
+	NotificationDeviceLocationUpdateV2 NotificationEvent = "access.data.device.location_update_v2"
+	// NotificationSettingUpdate (observed): the evacuation or lockdown
+	// setting changed ([Notification.SettingUpdate]).
+	NotificationSettingUpdate NotificationEvent = "access.data.setting.update"
+	// NotificationLogsAdd (observed): an access-log entry, e.g. a door
+	// unlocked by a card ([Notification.LogsAdd]). Some hubs and versions
+	// have stopped sending it.
+	NotificationLogsAdd NotificationEvent = "access.logs.add"
+	// NotificationDoorBell (observed): a hardware doorbell button was
+	// pressed ([Notification.DoorBell]).
+	NotificationDoorBell NotificationEvent = "access.hw.door_bell"
+
+	// NotificationBaseInfo is the handshake a console sends first on every
+	// connection. [NotificationsService.Subscribe] does not yield it.
+	NotificationBaseInfo NotificationEvent = "access.base.info"
+)
+
+// Notification is one message of the notifications WebSocket. Data keeps
+// the event-specific payload as raw JSON; the typed accessors
+// ([Notification.RemoteView] and the others) decode it for the known
+// events, and [Notification.DecodeData] for any other. Every member may be
+// missing or null: it is then the zero value.
+type Notification struct {
+	Event NotificationEvent `json:"event"`
+	// ReceiverID addresses the notification (often empty).
+	ReceiverID string `json:"receiver_id"`
+	// EventObjectID is the id of the object concerned (a door, a device).
+	EventObjectID string `json:"event_object_id"`
+	// SaveToHistory tells whether the console keeps it in its history.
+	SaveToHistory bool `json:"save_to_history"`
+	// Data is the payload; nil when null or absent.
+	Data json.RawMessage `json:"data"`
+	// Meta is the member some v2 events carry next to data (object_type,
+	// target_field…); nil when absent.
+	Meta json.RawMessage `json:"meta,omitempty"`
+}
+
+// ParseNotification decodes one message of the WebSocket. It must be a JSON
+// object with a non-empty event name; errors match
+// [ErrInvalidNotification]. The envelope is decoded leniently: ids given as
+// numbers become strings, save_to_history may be a string or a number,
+// nulls are zero values.
+func ParseNotification(msg []byte) (*Notification, error) {
+	n := &Notification{}
+	if err := json.Unmarshal(msg, n); err != nil {
+		if !errors.Is(err, ErrInvalidNotification) {
+			err = fmt.Errorf("%w: %v", ErrInvalidNotification, err)
+		}
+		return nil, err
+	}
+	return n, nil
+}
+
+// UnmarshalJSON implements the lenient decoding described on
+// [ParseNotification].
+func (n *Notification) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Event         json.RawMessage `json:"event"`
+		ReceiverID    json.RawMessage `json:"receiver_id"`
+		EventObjectID json.RawMessage `json:"event_object_id"`
+		SaveToHistory json.RawMessage `json:"save_to_history"`
+		Data          json.RawMessage `json:"data"`
+		Meta          json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidNotification, err)
+	}
+	var event string
+	if err := json.Unmarshal(w.Event, &event); err != nil || strings.TrimSpace(event) == "" {
+		return fmt.Errorf("%w: no event name", ErrInvalidNotification)
+	}
+	*n = Notification{
+		Event:         NotificationEvent(event),
+		ReceiverID:    looseString(w.ReceiverID),
+		EventObjectID: looseString(w.EventObjectID),
+		SaveToHistory: looseBool(w.SaveToHistory),
+		Data:          nonNull(w.Data),
+		Meta:          nonNull(w.Meta),
+	}
+	return nil
+}
+
+// looseString reads a string, number or boolean as text; anything else is
+// "".
+func looseString(b json.RawMessage) string {
+	if len(b) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		return s
+	}
+	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') || string(b) == "true" || string(b) == "false" {
+		return string(b)
+	}
+	return ""
+}
+
+// looseBool reads true, "true", 1 and "1" as true; anything else is false.
+func looseBool(b json.RawMessage) bool {
+	switch strings.ToLower(strings.Trim(string(b), `"`)) {
+	case "true", "1", "yes":
+		return true
+	}
+	return false
+}
+
+func nonNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+// DecodeData decodes Data into v, for notifications without a typed
+// accessor. Null or absent data leaves v unchanged. Members whose JSON type
+// does not match v's field are skipped (left as they were), as the typed
+// accessors do; data that is not an object, or not JSON, is an error
+// matching [ErrInvalidNotification].
+func (n *Notification) DecodeData(v any) error {
+	if len(n.Data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(n.Data, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil
+		}
+		return fmt.Errorf("%w: %s data: %v", ErrInvalidNotification, n.Event, err)
+	}
+	return nil
+}
+
+func notificationData[T any](n *Notification, events ...NotificationEvent) (*T, error) {
+	for _, e := range events {
+		if n.Event == e {
+			v := new(T)
+			if err := n.DecodeData(v); err != nil {
+				return nil, err
+			}
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: notification is %s", ErrEventMismatch, n.Event)
+}
+
+// RemoteViewData is the data of [NotificationRemoteView]: a doorbell rings.
+type RemoteViewData struct {
+	// RequestID identifies the call; the [NotificationRemoteViewChange]
+	// that ends it carries it as RemoteCallRequestID.
+	RequestID      string `json:"request_id"`
+	ClearRequestID string `json:"clear_request_id"`
+	// Channel and Token identify the call's media stream (not the API
+	// token).
+	Channel      string `json:"channel"`
+	Token        string `json:"token"`
+	DeviceID     string `json:"device_id"`
+	DeviceType   string `json:"device_type"`
+	DeviceName   string `json:"device_name"`
+	DoorName     string `json:"door_name"`
+	ControllerID string `json:"controller_id"`
+	FloorName    string `json:"floor_name"`
+	// InOrOut is "in" or "out".
+	InOrOut    string   `json:"in_or_out"`
+	CreateTime UnixTime `json:"create_time"`
+	ReasonCode int      `json:"reason_code"`
+	// DoorGuardIDs are the admins the call rings.
+	DoorGuardIDs   []string `json:"door_guard_ids"`
+	ConnectedUAHID string   `json:"connected_uah_id"`
+	RoomID         string   `json:"room_id"`
+	HostDeviceMAC  string   `json:"host_device_mac"`
+}
+
+// RemoteView decodes the data of a [NotificationRemoteView] (documented).
+func (n *Notification) RemoteView() (*RemoteViewData, error) {
+	return notificationData[RemoteViewData](n, NotificationRemoteView)
+}
+
+// RemoteViewReason says how a doorbell call ended. It decodes a JSON number
+// or a numeric string.
+type RemoteViewReason int
+
+// The documented reason codes of [NotificationRemoteViewChange] (and of the
+// access.doorbell.completed webhook).
+const (
+	RemoteViewTimedOut          RemoteViewReason = 105 // nobody answered
+	RemoteViewRejected          RemoteViewReason = 106 // an admin rejected the call
+	RemoteViewUnlocked          RemoteViewReason = 107 // an admin unlocked the door
+	RemoteViewCancelled         RemoteViewReason = 108 // the visitor cancelled
+	RemoteViewAnsweredElsewhere RemoteViewReason = 400 // another admin answered
+)
+
+// String names the reason, e.g. "timed out"; unknown codes print as a
+// number.
+func (r RemoteViewReason) String() string {
+	switch r {
+	case RemoteViewTimedOut:
+		return "timed out"
+	case RemoteViewRejected:
+		return "rejected by an admin"
+	case RemoteViewUnlocked:
+		return "unlocked by an admin"
+	case RemoteViewCancelled:
+		return "cancelled by the visitor"
+	case RemoteViewAnsweredElsewhere:
+		return "answered by another admin"
+	}
+	return fmt.Sprintf("reason %d", int(r))
+}
+
+// UnmarshalJSON accepts a number and a numeric string; null and anything
+// else leave the reason unchanged (0 when decoded into a new value).
+func (r *RemoteViewReason) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(strings.Trim(string(b), `"`))
+	if v, err := strconv.Atoi(s); err == nil {
+		*r = RemoteViewReason(v)
+	}
+	return nil
+}
+
+// RemoteViewChangeData is the data of [NotificationRemoteViewChange]: a
+// doorbell call ended.
+type RemoteViewChangeData struct {
+	ReasonCode RemoteViewReason `json:"reason_code"`
+	// RemoteCallRequestID is the RequestID of the ring.
+	RemoteCallRequestID string `json:"remote_call_request_id"`
+}
+
+// RemoteViewChange decodes the data of a [NotificationRemoteViewChange]
+// (documented).
+func (n *Notification) RemoteViewChange() (*RemoteViewChangeData, error) {
+	return notificationData[RemoteViewChangeData](n, NotificationRemoteViewChange)
+}
+
+// NotificationLocation is a door or another place, as the v1 notifications
+// carry it.
+type NotificationLocation struct {
+	UniqueID string `json:"unique_id"`
+	Name     string `json:"name"`
+	FullName string `json:"full_name"`
+	// UpID is the parent place (the floor of a door).
+	UpID     string `json:"up_id"`
+	Timezone string `json:"timezone"`
+	// LocationType is e.g. "door", "floor", "building".
+	LocationType string `json:"location_type"`
+	ExtraType    string `json:"extra_type"`
+	Level        int    `json:"level"`
+	// WorkTime is a JSON document in a string, e.g. "[]".
+	WorkTime   string `json:"work_time"`
+	WorkTimeID string `json:"work_time_id"`
+	// Extras holds door details such as "uah-input_state_dps" ("on"/"off")
+	// and "door_thumbnail"; values are strings and numbers.
+	Extras map[string]any `json:"extras"`
+	// PreviousName lists former names (location updates).
+	PreviousName []string `json:"previous_name"`
+}
+
+// RemoteUnlock decodes the data of a [NotificationRemoteUnlock]
+// (documented): the door that an admin unlocked.
+func (n *Notification) RemoteUnlock() (*NotificationLocation, error) {
+	return notificationData[NotificationLocation](n, NotificationRemoteUnlock)
+}
+
+// LocationUpdate decodes the data of a [NotificationLocationUpdate]
+// (observed).
+func (n *Notification) LocationUpdate() (*NotificationLocation, error) {
+	return notificationData[NotificationLocation](n, NotificationLocationUpdate)
+}
+
+// DeviceConfig is one configuration entry of a device, e.g. key
+// "input_state_dps" with value "on" (door open) or "off".
+type DeviceConfig struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Tag   string `json:"tag"`
+}
+
+// DeviceUpdateData is the data of [NotificationDeviceUpdate] (observed).
+type DeviceUpdateData struct {
+	UniqueID   string `json:"unique_id"`
+	Name       string `json:"name"`
+	Alias      string `json:"alias"`
+	DeviceType string `json:"device_type"`
+	Online     bool   `json:"online"`
+	// Door is the door the device serves, nil when none.
+	Door *NotificationLocation `json:"door"`
+	// Configs are the device's settings and input states.
+	Configs []DeviceConfig `json:"configs"`
+}
+
+// Config returns the value of the config entry with the given key.
+func (d *DeviceUpdateData) Config(key string) (string, bool) {
+	for _, c := range d.Configs {
+		if c.Key == key {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+// DeviceUpdate decodes the data of a [NotificationDeviceUpdate] (observed).
+func (n *Notification) DeviceUpdate() (*DeviceUpdateData, error) {
+	return notificationData[DeviceUpdateData](n, NotificationDeviceUpdate)
+}
+
+// LocationLockRule is a temporary lock rule in force on a door (the state's
+// remain_lock or remain_unlock).
+type LocationLockRule struct {
+	// Type is e.g. "keep_lock", "keep_unlock", "custom", "reset".
+	Type string `json:"type"`
+	// Until is when the rule ends.
+	Until UnixTime `json:"until"`
+	State string   `json:"state"`
+}
+
+// LocationEmergency is the emergency state of a door: "none", "lockdown" or
+// "evacuation", set in software or by a hardware input.
+type LocationEmergency struct {
+	Software string `json:"software"`
+	Hardware string `json:"hardware"`
+}
+
+// LocationState is the live state of a door in the v2 notifications.
+type LocationState struct {
+	// LocationID is the door (inside a device update; empty in a location
+	// update, whose ID names the door).
+	LocationID string `json:"location_id"`
+	// Lock is "locked" or "unlocked".
+	Lock string `json:"lock"`
+	// DPS is the door position: "open", "close" or "none" (no sensor).
+	DPS          string `json:"dps"`
+	DPSConnected bool   `json:"dps_connected"`
+	Enable       bool   `json:"enable"`
+	// IsUnavailable tells that the door's hub is offline.
+	IsUnavailable bool               `json:"is_unavailable"`
+	Emergency     *LocationEmergency `json:"emergency"`
+	RemainLock    *LocationLockRule  `json:"remain_lock"`
+	RemainUnlock  *LocationLockRule  `json:"remain_unlock"`
+}
+
+// Locked reports whether the door is locked.
+func (s *LocationState) Locked() bool { return s.Lock == "locked" }
+
+// DeviceUpdateV2Data is the data of [NotificationDeviceUpdateV2] (observed).
+type DeviceUpdateV2Data struct {
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	Alias          string   `json:"alias"`
+	DeviceType     string   `json:"device_type"`
+	IP             string   `json:"ip"`
+	MAC            string   `json:"mac"`
+	Online         bool     `json:"online"`
+	Adopting       bool     `json:"adopting"`
+	ConnectedHubID string   `json:"connected_hub_id"`
+	LocationID     string   `json:"location_id"`
+	Firmware       string   `json:"firmware"`
+	Version        string   `json:"version"`
+	GUID           string   `json:"guid"`
+	StartTime      UnixTime `json:"start_time"`
+	HWType         string   `json:"hw_type"`
+	// Revision is a decimal number in a string.
+	Revision string `json:"revision"`
+	// Cap is the undocumented capability object; nil when null.
+	Cap json.RawMessage `json:"cap"`
+	// Category is often null.
+	Category []string `json:"category"`
+	// LocationStates are the states of the doors the device serves.
+	LocationStates []LocationState `json:"location_states"`
+}
+
+// DeviceUpdateV2 decodes the data of a [NotificationDeviceUpdateV2]
+// (observed).
+func (n *Notification) DeviceUpdateV2() (*DeviceUpdateV2Data, error) {
+	v, err := notificationData[DeviceUpdateV2Data](n, NotificationDeviceUpdateV2)
+	if v != nil && string(v.Cap) == "null" {
+		v.Cap = nil
+	}
+	return v, err
+}
+
+// LocationThumbnail is a door's latest camera picture.
+type LocationThumbnail struct {
+	// URL is a path on the console, e.g. "/preview/....jpg".
+	URL        string   `json:"url"`
+	LastUpdate UnixTime `json:"door_thumbnail_last_update"`
+}
+
+// LocationUpdateV2Data is the data of [NotificationLocationUpdateV2] and
+// [NotificationDeviceLocationUpdateV2] (observed).
+type LocationUpdateV2Data struct {
+	ID string `json:"id"`
+	// LocationType is "door" (some versions write "DOOR"), "floor"…
+	LocationType string         `json:"location_type"`
+	Name         string         `json:"name"`
+	UpID         string         `json:"up_id"`
+	Extras       map[string]any `json:"extras"`
+	DeviceIDs    []string       `json:"device_ids"`
+	// State is nil when the notification carries none.
+	State     *LocationState     `json:"state"`
+	Thumbnail *LocationThumbnail `json:"thumbnail"`
+}
+
+// LocationUpdateV2 decodes the data of a [NotificationLocationUpdateV2] or
+// [NotificationDeviceLocationUpdateV2] (observed).
+func (n *Notification) LocationUpdateV2() (*LocationUpdateV2Data, error) {
+	v, err := notificationData[LocationUpdateV2Data](n, NotificationLocationUpdateV2, NotificationDeviceLocationUpdateV2)
+	if v != nil && v.ID == "" {
+		v.ID = n.EventObjectID
+	}
+	return v, err
+}
+
+// SettingUpdateData is the data of [NotificationSettingUpdate] (observed):
+// the site-wide emergency settings.
+type SettingUpdateData struct {
+	Evacuation bool `json:"evacuation"`
+	Lockdown   bool `json:"lockdown"`
+}
+
+// SettingUpdate decodes the data of a [NotificationSettingUpdate]
+// (observed).
+func (n *Notification) SettingUpdate() (*SettingUpdateData, error) {
+	return notificationData[SettingUpdateData](n, NotificationSettingUpdate)
+}
+
+// LogsAddData is the data of [NotificationLogsAdd] (observed): one entry of
+// the access log, as the system logs hold it.
+type LogsAddData struct {
+	ID     string        `json:"_id"`
+	Source LogsAddSource `json:"_source"`
+}
+
+// LogsAddSource is the content of an access-log entry.
+type LogsAddSource struct {
+	Actor          LogsAddActor          `json:"actor"`
+	Event          LogsAddEvent          `json:"event"`
+	Authentication LogsAddAuthentication `json:"authentication"`
+	// Target lists what the entry concerns: the door (type "door"), the
+	// device, the direction (type "device_config")…
+	Target []LogsAddTarget `json:"target"`
+}
+
+// LogsAddActor is who caused the entry (a user, a visitor, an admin).
+type LogsAddActor struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	DisplayName string `json:"display_name"`
+	AlternateID string `json:"alternate_id"`
+}
+
+// LogsAddEvent says what happened.
+type LogsAddEvent struct {
+	// Type is e.g. "access.door.unlock".
+	Type           string `json:"type"`
+	DisplayMessage string `json:"display_message"`
+	// Result is e.g. "ACCESS" or "BLOCKED".
+	Result string `json:"result"`
+	// Published is in Unix milliseconds.
+	Published int64  `json:"published"`
+	Reason    string `json:"reason"`
+	LogKey    string `json:"log_key"`
+}
+
+// LogsAddAuthentication is how the actor authenticated.
+type LogsAddAuthentication struct {
+	// CredentialProvider is e.g. "NFC", "PIN_CODE", "FACE", "MOBILE_TAP",
+	// "REMOTE_THROUGH_UAH".
+	CredentialProvider string `json:"credential_provider"`
+	Issuer             string `json:"issuer"`
+}
+
+// LogsAddTarget is one thing an entry concerns.
+type LogsAddTarget struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+}
+
+// Door returns the entry's target of type "door".
+func (d *LogsAddData) Door() (LogsAddTarget, bool) {
+	for _, t := range d.Source.Target {
+		if t.Type == "door" {
+			return t, true
+		}
+	}
+	return LogsAddTarget{}, false
+}
+
+// LogsAdd decodes the data of a [NotificationLogsAdd] (observed).
+func (n *Notification) LogsAdd() (*LogsAddData, error) {
+	return notificationData[LogsAddData](n, NotificationLogsAdd)
+}
+
+// DoorBellData is the data of [NotificationDoorBell] (observed).
+type DoorBellData struct {
+	DoorID    string `json:"door_id"`
+	DoorName  string `json:"door_name"`
+	RequestID string `json:"request_id"`
+	DeviceID  string `json:"device_id"`
+}
+
+// DoorBell decodes the data of a [NotificationDoorBell] (observed).
+func (n *Notification) DoorBell() (*DoorBellData, error) {
+	return notificationData[DoorBellData](n, NotificationDoorBell)
+}
