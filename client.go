@@ -47,6 +47,10 @@ type Client struct {
 	HolidayGroups *HolidayGroupsService
 	// TouchPasses purchases and searches touch passes.
 	TouchPasses *TouchPassesService
+	// Doors reads and unlocks doors, sets lock rules and emergency modes.
+	Doors *DoorsService
+	// DoorGroups reads the site's topology and manages door groups.
+	DoorGroups *DoorGroupsService
 
 	cfg *config
 }
@@ -118,6 +122,8 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Schedules = (*SchedulesService)(common)
 	c.HolidayGroups = (*HolidayGroupsService)(common)
 	c.TouchPasses = (*TouchPassesService)(common)
+	c.Doors = (*DoorsService)(common)
+	c.DoorGroups = (*DoorGroupsService)(common)
 	return c, nil
 }
 
