@@ -543,3 +543,75 @@ func TestDeliveriesDoNotBlockHandlers(t *testing.T) {
 		assert.Equal(t, access.EventDoorUnlock, x.Event)
 	}
 }
+
+func TestDemoBuilding(t *testing.T) {
+	t.Parallel()
+	a := accesstest.New(t, accesstest.WithDemoData())
+	b := accesstest.New(t, accesstest.WithDemoData())
+	assert.Equal(t, a.Doors(), b.Doors(), "deterministic")
+	assert.Equal(t, a.DeviceList(), b.DeviceList())
+	assert.Equal(t, a.DoorGroups(), b.DoorGroups())
+	c := a.Client(noRetry())
+
+	top, _, err := c.DoorGroups.Topology(ctx)
+	require.NoError(t, err)
+	require.Len(t, top, 4, "the building and 3 groups")
+	assert.Equal(t, accesstest.DemoBuildingID, top[0].ID)
+	assert.Len(t, top[0].Floors, 4)
+	doors, _, err := c.Doors.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, doors, 8)
+	unknown, noHub := 0, 0
+	for _, d := range doors {
+		assert.Equal(t, access.DoorLocked, d.LockRelayStatus)
+		if d.PositionStatus == access.DoorPositionUnknown {
+			unknown++
+		}
+		if !d.IsBindHub {
+			noHub++
+		}
+	}
+	assert.Positive(t, unknown, "some doors have no sensor")
+	assert.Equal(t, 1, noHub)
+
+	// The demo access policies' doors and door groups exist.
+	_, ok := a.Door(accesstest.DemoDoorID)
+	assert.True(t, ok)
+	_, ok = a.Door("5c496423-6d25-4e4f-8cdf-95ad5135188a")
+	assert.True(t, ok)
+	for _, id := range []string{accesstest.DemoDoorGroupID, "fd293ecb-98d2-425b-a020-cb9365ea48b3"} {
+		_, ok := a.DoorGroup(id)
+		assert.True(t, ok, id)
+	}
+
+	groups, _, err := c.Devices.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, groups, 7, "one group per door with devices")
+	total := 0
+	for _, g := range groups {
+		total += len(g)
+	}
+	flat := groups.Devices()
+	assert.Less(t, len(flat), total, "the 8-door hub is listed at each door")
+	assert.Len(t, flat, 12)
+	for _, d := range flat {
+		if d.ConnectedUAHID != "" {
+			assert.True(t, slicesContainsID(flat, d.ConnectedUAHID), "%s's hub is listed", d.ID)
+		}
+	}
+	_, err = c.Devices.TriggerDoorbell(ctx, accesstest.DemoIntercomID, &access.DoorbellRequest{})
+	require.NoError(t, err)
+	_, ringing := a.Ringing(accesstest.DemoIntercomID)
+	assert.True(t, ringing)
+	_, err = c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+}
+
+func slicesContainsID(ds []access.Device, id string) bool {
+	for _, d := range ds {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
+}
