@@ -58,6 +58,21 @@ func benchBodies(tb testing.TB) map[string][]byte {
 		"GET /api/v1/developer/access_policies/holiday_groups":  sample("holiday_groups_list"),
 		"POST /api/v1/developer/credentials/touch_passes":       sample("touch_pass_purchase"),
 		"GET /api/v1/developer/credentials/touch_passes/search": sample("touch_pass_search"),
+		"GET /api/v1/developer/doors/{id}":                      sample("door_get"),
+		"GET /api/v1/developer/doors":                           sample("doors_list"),
+		"PUT /api/v1/developer/doors/{id}/unlock":               sample("success"),
+		"PUT /api/v1/developer/doors/{id}/lock_rule":            sample("success"),
+		"GET /api/v1/developer/doors/{id}/lock_rule":            sample("door_lock_rule_get"),
+		"PUT /api/v1/developer/doors/settings/emergency":        sample("success"),
+		"GET /api/v1/developer/doors/settings/emergency":        sample("door_emergency_get"),
+		"GET /api/v1/developer/door_groups/topology":            sample("door_group_topology"),
+		"POST /api/v1/developer/door_groups":                    sample("door_group_create"),
+		"GET /api/v1/developer/door_groups/{id}":                sample("door_group_get"),
+		"PUT /api/v1/developer/door_groups/{id}":                sample("door_group_update"),
+		"GET /api/v1/developer/door_groups":                     sample("door_groups_list"),
+		"DELETE /api/v1/developer/door_groups/{id}":             sample("success"),
+		"GET /api/v1/developer/devices":                         sample("devices_list"),
+		"POST /api/v1/developer/devices/{id}/doorbell":          sample("success"),
 	}
 }
 
@@ -181,6 +196,73 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 		},
 		"TouchPasses.Search": func(ctx context.Context, hc *http.Client) error {
 			_, err := baselineCall[[]TouchPass](ctx, hc, "GET", api+"/credentials/touch_passes/search?condition=057B", nil)
+			return err
+		},
+		"Doors.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[Door](ctx, hc, "GET", api+"/doors/door-1", nil)
+			return err
+		},
+		"Doors.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]Door](ctx, hc, "GET", api+"/doors", nil)
+			return err
+		},
+		"Doors.Unlock": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/doors/door-1/unlock",
+				map[string]any{"actor_id": "a1", "actor_name": "Front desk", "extra": map[string]any{"ticket": 42}})
+			return err
+		},
+		"Doors.SetLockRule": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/doors/door-1/lock_rule",
+				&struct {
+					Type     string `json:"type"`
+					Interval int    `json:"interval"`
+				}{"custom", 10})
+			return err
+		},
+		"Doors.GetLockRule": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[LockRule](ctx, hc, "GET", api+"/doors/door-1/lock_rule", nil)
+			return err
+		},
+		"Doors.SetEmergency": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/doors/settings/emergency", &EmergencyStatus{Lockdown: true})
+			return err
+		},
+		"Doors.GetEmergency": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[EmergencyStatus](ctx, hc, "GET", api+"/doors/settings/emergency", nil)
+			return err
+		},
+		"DoorGroups.Topology": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]DoorGroupTopology](ctx, hc, "GET", api+"/door_groups/topology", nil)
+			return err
+		},
+		"DoorGroups.Create": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[DoorGroup](ctx, hc, "POST", api+"/door_groups",
+				&DoorGroupRequest{GroupName: "Test", Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
+			return err
+		},
+		"DoorGroups.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[DoorGroup](ctx, hc, "GET", api+"/door_groups/g1", nil)
+			return err
+		},
+		"DoorGroups.Update": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[DoorGroup](ctx, hc, "PUT", api+"/door_groups/g1",
+				&DoorGroupRequest{GroupName: "test", Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
+			return err
+		},
+		"DoorGroups.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]DoorGroup](ctx, hc, "GET", api+"/door_groups", nil)
+			return err
+		},
+		"DoorGroups.Delete": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/door_groups/g1", nil)
+			return err
+		},
+		"Devices.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[][]Device](ctx, hc, "GET", api+"/devices?refresh=true", nil)
+			return err
+		},
+		"Devices.TriggerDoorbell": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "POST", api+"/devices/788a20c002c7/doorbell", &DoorbellRequest{RoomName: "Reception"})
 			return err
 		},
 	}

@@ -49,6 +49,10 @@ type Client struct {
 	TouchPasses *TouchPassesService
 	// Notifications streams the notifications WebSocket.
 	Notifications *NotificationsService
+	// Doors reads and unlocks doors, sets lock rules and emergency modes.
+	Doors *DoorsService
+	// DoorGroups reads the site's topology and manages door groups.
+	DoorGroups *DoorGroupsService
 
 	cfg *config
 }
@@ -121,6 +125,8 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.HolidayGroups = (*HolidayGroupsService)(common)
 	c.TouchPasses = (*TouchPassesService)(common)
 	c.Notifications = (*NotificationsService)(common)
+	c.Doors = (*DoorsService)(common)
+	c.DoorGroups = (*DoorGroupsService)(common)
 	return c, nil
 }
 

@@ -12,7 +12,8 @@
 // One [Client] holds the base URL and the token; its services
 // ([Client.Webhooks], [Client.Visitors], [Client.Users], [Client.Devices],
 // [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses],
-// [Client.Notifications]) have one method per operation. Every method takes a context first and returns the
+// [Client.Notifications], [Client.Doors], [Client.DoorGroups]) have one
+// method per operation. Every method takes a context first and returns the
 // decoded data, a [*Response] (the HTTP response with the envelope's code,
 // message and pagination) and an error. The Response is non-nil whenever the
 // controller answered, even with an error.
@@ -62,6 +63,17 @@
 // included. A call cancelled after its request was sent may still have been
 // carried out by the controller. See [DefaultRetryPolicy] and
 // [WithRetryPolicy].
+//
+// # Doors
+//
+// [DoorsService.Unlock] unlocks a door remotely, optionally naming the
+// actor and passing extra data through to the webhook;
+// [DoorsService.SetLockRule] keeps a door locked or unlocked or unlocks it
+// for some minutes; [DoorsService.SetEmergency] locks down or evacuates
+// the whole site (a real console sounds its alarm). [DevicesService.List]
+// returns the devices grouped by door ([DeviceGroups], with a flat view
+// without duplicates) and [DevicesService.TriggerDoorbell] rings an
+// intercom; it is never retried.
 //
 // # Pagination
 //

@@ -144,6 +144,11 @@ type DoorUnlockObject struct {
 	ReaderID            string `json:"reader_id"`
 	// Result is e.g. "Access Granted".
 	Result string `json:"result"`
+	// Extra is the extra value given to [DoorsService.Unlock], echoed by
+	// the controller (3.3.21 or later). The vendor does not show where in
+	// the payload it lands; this field reads object.extra, where accesstest
+	// puts it. Nil when absent.
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // DoorbellObject is the object of the doorbell events

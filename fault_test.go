@@ -316,7 +316,9 @@ func TestInjectionSafeIDsAndQueries(t *testing.T) {
 	got := make(chan seen, 1)
 	c, mux, _ := setup(t)
 	for _, p := range []string{"GET /api/v1/developer/users/{id}", "GET /api/v1/developer/devices/{id}/settings", "PUT /api/v1/developer/devices/{id}/settings",
-		"GET /api/v1/developer/access_policies/schedules/{id}", "DELETE /api/v1/developer/webhooks/endpoints/{id}"} {
+		"GET /api/v1/developer/access_policies/schedules/{id}", "DELETE /api/v1/developer/webhooks/endpoints/{id}",
+		"GET /api/v1/developer/doors/{id}", "PUT /api/v1/developer/doors/{id}/unlock", "GET /api/v1/developer/door_groups/{id}",
+		"POST /api/v1/developer/devices/{id}/doorbell"} {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			got <- seen{r.URL.EscapedPath(), r.PathValue("id")}
 			writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":{"id":"x"}}`)
@@ -345,6 +347,14 @@ func TestInjectionSafeIDsAndQueries(t *testing.T) {
 			func(id string) error { _, _, err := c.Schedules.Get(ctx, id); return err }},
 		{func(id string) string { return "/api/v1/developer/webhooks/endpoints/" + pathSeg(id) },
 			func(id string) error { _, err := c.Webhooks.Delete(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/doors/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.Doors.Get(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/doors/" + pathSeg(id) + "/unlock" },
+			func(id string) error { _, err := c.Doors.Unlock(ctx, id, nil); return err }},
+		{func(id string) string { return "/api/v1/developer/door_groups/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.DoorGroups.Get(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/doorbell" },
+			func(id string) error { _, err := c.Devices.TriggerDoorbell(ctx, id, &DoorbellRequest{}); return err }},
 	}
 	for _, op := range byID {
 		for _, id := range hostile {

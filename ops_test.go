@@ -33,7 +33,8 @@ func sliceResult[T any](v []T, err error) any {
 	return v
 }
 
-// allOps lists the ten operations of the spec plus Webhooks.List.
+// allOps lists the ten operations of the spec, Webhooks.List, and the
+// door, door-group and device operations of issue 10.
 var allOps = []anOp{
 	{"Webhooks.Create", "POST", "POST /api/v1/developer/webhooks/endpoints", false,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -96,6 +97,96 @@ var allOps = []anOp{
 			v, r, err := c.TouchPasses.Search(ctx, "057B")
 			return sliceResult(v, err), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Doors.Get", "GET", "GET /api/v1/developer/doors/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Doors.Get(ctx, "door-1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"door-1","door_lock_relay_status":"lock","door_position_status":null}}`},
+	{"Doors.List", "GET", "GET /api/v1/developer/doors", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Doors.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Doors.Unlock", "PUT", "PUT /api/v1/developer/doors/{id}/unlock", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Doors.Unlock(ctx, "door-1", &UnlockRequest{ActorID: "a1", ActorName: "Front desk", Extra: map[string]any{"ticket": 42}})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Doors.SetLockRule", "PUT", "PUT /api/v1/developer/doors/{id}/lock_rule", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Doors.SetLockRule(ctx, "door-1", &LockRuleRequest{Type: LockRuleCustom, Interval: 10})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Doors.GetLockRule", "GET", "GET /api/v1/developer/doors/{id}/lock_rule", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Doors.GetLockRule(ctx, "door-1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"type":"custom","ended_time":1708673342}}`},
+	{"Doors.SetEmergency", "PUT", "PUT /api/v1/developer/doors/settings/emergency", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Doors.SetEmergency(ctx, &EmergencyStatus{Lockdown: true})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Doors.GetEmergency", "GET", "GET /api/v1/developer/doors/settings/emergency", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Doors.GetEmergency(ctx)
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"lockdown":false,"evacuation":false}}`},
+	{"DoorGroups.Topology", "GET", "GET /api/v1/developer/door_groups/topology", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.DoorGroups.Topology(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"DoorGroups.Create", "POST", "POST /api/v1/developer/door_groups", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.DoorGroups.Create(ctx, &DoorGroupRequest{GroupName: "Test", Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1","name":"Test","type":"access","resources":[]}}`},
+	{"DoorGroups.Get", "GET", "GET /api/v1/developer/door_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.DoorGroups.Get(ctx, "g1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
+	{"DoorGroups.Update", "PUT", "PUT /api/v1/developer/door_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.DoorGroups.Update(ctx, "g1", &DoorGroupUpdate{GroupName: "test", Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
+	{"DoorGroups.List", "GET", "GET /api/v1/developer/door_groups", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.DoorGroups.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"g1"}]}`},
+	{"DoorGroups.Delete", "DELETE", "DELETE /api/v1/developer/door_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.DoorGroups.Delete(ctx, "g1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Devices.List", "GET", "GET /api/v1/developer/devices", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Devices.List(ctx, &DeviceListOptions{Refresh: true})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[[{"id":"d1"}]]}`},
+	{"Devices.TriggerDoorbell", "POST", "POST /api/v1/developer/devices/{id}/doorbell", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Devices.TriggerDoorbell(ctx, "788a20c002c7", &DoorbellRequest{RoomName: "Reception"})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
 }
 
 // rtClient returns a client whose transport is rt, without retries.

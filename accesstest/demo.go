@@ -22,6 +22,16 @@ const (
 	DemoScheduleID = "1d31b648-b8ff-4bd1-b742-60dbd70592cd"
 	// DemoTouchPassCardID is the card id of the demo user's touch pass.
 	DemoTouchPassCardID = "057B-D703-0C6D-4AC9"
+	// DemoBuildingID is the building group holding every demo door.
+	DemoBuildingID = "9b1a3c2e-5d47-4e0b-8f6a-1c2d3e4f5a6b"
+	// DemoDoorID is the main entrance: a hub, a reader, an intercom and a
+	// position sensor.
+	DemoDoorID = "6ff875d2-af87-470b-9cb5-774c6596afc8"
+	// DemoIntercomID is the intercom at the main entrance, whose doorbell
+	// can be triggered.
+	DemoIntercomID = "788a20c002c7"
+	// DemoDoorGroupID is the "Office floors" door group.
+	DemoDoorGroupID = "d5573467-d6b3-4e8f-8e48-8a322b91664a"
 )
 
 // demoEpoch anchors the demo's times, so that the data set is the same on
@@ -62,10 +72,14 @@ func ranges(start, end string) []access.TimeRange {
 
 // LoadDemoData fills the server with a small office site: 3 holiday
 // groups, 5 schedules, 4 access policies, DemoUserCount users,
-// DemoVisitorCount visitors in every status, 4 devices and 24 touch passes.
-// The data set is generated from a fixed seed, so it is identical on every
-// run; [DemoUserID], [DemoDeviceID], [DemoScheduleID] and
-// [DemoTouchPassCardID] name records worth showing.
+// DemoVisitorCount visitors in every status, 4 devices' settings and 24
+// touch passes, and a building ("HQ") with 4 floors, 8 doors (one without
+// a hub, some without a position sensor), 3 door groups and a devices list
+// of hubs, readers and an intercom grouped by door (an 8-door hub is
+// listed at each of its doors). The data set is generated from a fixed
+// seed, so it is identical on every run; [DemoUserID], [DemoDeviceID],
+// [DemoScheduleID], [DemoTouchPassCardID], [DemoBuildingID], [DemoDoorID],
+// [DemoDoorGroupID] and [DemoIntercomID] name records worth showing.
 func (s *Server) LoadDemoData() {
 	g := demoGen{rand.New(rand.NewPCG(2026, 11))}
 
@@ -235,4 +249,57 @@ func (s *Server) LoadDemoData() {
 	s.AddDevice(access.DeviceSettings{DeviceID: "f4e2c61fd2cf", AccessMethods: access.AccessMethods{
 		NFC: &access.AccessMethod{Enabled: access.Yes}, QRCode: &access.AccessMethod{Enabled: access.Yes},
 	}})
+
+	s.loadDemoBuilding(g)
+}
+
+// loadDemoBuilding adds the demo building. The door and door-group ids
+// are those the demo access policies name.
+func (s *Server) loadDemoBuilding(g demoGen) {
+	s.SetBuilding(DemoBuildingID, "HQ")
+	basement := s.AddFloor(g.id(), "Basement")
+	ground := s.AddFloor(g.id(), "Ground floor")
+	first := s.AddFloor(g.id(), "1st floor")
+	second := s.AddFloor(g.id(), "2nd floor")
+
+	main := s.AddDoor(access.Door{ID: DemoDoorID, Name: "Main entrance", FloorID: ground, IsBindHub: true, PositionStatus: access.DoorClosed})
+	lobby := s.AddDoor(access.Door{ID: g.id(), Name: "Visitor lobby", FloorID: ground, IsBindHub: true, PositionStatus: access.DoorClosed})
+	dock := s.AddDoor(access.Door{ID: g.id(), Name: "Loading dock", FloorID: ground, IsBindHub: true})
+	server := s.AddDoor(access.Door{ID: "5c496423-6d25-4e4f-8cdf-95ad5135188a", Name: "Server room", FloorID: basement, IsBindHub: true, PositionStatus: access.DoorClosed})
+	garage := s.AddDoor(access.Door{ID: g.id(), Name: "Garage", FloorID: basement, IsBindHub: true})
+	office1 := s.AddDoor(access.Door{ID: g.id(), Name: "Office 1", FloorID: first, IsBindHub: true, PositionStatus: access.DoorClosed})
+	office2 := s.AddDoor(access.Door{ID: g.id(), Name: "Office 2", FloorID: second, IsBindHub: true, PositionStatus: access.DoorClosed})
+	s.AddDoor(access.Door{ID: g.id(), Name: "Roof hatch", FloorID: second})
+
+	s.AddDoorGroup(access.DoorGroup{ID: DemoDoorGroupID, Name: "Office floors",
+		Resources: []access.Resource{{ID: main.ID}, {ID: office1.ID}, {ID: office2.ID}}})
+	s.AddDoorGroup(access.DoorGroup{ID: "fd293ecb-98d2-425b-a020-cb9365ea48b3", Name: "Visitor lobby",
+		Resources: []access.Resource{{ID: main.ID}, {ID: lobby.ID}}})
+	s.AddDoorGroup(access.DoorGroup{ID: g.id(), Name: "Deliveries",
+		Resources: []access.Resource{{ID: dock.ID}, {ID: garage.ID}}})
+
+	hub := func(id, name, typ string, door access.Door, alsoAt ...string) access.Device {
+		return s.AddDeviceInfo(access.Device{ID: id, Name: name, Type: typ, LocationID: door.ID,
+			Capabilities: []string{"unlock_failure_limit", "emergency_settings", "is_hub", "pin_code"},
+			IsAdopted:    true, IsConnected: true, IsManaged: true, IsOnline: true}, alsoAt...)
+	}
+	reader := func(id, name, typ string, door access.Door, hubID string, caps ...string) {
+		s.AddDeviceInfo(access.Device{ID: id, Name: name, Type: typ, LocationID: door.ID, ConnectedUAHID: hubID,
+			Capabilities: append([]string{"is_reader", "support_reboot"}, caps...),
+			IsAdopted:    true, IsConnected: true, IsManaged: true, IsOnline: true})
+	}
+	h := hub("7483c2773855", "UA-HUB-3855", "UAH", main)
+	reader(DemoDeviceID, "UA Reader Main", "UA-Reader-Lite", main, h.ID, "nfc", "pin_code")
+	reader(DemoIntercomID, "UA Intercom Main", "UA-Intercom", main, h.ID, "nfc", "pin_code", "face")
+	h = hub(g.hex(12), "UA-HUB-Lobby", "UAH-DOOR", lobby)
+	reader("0418d6a2bb7a", "UA G2 Pro bb7a", "UA-G2-PRO", lobby, h.ID, "nfc", "pin_code", "face", "qr_code")
+	h = hub("f4e2c61fd2cf", "UA Hub Gate", "UGT", garage)
+	reader(g.hex(12), "UA Reader Garage", "UA-Reader-Lite", garage, h.ID, "nfc")
+	// One 8-door hub drives the loading dock, the server room and both
+	// offices: it is listed at each of them.
+	h = hub(g.hex(12), "EAH-8-F95A", "UAH-Ent", dock, server.ID, office1.ID, office2.ID)
+	reader(g.hex(12), "UA Reader Dock", "UA-Reader-Lite", dock, h.ID, "nfc")
+	reader(g.hex(12), "UA G2 Pro Server", "UA-G2-PRO", server, h.ID, "nfc", "pin_code", "face")
+	reader(g.hex(12), "UA Reader Office 1", "UA-Reader-Lite", office1, h.ID, "nfc")
+	reader(g.hex(12), "UA Reader Office 2", "UA-Reader-Lite", office2, h.ID, "nfc")
 }

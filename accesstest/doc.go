@@ -3,8 +3,9 @@
 // console, in the spirit of pstest for Pub/Sub.
 //
 // A [Server] listens on an HTTPS loopback address with a self-signed
-// certificate and implements the ten operations of the API (and the
-// webhook-endpoint list) with the controller's envelope, error codes,
+// certificate and implements the ten operations of the API, the
+// webhook-endpoint list, and the doors, door groups, devices list and
+// doorbell operations, with the controller's envelope, error codes,
 // bearer authentication and paging:
 //
 //	srv := accesstest.New(t, accesstest.WithDemoData())
@@ -33,6 +34,30 @@
 // (or its reconnection) without sleeping; [Server.DropNotificationClients]
 // and [Server.SilenceNotificationClients] make live sockets fail, and
 // [Server.Inject] with [OpNotificationsSubscribe] refuses the upgrade.
+//
+// # Doors and the fake's time
+//
+// Build a site with [Server.AddFloor], [Server.AddDoor],
+// [Server.AddDoorGroup] and [Server.AddDeviceInfo] (or the demo site's
+// building) and inspect it with [Server.Door], [Server.Doors],
+// [Server.LockRule], [Server.Emergency], [Server.DoorGroup],
+// [Server.DeviceList] and [Server.Ringing]. Doors behave: an unlock opens
+// the lock relay for [DoorUnlockDuration], lock rules set the relay and an
+// end time, an emergency mode overrides both, a doorbell rings until it
+// is cancelled or [DoorbellRingTimeout] passes. Those times run on the
+// fake's clock: [Server.Advance] moves it forward and runs, in order, the
+// relocks, expiries and timeouts that fall due, so tests never sleep.
+// [WithClock] and [Server.SetNow] set the base clock (SetNow also resets
+// what Advance added).
+//
+// Every state change produces what a console produces: unlocks give
+// access.door.unlock (actor type "open_api", the request's extra in
+// object.extra), lock rules access.temporary_unlock.start and .end,
+// emergency changes access.device.emergency_status, doorbells
+// access.doorbell.incoming and .completed. They are delivered, signed, to
+// the subscribed endpoints in order and in the background;
+// [Server.WaitDeliveries] waits for them and [Server.Deliveries] lists
+// them.
 //
 // # Authentication
 //
@@ -74,12 +99,31 @@
 //     (controllers have been seen answering one object), creating INACTIVE
 //     passes with random card ids; search matches a case-insensitive
 //     substring of the card id or the user name. No payment happens.
-//   - No rate limiting, no version checks, no devices list: use
-//     [Server.Inject] to simulate 429s, CODE_DEVICE_API_NOT_SUPPORTED and
-//     the like.
-//   - Webhook deliveries are made only when [Server.Emit] is called, once,
+//   - No rate limiting, no version checks: use [Server.Inject] to simulate
+//     429s, CODE_DEVICE_API_NOT_SUPPORTED and the like.
+//   - Door groups: the vendor has no specific codes for their errors, so
+//     the fake answers with the documented general ones: a name already
+//     in use (the building group's included) gets CODE_PARAMS_INVALID with
+//     the message "The provided name already exists.", and an unknown
+//     door id CODE_RESOURCE_NOT_FOUND. Changing or deleting the building
+//     group, unlocking or setting a lock rule on a door without a hub, and
+//     unlocking during a lockdown get CODE_OPERATION_FORBIDDEN. Deleting a
+//     group removes it from access policies and visitors.
+//   - Doors: a remote unlock opens the relay even under keep_lock; the
+//     unlock schedules behind "schedule" and lock_early do not exist
+//     (lock_early ends a temporary unlock and is reported until the next
+//     rule). The temporary-unlock events, undocumented by the vendor,
+//     carry the door as location, its hub as device, no actor and an
+//     object {"lock_rule", "ended_time"}. The door position never changes.
+//   - Doorbells ring on UA-Intercom, UA-G2-PRO and UA-G3-PRO devices
+//     that are online; a second trigger while ringing gets
+//     CODE_DEVICE_DEVICE_BUSY, a cancel completes the ring with reason
+//     108. The devices list ignores refresh (true or false).
+//   - Webhook deliveries are made for the door, lock-rule, emergency and
+//     doorbell changes above and when [Server.Emit] is called, once,
 //     without retries; https receivers' certificates are not verified.
-//   - Notifications are sent only when [Server.Notify] or
-//     [Server.NotifyRaw] is called; no state change produces one yet. A
-//     slow subscriber makes Notify wait rather than lose messages.
+//   - Notifications are sent when [Server.Notify] or [Server.NotifyRaw]
+//     is called and for the state changes listed under "Doors and the
+//     fake's time". A slow subscriber makes the fake wait rather than lose
+//     messages. No system-log entries yet.
 package accesstest

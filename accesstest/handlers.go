@@ -671,7 +671,7 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	now := s.now()
+	now := s.clockNow()
 	out := make([]access.TouchPass, n)
 	for i := range out {
 		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,

@@ -41,7 +41,8 @@ const (
 
 // AllPermissions returns every permission key.
 func AllPermissions() []Permission {
-	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential}
+	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential,
+		ViewSpace, EditSpace}
 }
 
 // Op names an operation of the API, for [Server.Inject] and [Request.Op].
@@ -90,7 +91,8 @@ func WithDemoData() Option {
 	return func(s *Server) { s.demo = true }
 }
 
-// WithClock sets the server's clock (see [Server.SetNow]).
+// WithClock sets the server's base clock (see [Server.SetNow]);
+// [Server.Advance] moves the time on from it.
 func WithClock(now func() time.Time) Option {
 	return func(s *Server) {
 		if now != nil {
@@ -172,7 +174,10 @@ type Server struct {
 	closing       chan struct{}
 	closeOnce     sync.Once
 	delivery      *http.Client
-	notify        notifyHub // the notifications WebSocket's subscribers
+	notify        notifyHub  // the notifications WebSocket's subscribers
+	clock         clockState // clock.go: Advance's offset and the timers
+	hub           hubState   // hub.go: queued event deliveries
+	space         spaceState // doors.go: floors, doors, door groups, devices list
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -290,8 +295,11 @@ func (s *Server) RevokeToken(token string) {
 	delete(s.tokens, token)
 }
 
-// SetNow replaces the server's clock, used for touch-pass activity times
-// and webhook signature timestamps. nil restores time.Now.
+// SetNow replaces the server's base clock, used for request times,
+// touch-pass activity times, webhook signature timestamps and door timers.
+// nil restores time.Now. It also resets the offset that [Server.Advance]
+// added, so that Now then reads the new clock; pending timers keep their
+// due times and run once the time reaches them.
 func (s *Server) SetNow(now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,13 +307,15 @@ func (s *Server) SetNow(now func() time.Time) {
 		now = time.Now
 	}
 	s.now = now
+	s.clock.offset = 0
 }
 
-// Now returns the server's current time.
+// Now returns the server's current time: its base clock plus what
+// [Server.Advance] added.
 func (s *Server) Now() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.now()
+	return s.clockNow()
 }
 
 // Inject makes the next f.Times requests for op (all of them when Times is
@@ -385,6 +395,22 @@ var routes = []route{
 	{"GET " + apiPrefix + "/access_policies/holiday_groups", OpHolidayGroupsList, ViewPolicy, (*Server).listHolidayGroups},
 	{"POST " + apiPrefix + "/credentials/touch_passes", OpTouchPassesPurchase, EditCredential, (*Server).purchaseTouchPasses},
 	{"GET " + apiPrefix + "/credentials/touch_passes/search", OpTouchPassesSearch, ViewCredential, (*Server).searchTouchPasses},
+	// Doors, door groups and the devices list (doors.go).
+	{"GET " + apiPrefix + "/doors/{id}", OpDoorsGet, ViewSpace, (*Server).getDoor},
+	{"GET " + apiPrefix + "/doors", OpDoorsList, ViewSpace, (*Server).listDoors},
+	{"PUT " + apiPrefix + "/doors/{id}/unlock", OpDoorsUnlock, EditSpace, (*Server).unlockDoor},
+	{"PUT " + apiPrefix + "/doors/{id}/lock_rule", OpDoorsSetLockRule, EditSpace, (*Server).setLockRule},
+	{"GET " + apiPrefix + "/doors/{id}/lock_rule", OpDoorsGetLockRule, ViewSpace, (*Server).getLockRule},
+	{"PUT " + apiPrefix + "/doors/settings/emergency", OpDoorsSetEmergency, EditSpace, (*Server).setEmergency},
+	{"GET " + apiPrefix + "/doors/settings/emergency", OpDoorsGetEmergency, ViewSpace, (*Server).getEmergency},
+	{"GET " + apiPrefix + "/door_groups/topology", OpDoorGroupsTopology, ViewSpace, (*Server).doorGroupTopology},
+	{"POST " + apiPrefix + "/door_groups", OpDoorGroupsCreate, EditSpace, (*Server).createDoorGroup},
+	{"GET " + apiPrefix + "/door_groups/{id}", OpDoorGroupsGet, ViewSpace, (*Server).getDoorGroup},
+	{"PUT " + apiPrefix + "/door_groups/{id}", OpDoorGroupsUpdate, EditSpace, (*Server).updateDoorGroup},
+	{"GET " + apiPrefix + "/door_groups", OpDoorGroupsList, ViewSpace, (*Server).listDoorGroups},
+	{"DELETE " + apiPrefix + "/door_groups/{id}", OpDoorGroupsDelete, EditSpace, (*Server).deleteDoorGroup},
+	{"GET " + apiPrefix + "/devices", OpDevicesList, ViewDevice, (*Server).listDevices},
+	{"POST " + apiPrefix + "/devices/{id}/doorbell", OpDevicesTriggerDoorbell, EditDevice, (*Server).triggerDoorbell},
 }
 
 func (s *Server) handler() http.Handler {
@@ -444,7 +470,7 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.now()})
+	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue

@@ -94,6 +94,11 @@ func TestAuthentication(t *testing.T) {
 		accesstest.ViewPolicy:     func(c *access.Client) error { _, _, err := c.HolidayGroups.List(ctx); return err },
 		accesstest.ViewCredential: func(c *access.Client) error { _, _, err := c.TouchPasses.Search(ctx, "x"); return err },
 		accesstest.EditCredential: func(c *access.Client) error { _, _, err := c.TouchPasses.Purchase(ctx, 1); return err },
+		accesstest.ViewSpace:      func(c *access.Client) error { _, _, err := c.Doors.List(ctx); return err },
+		accesstest.EditSpace: func(c *access.Client) error {
+			_, err := c.Doors.SetEmergency(ctx, &access.EmergencyStatus{})
+			return err
+		},
 	}
 	require.Len(t, calls, len(accesstest.AllPermissions()))
 	for perm, call := range calls {
@@ -168,7 +173,7 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 		assert.Equal(t, 400, status, name)
 		assert.Contains(t, body, `"code":"CODE_PARAMS_INVALID"`, name)
 	}
-	status, body := raw(t, srv, "GET", "/api/v1/developer/doors", srv.Token(), "")
+	status, body := raw(t, srv, "GET", "/api/v1/developer/system/logs", srv.Token(), "")
 	assert.Equal(t, 404, status)
 	assert.Contains(t, body, "CODE_RESOURCE_NOT_FOUND")
 	status, _ = raw(t, srv, "POST", "/api/v1/developer/visitors", srv.Token(), "")
