@@ -316,6 +316,7 @@ type exchange struct {
 	method, url string
 	attempts    int
 	uncertain   bool // an earlier attempt may have taken effect
+	streamed    bool // the body went to the download's writer
 	resp        *Response
 	raw         []byte
 }
@@ -353,6 +354,14 @@ func describeDecodeError(resp *Response, err error) error {
 // returns an error for bad arguments, transport failures and non-2xx
 // statuses; the envelope of a 2xx body is left to the caller.
 func (c *Client) send(ctx context.Context, method, path string, q any, body any) (*exchange, error) {
+	return c.sendTo(ctx, method, path, q, body, nil)
+}
+
+// sendTo is send with a sink for downloads: a successful answer that is
+// not JSON is streamed into sink instead of being read (see download).
+// body is encoded as JSON (an object, or a bare array), unless it is a
+// *streamBody (a multipart upload), which is streamed and never retried.
+func (c *Client) sendTo(ctx context.Context, method, path string, q any, body any, sink io.Writer) (*exchange, error) {
 	ex := &exchange{method: method}
 	if ctx == nil {
 		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
@@ -373,7 +382,8 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 	ex.url = u // NewClient rejects userinfo, so the URL holds no credentials
 
 	var payload []byte
-	if body != nil {
+	stream, _ := body.(*streamBody)
+	if body != nil && stream == nil {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
@@ -383,11 +393,14 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)
-	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody}
+	retryable := (idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
-	if payload != nil {
+	switch {
+	case stream != nil:
+		rawBody = retryablehttp.ReaderFunc(stream.open)
+	case payload != nil:
 		rawBody = payload
 	}
 	req, err := retryablehttp.NewRequestWithContext(rctx, method, u, rawBody)
@@ -397,7 +410,10 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 	req.Header.Set("Authorization", c.cfg.authHeader)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.cfg.userAgent)
-	if payload != nil {
+	switch {
+	case stream != nil:
+		req.Header.Set("Content-Type", stream.contentType)
+	case payload != nil:
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.SetResponseHandler(st.readResponse)
@@ -424,7 +440,10 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 			return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: rerr}
 		}
 	}
-	ex.raw = st.raw
+	ex.raw, ex.streamed = st.raw, st.streamed
+	if st.streamErr != nil {
+		return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: st.streamErr}
+	}
 	if st.readErr != nil {
 		return ex, ex.invalid(st.readErr)
 	}

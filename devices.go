@@ -231,6 +231,6 @@ func (s *DevicesService) TriggerDoorbell(ctx context.Context, deviceID string, r
 	if ctx == nil {
 		return nil, invalidArg(op, "ctx", "must not be nil")
 	}
-	_, resp, err := call[ignored](context.WithValue(ctx, noRetryKey{}, true), s.client, "POST", "/devices/"+pathSeg(deviceID)+"/doorbell", nil, req, false)
+	_, resp, err := call[ignored](sendOnce(ctx), s.client, "POST", "/devices/"+pathSeg(deviceID)+"/doorbell", nil, req, false)
 	return resp, err
 }

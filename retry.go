@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -104,6 +105,11 @@ type attemptState struct {
 	read    bool
 	raw     []byte
 	readErr error // a body over the size cap: not retried, reported as invalid
+
+	// Downloads: a successful non-JSON answer is streamed into sink.
+	sink      io.Writer
+	streamed  bool
+	streamErr error // the download broke off after bytes reached sink
 }
 
 func stateOf(ctx context.Context) *attemptState {
@@ -128,6 +134,9 @@ var errUnavailableCode = errors.New("access: device busy or offline")
 // status). A connection that fails mid-body returns the error, which
 // checkRetry then treats like any transport error.
 func (st *attemptState) readResponse(resp *http.Response) error {
+	if st.sink != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 && !isJSON(resp.Header.Get("Content-Type")) {
+		return st.streamTo(resp)
+	}
 	raw, err := readBody(resp, st.maxBody)
 	resp.Body = http.NoBody
 	st.read, st.raw, st.readErr = true, raw, nil
@@ -184,6 +193,7 @@ func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retrya
 			}
 			st.attempts = i + 1
 			st.read, st.raw, st.readErr = false, nil, nil
+			st.streamed, st.streamErr = false, nil
 			if i > 0 && p.OnRetry != nil {
 				p.OnRetry(RetryEvent{Method: st.method, URL: st.url, Attempt: i + 1, StatusCode: st.lastStatus, Err: st.lastErr})
 			}

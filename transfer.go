@@ -1,0 +1,148 @@
+package access
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// streamBody is a request body that is not JSON (a multipart upload),
+// produced while it is sent instead of being buffered whole. The request
+// pipeline (send) sends it as it sends JSON; its bodies are read once, so
+// a request with a streamBody is never retried.
+type streamBody struct {
+	contentType string
+	// open starts producing the body; it is called once.
+	open func() (io.Reader, error)
+}
+
+// formFile is one file part of a multipart/form-data body.
+type formFile struct {
+	field, filename, contentType string
+	r                            io.Reader
+}
+
+// multipartBody streams files as multipart/form-data: the parts are copied
+// from their readers into the request as the transport reads it, through a
+// pipe, so memory stays flat whatever the size. The writing goroutine ends
+// when the body is consumed or when the transport closes it (an error, a
+// cancelled context).
+func multipartBody(files ...formFile) *streamBody {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	boundary := "access-go-" + hex.EncodeToString(b[:])
+	return &streamBody{
+		contentType: "multipart/form-data; boundary=" + boundary,
+		open: func() (io.Reader, error) {
+			pr, pw := io.Pipe()
+			go func() {
+				mw := multipart.NewWriter(pw)
+				_ = mw.SetBoundary(boundary)
+				pw.CloseWithError(writeParts(mw, files))
+			}()
+			return pr, nil
+		},
+	}
+}
+
+func writeParts(mw *multipart.Writer, files []formFile) error {
+	for _, f := range files {
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": f.field, "filename": f.filename}))
+		ct := f.contentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		h.Set("Content-Type", ct)
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, f.r); err != nil {
+			return fmt.Errorf("access: reading the %s part: %w", f.field, err)
+		}
+	}
+	return mw.Close()
+}
+
+// sinkWriter streams a download into the caller's writer and remembers
+// whether any byte reached it, and whether the writer itself failed.
+type sinkWriter struct {
+	w      io.Writer
+	n      int64
+	failed error
+}
+
+func (s *sinkWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	if err != nil {
+		s.failed = err
+	}
+	return n, err
+}
+
+// isJSON reports whether a Content-Type names JSON.
+func isJSON(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// streamTo copies a successful, non-JSON answer into st.sink inside the
+// retry loop. A connection that fails before the first byte reached the
+// writer is retried like any other (the error is returned); once bytes
+// went out, or when the writer itself fails, the call ends without a
+// retry: the writer cannot take them back.
+func (st *attemptState) streamTo(resp *http.Response) error {
+	sw := &sinkWriter{w: st.sink}
+	_, err := io.Copy(sw, resp.Body)
+	resp.Body.Close()
+	resp.Body = http.NoBody
+	st.read, st.streamed = true, true
+	switch {
+	case err == nil:
+		return nil
+	case sw.failed != nil:
+		st.streamErr = fmt.Errorf("access: writing the download: %w", sw.failed)
+		return nil
+	case sw.n == 0:
+		return err // nothing reached the writer: may be retried
+	default:
+		st.streamErr = fmt.Errorf("access: download broke off after %d bytes: %w", sw.n, err)
+		return nil
+	}
+}
+
+// download performs a request whose successful answer is a file (a CSV
+// export, an image): its body is streamed into w, never held in memory,
+// and the Response (its header carries the Content-Type) is returned. An
+// error answer (a non-2xx status, or a JSON envelope with an error code)
+// is an *APIError as for every other call; a JSON answer with a success
+// code where a file was expected is an invalid response.
+func download(ctx context.Context, c *Client, method, path string, q, body any, w io.Writer) (*Response, error) {
+	if w == nil {
+		return nil, invalidArg(method+" "+path, "w", "must not be nil")
+	}
+	ex, err := c.sendTo(ctx, method, path, q, body, w)
+	if err != nil || ex.streamed {
+		return ex.resp, err
+	}
+	var e errorEnvelope
+	if jerr := json.Unmarshal(ex.raw, &e); jerr != nil {
+		return ex.resp, ex.invalid(describeDecodeError(ex.resp, jerr))
+	}
+	ex.resp.Code, ex.resp.Message = e.Code, e.Msg
+	if e.Code != "" && !isSuccess(e.Code) {
+		return ex.resp, ex.apiError(e.Code, e.Msg, nil)
+	}
+	return ex.resp, ex.invalid(errors.New("a JSON answer where a file was expected"))
+}
