@@ -50,6 +50,7 @@ func benchBodies(tb testing.TB) map[string][]byte {
 		"POST /api/v1/developer/webhooks/endpoints":             sample("webhook_create"),
 		"DELETE /api/v1/developer/webhooks/endpoints/{id}":      sample("webhook_delete"),
 		"GET /api/v1/developer/webhooks/endpoints":              sample("webhook_list"),
+		"PUT /api/v1/developer/webhooks/endpoints/{id}":         sample("webhook_create"), // §11.5 answers the endpoint as create does
 		"GET /api/v1/developer/visitors":                        page.Bytes(),
 		"GET /api/v1/developer/users/{id}":                      sample("user_get"),
 		"GET /api/v1/developer/devices/{id}/settings":           sample("device_settings_get"),
@@ -163,6 +164,11 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 		},
 		"Webhooks.List": func(ctx context.Context, hc *http.Client) error {
 			_, err := baselineCall[[]WebhookEndpoint](ctx, hc, "GET", api+"/webhooks/endpoints", nil)
+			return err
+		},
+		"Webhooks.Update": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[WebhookEndpoint](ctx, hc, "PUT", api+"/webhooks/endpoints/w1",
+				&WebhookEndpointRequest{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
 			return err
 		},
 		"Visitors.List": func(ctx context.Context, hc *http.Client) error {

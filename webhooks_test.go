@@ -121,3 +121,27 @@ func TestWebhooksListAndEnsure(t *testing.T) {
 	assert.ErrorIs(t, err, ErrConflict)
 	assert.Equal(t, int32(3), creates.Load(), "Create is not retried")
 }
+
+func TestWebhooksUpdateValidation(t *testing.T) {
+	t.Parallel()
+	c, _, _ := setup(t) // any request would fail the test
+	ok := &WebhookEndpointRequest{Endpoint: "https://h/", Name: "n", Events: []EventType{EventDoorUnlock}}
+	for name, tc := range map[string]struct {
+		id    string
+		req   *WebhookEndpointRequest
+		field string
+	}{
+		"empty id":    {"", ok, "id"},
+		"dot id":      {"..", ok, "id"},
+		"nil request": {"w1", nil, "req"},
+		"no events":   {"w1", &WebhookEndpointRequest{Endpoint: "https://h/", Name: "n"}, "Events"},
+		"bad URL":     {"w1", &WebhookEndpointRequest{Endpoint: "ftp://h/", Name: "n", Events: ok.Events}, "Endpoint"},
+	} {
+		_, _, err := c.Webhooks.Update(context.Background(), tc.id, tc.req)
+		var ve *ValidationError
+		if assert.ErrorAs(t, err, &ve, name) {
+			assert.Equal(t, "Webhooks.Update", ve.Op, name)
+			assert.Equal(t, tc.field, ve.Field, name)
+		}
+	}
+}

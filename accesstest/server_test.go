@@ -361,6 +361,54 @@ func TestWebhookEndpoints(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrNotFound)
 }
 
+// TestEnsureConvergesAfterTokenRotation is the README's pattern: a
+// receiver re-registers itself on start with a rotated header credential.
+// Ensure updates the endpoint in place (one PUT, same id and secret) and
+// the next delivery carries the new credential.
+func TestEnsureConvergesAfterTokenRotation(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t)
+	c := srv.Client()
+	got := make(chan string, 1)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("X-Hook-Token")
+	}))
+	t.Cleanup(recv.Close)
+	req := func(token string, events ...access.EventType) *access.WebhookEndpointRequest {
+		return &access.WebhookEndpointRequest{Endpoint: recv.URL, Name: "door events", Events: events,
+			Headers: map[string]string{"X-Hook-Token": token}}
+	}
+	first, _, err := c.Webhooks.Ensure(ctx, req("old", access.EventDoorUnlock))
+	require.NoError(t, err)
+
+	rotated, _, err := c.Webhooks.Ensure(ctx, req("new", access.EventDoorUnlock, access.EventDoorbellIncoming))
+	require.NoError(t, err)
+	assert.Equal(t, first.ID, rotated.ID)
+	assert.Equal(t, first.Secret.Value(), rotated.Secret.Value())
+	assert.Equal(t, "new", rotated.Headers["X-Hook-Token"])
+	assert.ElementsMatch(t, []access.EventType{access.EventDoorUnlock, access.EventDoorbellIncoming}, rotated.Events)
+	require.Len(t, srv.RequestsFor(accesstest.OpWebhooksUpdate), 1)
+	require.Len(t, srv.Webhooks(), 1)
+	assert.Equal(t, "new", srv.Webhooks()[0].Headers["X-Hook-Token"])
+
+	_, err = srv.EmitEvent(ctx, &access.WebhookEvent{Event: access.EventDoorUnlock})
+	require.NoError(t, err)
+	assert.Equal(t, "new", <-got, "the delivery carries the rotated credential")
+
+	// Already converged: no further update.
+	_, _, err = c.Webhooks.Ensure(ctx, req("new", access.EventDoorbellIncoming, access.EventDoorUnlock))
+	require.NoError(t, err)
+	assert.Len(t, srv.RequestsFor(accesstest.OpWebhooksUpdate), 1)
+
+	// The fake's update checks ids and URLs like a console.
+	_, _, err = c.Webhooks.Update(ctx, "no-such-id", req("x", access.EventDoorUnlock))
+	assert.ErrorIs(t, err, access.ErrNotFound)
+	other, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: "https://other.example/", Name: "o", Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	_, _, err = c.Webhooks.Update(ctx, other.ID, req("x", access.EventDoorUnlock))
+	assert.ErrorIs(t, err, access.ErrConflict, "another endpoint's URL")
+}
+
 func TestTouchPassPurchaseAndSearch(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
