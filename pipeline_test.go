@@ -430,3 +430,33 @@ func poolOf(srv *httptest.Server) *x509.CertPool {
 	pool.AddCert(srv.Certificate())
 	return pool
 }
+
+// Every DELETE of the SDK, now and later, treats a not-found after a lost
+// answer as success: the rule lives in del, and this test makes sure each
+// delete in allOps goes through it.
+func TestEveryDeleteSurvivesALostAnswer(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, op := range allOps {
+		if op.method != http.MethodDelete {
+			continue
+		}
+		n++
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			c, mux, _ := setup(t)
+			var hits atomic.Int32
+			mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
+				if hits.Add(1) == 1 {
+					resetConn(w, r) // the delete happened, its answer is lost
+					return
+				}
+				writeRaw(w, 400, "application/json", `{"code":"CODE_RESOURCE_NOT_FOUND","msg":"not found"}`)
+			})
+			_, _, err := op.call(context.Background(), c)
+			assert.NoError(t, err)
+			assert.Equal(t, int32(2), hits.Load())
+		})
+	}
+	assert.Positive(t, n)
+}

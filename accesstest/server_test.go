@@ -361,6 +361,24 @@ func TestWebhookEndpoints(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrNotFound)
 }
 
+// The fake's client waits milliseconds between retries, so that a test
+// injecting 429s and 503s does not sleep for real (the default policy
+// would wait 0.5 to 5 s).
+func TestClientRetriesQuickly(t *testing.T) {
+	t.Parallel()
+	p := accesstest.RetryPolicy()
+	assert.Equal(t, access.DefaultRetryPolicy().MaxRetries, p.MaxRetries)
+	assert.LessOrEqual(t, p.WaitMax, 10*time.Millisecond)
+	srv := accesstest.New(t)
+	srv.AddUser(access.User{ID: "u1", FirstName: "Ada"})
+	srv.Inject(accesstest.OpUsersGet, accesstest.Fault{Status: 503, Times: 2})
+	start := time.Now()
+	_, _, err := srv.Client().Users.Get(ctx, "u1", nil)
+	require.NoError(t, err)
+	assert.Len(t, srv.RequestsFor(accesstest.OpUsersGet), 3)
+	assert.Less(t, time.Since(start), time.Second)
+}
+
 // TestEnsureConvergesAfterTokenRotation is the README's pattern: a
 // receiver re-registers itself on start with a rotated header credential.
 // Ensure updates the endpoint in place (one PUT, same id and secret) and
