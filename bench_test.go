@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -385,7 +384,6 @@ func TestBaselinesMatchTheSDK(t *testing.T) {
 // pool.
 func TestOneConnectionForAThousandCalls(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int32
 	var n atomic.Int32
 	bodies := benchBodies(t)
 	mux := http.NewServeMux()
@@ -409,14 +407,7 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 			}
 		})
 	}
-	srv := httptest.NewUnstartedServer(mux)
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv, conns := countingServer(t, mux)
 	p := fastRetry()
 	p.MaxRetries = 1
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()), WithRetryPolicy(p))
