@@ -835,29 +835,11 @@ type LocationState struct {
 // Locked reports whether the door is locked.
 func (s *LocationState) Locked() bool { return s.Lock == "locked" }
 
-// DeviceUpdateV2Data is the data of [NotificationDeviceUpdateV2] (observed).
+// DeviceUpdateV2Data is the data of [NotificationDeviceUpdateV2]
+// (observed): the device, in the form webhook events carry it, and the
+// states of the doors it serves.
 type DeviceUpdateV2Data struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	Alias          string   `json:"alias"`
-	DeviceType     string   `json:"device_type"`
-	IP             string   `json:"ip"`
-	MAC            string   `json:"mac"`
-	Online         bool     `json:"online"`
-	Adopting       bool     `json:"adopting"`
-	ConnectedHubID string   `json:"connected_hub_id"`
-	LocationID     string   `json:"location_id"`
-	Firmware       string   `json:"firmware"`
-	Version        string   `json:"version"`
-	GUID           string   `json:"guid"`
-	StartTime      UnixTime `json:"start_time"`
-	HWType         string   `json:"hw_type"`
-	// Revision is a decimal number in a string.
-	Revision string `json:"revision"`
-	// Cap is the undocumented capability object; nil when null.
-	Cap json.RawMessage `json:"cap"`
-	// Category is often null.
-	Category []string `json:"category"`
+	EventDevice
 	// LocationStates are the states of the doors the device serves.
 	LocationStates []LocationState `json:"location_states"`
 }
