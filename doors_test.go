@@ -270,7 +270,8 @@ func TestDoorOperationsValidation(t *testing.T) {
 	add("SetEmergency nil", err)
 	_, err = c.Doors.SetEmergency(ctx, &EmergencyStatus{Lockdown: true, Evacuation: true})
 	add("SetEmergency both", err)
-	_, _, err = c.Doors.GetEmergency(nil) //nolint:staticcheck // a nil context is what is tested
+	var nilCtx context.Context // a nil context is what is tested
+	_, _, err = c.Doors.GetEmergency(nilCtx)
 	add("GetEmergency nil ctx", err)
 	_, _, err = c.DoorGroups.Create(ctx, nil)
 	add("Create nil", err)
@@ -288,13 +289,13 @@ func TestDoorOperationsValidation(t *testing.T) {
 	add("Update empty id", err)
 	_, err = c.DoorGroups.Delete(ctx, "")
 	add("Delete empty id", err)
-	_, _, err = c.Devices.List(nil, nil) //nolint:staticcheck // a nil context is what is tested
+	_, _, err = c.Devices.List(nilCtx, nil)
 	add("Devices.List nil ctx", err)
 	_, err = c.Devices.TriggerDoorbell(ctx, "", &DoorbellRequest{})
 	add("TriggerDoorbell empty id", err)
 	_, err = c.Devices.TriggerDoorbell(ctx, "dev1", nil)
 	add("TriggerDoorbell nil", err)
-	_, err = c.Devices.TriggerDoorbell(nil, "dev1", &DoorbellRequest{}) //nolint:staticcheck // a nil context is what is tested
+	_, err = c.Devices.TriggerDoorbell(nilCtx, "dev1", &DoorbellRequest{})
 	add("TriggerDoorbell nil ctx", err)
 	for name, err := range errs {
 		var ve *ValidationError

@@ -237,7 +237,7 @@ func (q *qrSymbol) placeData(codewords []byte) {
 // formatBits draws both copies of the format information: level M (00),
 // mask 0, BCH(15,5) protected and masked with 0x5412, and the dark module.
 func (q *qrSymbol) formatBits() {
-	const data = 0b00<<3 | 0 // level M, mask 0
+	const data = 0 // level M (00), mask 0 (000)
 	rem := data
 	for range 10 {
 		rem = rem<<1 ^ (rem>>9)*0x537
