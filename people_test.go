@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-querystring/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -416,4 +417,22 @@ func TestCreateAndGetFindsTheGroup(t *testing.T) {
 	assert.NotNil(t, resp)
 	assert.ErrorIs(t, err, ErrGroupNotFound)
 	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+// TestUserQueriesMatchTheirTags: the hand-written query encoders send
+// exactly what go-querystring makes of the options' url tags.
+func TestUserQueriesMatchTheirTags(t *testing.T) {
+	t.Parallel()
+	lists := []*UserListOptions{nil, {}, {PageNum: 3}, {PageSize: 7, Expand: []UserExpand{UserExpandAccessPolicy, "x"}}}
+	for _, o := range lists {
+		want, err := query.Values(o)
+		require.NoError(t, err)
+		assert.Equal(t, want.Encode(), o.query().Encode(), "%+v", o)
+	}
+	searches := []*UserSearchOptions{nil, {}, {Keyword: "a b&c", OnlyAdmin: true}, {UserIDs: []string{"u2", "u1"}, Statuses: []UserStatus{UserStatusPending, UserStatusActive}, PageNum: 2, PageSize: 9}}
+	for _, o := range searches {
+		want, err := query.Values(o)
+		require.NoError(t, err)
+		assert.Equal(t, want.Encode(), o.query().Encode(), "%+v", o)
+	}
 }

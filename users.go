@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"iter"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -213,7 +215,30 @@ func (s *UsersService) List(ctx context.Context, opts *UserListOptions) ([]User,
 	if err := opts.validate("Users.List"); err != nil {
 		return nil, nil, err
 	}
-	return list[User](ctx, s.client, "/users", opts)
+	return list[User](ctx, s.client, "/users", opts.query())
+}
+
+// query encodes the options without reflection (the struct tags document
+// the same keys).
+func (o *UserListOptions) query() url.Values {
+	q := url.Values{}
+	if o == nil {
+		return q
+	}
+	for _, e := range o.Expand {
+		q.Add("expand[]", string(e))
+	}
+	setPaging(q, o.PageNum, o.PageSize)
+	return q
+}
+
+func setPaging(q url.Values, num, size int) {
+	if num != 0 {
+		q.Set("page_num", strconv.Itoa(num))
+	}
+	if size != 0 {
+		q.Set("page_size", strconv.Itoa(size))
+	}
 }
 
 // All iterates over every user, fetching pages lazily as the loop
@@ -314,7 +339,30 @@ func (s *UsersService) Search(ctx context.Context, opts *UserSearchOptions) ([]U
 	if err := opts.validate("Users.Search"); err != nil {
 		return nil, nil, err
 	}
-	return list[User](ctx, s.client, "/users/search", opts)
+	return list[User](ctx, s.client, "/users/search", opts.query())
+}
+
+// query encodes the options without reflection (the struct tags document
+// the same keys).
+func (o *UserSearchOptions) query() url.Values {
+	q := url.Values{}
+	if o == nil {
+		return q
+	}
+	if o.Keyword != "" {
+		q.Set("keyword", o.Keyword)
+	}
+	if len(o.UserIDs) > 0 {
+		q["user_id"] = slices.Clone(o.UserIDs)
+	}
+	if o.OnlyAdmin {
+		q.Set("only_admin", "true")
+	}
+	for _, st := range o.Statuses {
+		q.Add("status", string(st))
+	}
+	setPaging(q, o.PageNum, o.PageSize)
+	return q
 }
 
 // SearchAll iterates over every user matching opts, page by page, with
