@@ -63,7 +63,7 @@ func (s *UserGroupsService) Create(ctx context.Context, req *UserGroupRequest) (
 // CreateAndGet creates a user group and returns it, id included, by
 // listing the groups after the create and picking the one with the
 // request's name and parent (see Find). The returned Response is the
-// list's.
+// list's. Permissions edit:user and view:user.
 //
 // The lookup is a second request: a group renamed, moved or deleted by
 // someone else between the two requests is not found (an error matching

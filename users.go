@@ -243,7 +243,8 @@ func setPaging(q url.Values, num, size int) {
 
 // All iterates over every user, fetching pages lazily as the loop
 // advances, with the same pager and stopping rules as
-// [VisitorsService.All]. opts is copied, never modified.
+// [VisitorsService.All]. opts is copied, never modified. Permission
+// view:user; any controller version.
 //
 //	for u, err := range client.Users.All(ctx, nil) {
 //		if err != nil { return err }
@@ -367,7 +368,7 @@ func (o *UserSearchOptions) query() url.Values {
 
 // SearchAll iterates over every user matching opts, page by page, with
 // the pager of [UsersService.All]. opts is copied, never modified.
-// Requires controller 3.1.30 or later.
+// Permission view:user; requires controller 3.1.30 or later.
 func (s *UsersService) SearchAll(ctx context.Context, opts *UserSearchOptions) iter.Seq2[User, error] {
 	if err := opts.validate("Users.SearchAll"); err != nil {
 		return func(yield func(User, error) bool) { yield(User{}, err) }
