@@ -9,7 +9,9 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -435,4 +437,116 @@ func TestUserQueriesMatchTheirTags(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want.Encode(), o.query().Encode(), "%+v", o)
 	}
+}
+
+// TestPeopleHostileIDs: ids reach the server as one escaped path segment
+// each, whatever they hold, in every position of the people paths.
+func TestPeopleHostileIDs(t *testing.T) {
+	t.Parallel()
+	hostile := []string{"a/b", "../../users/1", "..%2F", "x?y=1", "x#frag", "100%", "a b", "ünï/cødé", "emoji🚪"}
+	type seen struct{ rawPath, a, b string }
+	got := make(chan seen, 1)
+	c, mux, _ := setup(t)
+	for _, p := range []string{"DELETE /api/v1/developer/users/{a}", "DELETE /api/v1/developer/users/{a}/license_plates/{b}",
+		"POST /api/v1/developer/user_groups/{a}/users/delete", "GET /api/v1/developer/access_policies/{a}",
+		"DELETE /api/v1/developer/access_policies/schedules/{a}", "GET /api/v1/developer/access_policies/holiday_groups/{a}",
+		"POST /api/v1/developer/users/{a}/avatar", "GET /api/v1/developer/user_groups/{a}/identity/assignments"} {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			got <- seen{r.URL.EscapedPath(), r.PathValue("a"), r.PathValue("b")}
+			writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":{"id":"x","avatar_url":"u"}}`)
+		})
+	}
+	ctx := context.Background()
+	api := "/api/v1/developer"
+	for _, id := range hostile {
+		calls := []struct {
+			path string
+			two  bool
+			call func() error
+		}{
+			{api + "/users/" + pathSeg(id), false, func() error { _, err := c.Users.Delete(ctx, id); return err }},
+			{api + "/users/" + pathSeg(id) + "/license_plates/" + pathSeg(id), true,
+				func() error { _, err := c.Users.UnassignLicensePlate(ctx, id, id); return err }},
+			{api + "/user_groups/" + pathSeg(id) + "/users/delete", false,
+				func() error { _, err := c.UserGroups.RemoveUsers(ctx, id, []string{"u"}); return err }},
+			{api + "/access_policies/" + pathSeg(id), false, func() error { _, _, err := c.AccessPolicies.Get(ctx, id); return err }},
+			{api + "/access_policies/schedules/" + pathSeg(id), false, func() error { _, err := c.Schedules.Delete(ctx, id); return err }},
+			{api + "/access_policies/holiday_groups/" + pathSeg(id), false, func() error { _, _, err := c.HolidayGroups.Get(ctx, id); return err }},
+			{api + "/users/" + pathSeg(id) + "/avatar", false, func() error {
+				_, _, err := c.Users.UploadAvatar(ctx, id, nil, strings.NewReader("x"))
+				return err
+			}},
+			{api + "/user_groups/" + pathSeg(id) + "/identity/assignments", false,
+				func() error { _, _, err := c.Identity.ListForUserGroup(ctx, id); return err }},
+		}
+		for _, tc := range calls {
+			require.NoError(t, tc.call(), "%q", id)
+			s := <-got
+			assert.Equal(t, tc.path, s.rawPath, "%q", id)
+			assert.Equal(t, id, s.a)
+			if tc.two {
+				assert.Equal(t, id, s.b)
+			}
+		}
+	}
+}
+
+// FuzzUserSearchQuery checks the search query encoder: whatever the
+// keyword and ids, the server reads back exactly the filters that were
+// set, the repeated keys in order, and nothing leaks into the path.
+func FuzzUserSearchQuery(f *testing.F) {
+	f.Add("Ada", "u1", "u&2=3", uint8(0b011), 1, 25, true)
+	f.Add("", "", "", uint8(0), 0, 0, false)
+	f.Add("a#b?c/%zz", "../x", "ü", uint8(0b111), 3, 1, false)
+	f.Fuzz(func(t *testing.T, keyword, id1, id2 string, statusMask uint8, pageNum, pageSize int, onlyAdmin bool) {
+		var got *url.URL
+		c := rtClient(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			got = r.URL
+			return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"code":"SUCCESS","data":[]}`)), Request: r}, nil
+		}))
+		var statuses []UserStatus
+		for i, s := range []UserStatus{UserStatusActive, UserStatusPending, UserStatusDeactivated} {
+			if statusMask&(1<<i) != 0 {
+				statuses = append(statuses, s)
+			}
+		}
+		var ids []string
+		for _, id := range []string{id1, id2} {
+			if id != "" {
+				ids = append(ids, id)
+			}
+		}
+		opts := &UserSearchOptions{Keyword: keyword, UserIDs: ids, OnlyAdmin: onlyAdmin, Statuses: statuses, PageNum: pageNum, PageSize: pageSize}
+		_, _, err := c.Users.Search(context.Background(), opts)
+		if err != nil {
+			if !errors.Is(err, ErrValidation) || got != nil {
+				t.Fatalf("error %v (sent: %v)", err, got != nil)
+			}
+			return
+		}
+		if got.Path != "/api/v1/developer/users/search" {
+			t.Fatalf("path %q", got.Path)
+		}
+		q := got.Query()
+		if q.Get("keyword") != keyword || (keyword == "" && q.Has("keyword")) {
+			t.Fatalf("keyword %q came back as %q", keyword, q["keyword"])
+		}
+		if strings.Join(q["user_id"], "\x00") != strings.Join(ids, "\x00") {
+			t.Fatalf("user ids %q came back as %q", ids, q["user_id"])
+		}
+		if len(q["status"]) != len(statuses) {
+			t.Fatalf("statuses %v came back as %v", statuses, q["status"])
+		}
+		if (q.Get("only_admin") == "true") != onlyAdmin {
+			t.Fatalf("only_admin %v came back as %q", onlyAdmin, q.Get("only_admin"))
+		}
+		for k := range q {
+			switch k {
+			case "keyword", "user_id", "only_admin", "status", "page_num", "page_size":
+			default:
+				t.Fatalf("unexpected query key %q", k)
+			}
+		}
+	})
 }
