@@ -354,7 +354,7 @@ func (o *UserSearchOptions) query() url.Values {
 		q.Set("keyword", o.Keyword)
 	}
 	if len(o.UserIDs) > 0 {
-		q["user_id"] = slices.Clone(o.UserIDs)
+		q["user_id"] = o.UserIDs // Encode only reads it
 	}
 	if o.OnlyAdmin {
 		q.Set("only_admin", "true")
