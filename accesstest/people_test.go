@@ -144,6 +144,18 @@ func TestUsersListAndSearch(t *testing.T) {
 	assert.Equal(t, ids, all)
 	assert.Len(t, srv.RequestsFor(accesstest.OpUsersList), 5, "one List and four pages")
 
+	p := srv.AddAccessPolicy(access.AccessPolicy{Name: "Staff"})
+	srv.AddUser(access.User{FirstName: "Pol", LastName: "Icy", AccessPolicyIDs: []string{p.ID}})
+	page, _, err = c.Users.List(ctx, &access.UserListOptions{PageNum: 12, PageSize: 1, Expand: []access.UserExpand{access.UserExpandAccessPolicy}})
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	assert.Equal(t, []string{"Staff"}, policyNames(page[0].AccessPolicies), "expand[] on the list")
+	page, _, err = c.Users.List(ctx, &access.UserListOptions{PageNum: 12, PageSize: 1})
+	require.NoError(t, err)
+	assert.Nil(t, page[0].AccessPolicies)
+	status, _ := raw(t, srv, "PUT", "/api/v1/developer/users/"+ids[0], srv.Token(), `{"status":"PENDING"}`)
+	assert.Equal(t, 400, status, "only ACTIVE and DEACTIVATED can be set")
+
 	found, resp, err := c.Users.Search(ctx, &access.UserSearchOptions{Keyword: "ada"})
 	require.NoError(t, err)
 	assert.Len(t, found, 4)
@@ -162,7 +174,7 @@ func TestUsersListAndSearch(t *testing.T) {
 		require.NoError(t, err)
 		n++
 	}
-	assert.Equal(t, 9, n)
+	assert.Equal(t, 10, n)
 	q := srv.RequestsFor(accesstest.OpUsersSearch)[2].Query
 	assert.Equal(t, []string{ids[0], ids[5]}, q["user_id"], "repeated keys")
 }
