@@ -37,13 +37,13 @@ type Client struct {
 	Webhooks *WebhooksService
 	// Visitors lists visitors.
 	Visitors *VisitorsService
-	// Users fetches users.
+	// Users creates, lists, searches, updates and deletes users.
 	Users *UsersService
 	// Devices reads and updates devices' access-method settings.
 	Devices *DevicesService
-	// Schedules fetches access schedules.
+	// Schedules manages access schedules.
 	Schedules *SchedulesService
-	// HolidayGroups lists holiday groups.
+	// HolidayGroups manages holiday groups.
 	HolidayGroups *HolidayGroupsService
 	// TouchPasses purchases and searches touch passes.
 	TouchPasses *TouchPassesService
@@ -53,6 +53,12 @@ type Client struct {
 	Doors *DoorsService
 	// DoorGroups reads the site's topology and manages door groups.
 	DoorGroups *DoorGroupsService
+	// UserGroups manages user groups, their members and policies.
+	UserGroups *UserGroupsService
+	// AccessPolicies manages access policies.
+	AccessPolicies *AccessPoliciesService
+	// Identity sends UniFi Identity invitations and assigns resources.
+	Identity *IdentityService
 
 	cfg *config
 }
@@ -127,6 +133,9 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Notifications = (*NotificationsService)(common)
 	c.Doors = (*DoorsService)(common)
 	c.DoorGroups = (*DoorGroupsService)(common)
+	c.UserGroups = (*UserGroupsService)(common)
+	c.AccessPolicies = (*AccessPoliciesService)(common)
+	c.Identity = (*IdentityService)(common)
 	return c, nil
 }
 

@@ -12,7 +12,8 @@
 // One [Client] holds the base URL and the token; its services
 // ([Client.Webhooks], [Client.Visitors], [Client.Users], [Client.Devices],
 // [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses],
-// [Client.Notifications], [Client.Doors], [Client.DoorGroups]) have one
+// [Client.Notifications], [Client.Doors], [Client.DoorGroups],
+// [Client.UserGroups], [Client.AccessPolicies], [Client.Identity]) have one
 // method per operation. Every method takes a context first and returns the
 // decoded data, a [*Response] (the HTTP response with the envelope's code,
 // message and pagination) and an error. The Response is non-nil whenever the
@@ -75,12 +76,27 @@
 // without duplicates) and [DevicesService.TriggerDoorbell] rings an
 // intercom; it is never retried.
 //
+// # People and policies
+//
+// [UsersService] creates, updates, lists ([UsersService.All]), searches
+// ([UsersService.SearchAll]) and deletes users; only deactivated users can
+// be deleted, so deactivate with [UsersService.Update] first.
+// [UserGroupsService.Create] answers without the new group's id:
+// [UserGroupsService.CreateAndGet] finds it by name and parent.
+// [AccessPoliciesService] ties doors and door groups to a schedule
+// ([SchedulesService], written with week_schedule, read back as weekly),
+// whose holidays come from [HolidayGroupsService] (sent as RFC 3339, read
+// back in the console's format as a [DateTime]).
+// [IdentityService.SendInvitations] reports invitations that failed inside
+// a successful answer as an [*InvitationError].
+//
 // # Pagination
 //
 // [VisitorsService.List] returns one page and its [Pagination];
 // [VisitorsService.All] returns an iterator over every matching visitor that
 // fetches pages as the loop advances and stops on a short or empty page, at
 // the reported total, or when the controller repeats a page.
+// [UsersService.All] and [UsersService.SearchAll] page the same way.
 //
 // # Webhooks
 //

@@ -122,10 +122,16 @@ var codeClass = map[ErrorCode]error{
 	CodeAccessPolicyScheduleNameExist:       ErrConflict,
 	CodeCredsNFCHasBindUser:                 ErrConflict,
 	CodeCredsPINCodeCredsAlreadyExist:       ErrConflict,
-	CodeDeviceDeviceBusy:                    ErrUnavailable,
-	CodeDeviceDeviceOffline:                 ErrUnavailable,
-	CodeDeviceAPINotSupported:               ErrUnsupported,
-	CodeDeviceDeviceVersionTooOld:           ErrUnsupported,
+	// Still referenced (by access policies, by schedules) or the default
+	// holiday group.
+	CodeAccessPolicyScheduleCanNotDelete:     ErrConflict,
+	CodeAccessPolicyHolidayGroupCanNotDelete: ErrConflict,
+	CodeHolidayGroupCanNotDelete:             ErrConflict,
+	CodeHolidayGroupCanNotEdit:               ErrConflict,
+	CodeDeviceDeviceBusy:                     ErrUnavailable,
+	CodeDeviceDeviceOffline:                  ErrUnavailable,
+	CodeDeviceAPINotSupported:                ErrUnsupported,
+	CodeDeviceDeviceVersionTooOld:            ErrUnsupported,
 }
 
 // statusClass maps HTTP statuses to the sentinel they match.

@@ -2,7 +2,10 @@ package access
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
+	"time"
 )
 
 // anOp is one SDK operation, for tests that must cover every operation.
@@ -33,8 +36,10 @@ func sliceResult[T any](v []T, err error) any {
 	return v
 }
 
-// allOps lists the ten operations of the spec, Webhooks.List, and the
-// door, door-group and device operations of issue 10.
+// allOps lists the ten operations of the spec, Webhooks.List, the
+// door, door-group and device operations of issue 10, and the user,
+// user-group, access-policy, schedule, holiday-group and Identity
+// operations of issue 12.
 var allOps = []anOp{
 	{"Webhooks.Create", "POST", "POST /api/v1/developer/webhooks/endpoints", false,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -192,6 +197,208 @@ var allOps = []anOp{
 			}
 			return struct{}{}, r, err
 		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	// Issue 12: people and policies.
+	{"Users.Create", "POST", "POST /api/v1/developer/users", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.Create(ctx, &UserRequest{FirstName: "Ada", LastName: "Lovelace", UserEmail: "ada@example.com"})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"u1","first_name":"Ada","last_name":"Lovelace"}}`},
+	{"Users.Update", "PUT", "PUT /api/v1/developer/users/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Users.Update(ctx, "u1", &UserUpdate{Status: UserStatusDeactivated}))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Users.List", "GET", "GET /api/v1/developer/users", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.List(ctx, &UserListOptions{PageNum: 1, PageSize: 25})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"u1"}],"pagination":{"page_num":1,"page_size":25,"total":1}}`},
+	{"Users.Delete", "DELETE", "DELETE /api/v1/developer/users/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Users.Delete(ctx, "u1"))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.Search", "GET", "GET /api/v1/developer/users/search", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.Search(ctx, &UserSearchOptions{Keyword: "Ada", UserIDs: []string{"u1", "u2"}, Statuses: []UserStatus{UserStatusActive}})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"u1"}]}`},
+	{"Users.SetAccessPolicies", "PUT", "PUT /api/v1/developer/users/{id}/access_policies", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Users.SetAccessPolicies(ctx, "u1", []string{"p1"}))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.ListAccessPolicies", "GET", "GET /api/v1/developer/users/{id}/access_policies", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.ListAccessPolicies(ctx, "u1", &UserPoliciesOptions{OnlyUserPolicies: Ptr(false)})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Users.AssignLicensePlates", "PUT", "PUT /api/v1/developer/users/{id}/license_plates", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Users.AssignLicensePlates(ctx, "u1", []string{"JQ178"}))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Users.UnassignLicensePlate", "DELETE", "DELETE /api/v1/developer/users/{id}/license_plates/{plate}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Users.UnassignLicensePlate(ctx, "u1", "lp1"))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Users.UploadAvatar", "POST", "POST /api/v1/developer/users/{id}/avatar", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.UploadAvatar(ctx, "u1", &AvatarOptions{FileName: "a.png", ContentType: "image/png"}, strings.NewReader(avatarBytes))
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"avatar_url":"https://console/avatar/u1.png"}}`},
+	{"UserGroups.Create", "POST", "POST /api/v1/developer/user_groups", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.Create(ctx, &UserGroupRequest{Name: "Firmware", UpID: "g0"}))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"UserGroups.List", "GET", "GET /api/v1/developer/user_groups", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.UserGroups.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"UserGroups.Get", "GET", "GET /api/v1/developer/user_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.UserGroups.Get(ctx, "g1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
+	{"UserGroups.Update", "PUT", "PUT /api/v1/developer/user_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.Update(ctx, "g1", &UserGroupRequest{Name: "FW"}))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"UserGroups.Delete", "DELETE", "DELETE /api/v1/developer/user_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.Delete(ctx, "g1"))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"UserGroups.AddUsers", "POST", "POST /api/v1/developer/user_groups/{id}/users", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.AddUsers(ctx, "g1", []string{"u1", "u2"}))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"UserGroups.RemoveUsers", "POST", "POST /api/v1/developer/user_groups/{id}/users/delete", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.RemoveUsers(ctx, "g1", []string{"u1"}))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"UserGroups.ListUsers", "GET", "GET /api/v1/developer/user_groups/{id}/users", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.UserGroups.ListUsers(ctx, "g1")
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"UserGroups.ListAllUsers", "GET", "GET /api/v1/developer/user_groups/{id}/users/all", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.UserGroups.ListAllUsers(ctx, "g1")
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"UserGroups.SetAccessPolicies", "PUT", "PUT /api/v1/developer/user_groups/{id}/access_policies", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.UserGroups.SetAccessPolicies(ctx, "g1", []string{"p1"}))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"UserGroups.ListAccessPolicies", "GET", "GET /api/v1/developer/user_groups/{id}/access_policies", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.UserGroups.ListAccessPolicies(ctx, "g1")
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"AccessPolicies.Create", "POST", "POST /api/v1/developer/access_policies", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.AccessPolicies.Create(ctx, &AccessPolicyRequest{Name: "test", ScheduleID: "s1", Resources: []Resource{{ID: "d1", Type: ResourceDoor}}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"p1"}}`},
+	{"AccessPolicies.Update", "PUT", "PUT /api/v1/developer/access_policies/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.AccessPolicies.Update(ctx, "p1", &AccessPolicyUpdate{Name: "x"}))
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"p1"}}`},
+	{"AccessPolicies.Delete", "DELETE", "DELETE /api/v1/developer/access_policies/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.AccessPolicies.Delete(ctx, "p1"))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"AccessPolicies.Get", "GET", "GET /api/v1/developer/access_policies/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.AccessPolicies.Get(ctx, "p1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"p1"}}`},
+	{"AccessPolicies.List", "GET", "GET /api/v1/developer/access_policies", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.AccessPolicies.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Schedules.Create", "POST", "POST /api/v1/developer/access_policies/schedules", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Schedules.Create(ctx, &ScheduleRequest{Name: "Office", WeekSchedule: &WeekSchedule{Monday: []TimeRange{{StartTime: "08:00:00", EndTime: "17:00:59"}}}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"s1","weekly":null}}`},
+	{"Schedules.Update", "PUT", "PUT /api/v1/developer/access_policies/schedules/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Schedules.Update(ctx, "s1", &ScheduleRequest{Name: "Office"}))
+		}, `{"code":"SUCCESS","msg":"success","data":{}}`},
+	{"Schedules.List", "GET", "GET /api/v1/developer/access_policies/schedules", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Schedules.List(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCEED","msg":"success","data":[]}`},
+	{"Schedules.Delete", "DELETE", "DELETE /api/v1/developer/access_policies/schedules/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Schedules.Delete(ctx, "s1"))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"HolidayGroups.Create", "POST", "POST /api/v1/developer/access_policies/holiday_groups", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.HolidayGroups.Create(ctx, &HolidayGroupRequest{Name: "Public", Holidays: []HolidayRequest{{Name: "Xmas", StartTime: xmas, EndTime: xmas.Add(24 * time.Hour)}}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"h1","holidays":[]}}`},
+	{"HolidayGroups.Update", "PUT", "PUT /api/v1/developer/access_policies/holiday_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.HolidayGroups.Update(ctx, "h1", &HolidayGroupRequest{Name: "Public"})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"h1","holidays":[]}}`},
+	{"HolidayGroups.Delete", "DELETE", "DELETE /api/v1/developer/access_policies/holiday_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.HolidayGroups.Delete(ctx, "h1"))
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"HolidayGroups.Get", "GET", "GET /api/v1/developer/access_policies/holiday_groups/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.HolidayGroups.Get(ctx, "h1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"h1"}}`},
+	{"Identity.SendInvitations", "POST", "POST /api/v1/developer/users/identity/invitations", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Identity.SendInvitations(ctx, []Invitation{{UserID: "u1", Email: "ada@example.com"}})
+			var ie *InvitationError
+			if errors.As(err, &ie) {
+				return v, r, nil // a valid answer listing failures
+			}
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"Identity.ListResources", "GET", "GET /api/v1/developer/users/identity/assignments", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Identity.ListResources(ctx, &IdentityResourceOptions{Types: []IdentityResourceType{IdentityEVStation, IdentityVPN}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"evstation":[],"vpn":[],"wifi":[]}}`},
+	{"Identity.AssignToUser", "POST", "POST /api/v1/developer/users/{id}/identity/assignments", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Identity.AssignToUser(ctx, "u1", &IdentityAssignment{ResourceType: IdentityWiFi, ResourceIDs: []string{"w1"}}))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Identity.ListForUser", "GET", "GET /api/v1/developer/users/{id}/identity/assignments", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Identity.ListForUser(ctx, "u1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"ev_station":[],"vpn":[],"wifi":[]}}`},
+	{"Identity.AssignToUserGroup", "POST", "POST /api/v1/developer/user_groups/{id}/identity/assignments", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			return noResult(c.Identity.AssignToUserGroup(ctx, "g1", &IdentityAssignment{ResourceType: IdentityVPN, ResourceIDs: []string{"v1"}}))
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Identity.ListForUserGroup", "GET", "GET /api/v1/developer/user_groups/{id}/identity/assignments", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Identity.ListForUserGroup(ctx, "g1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"ev_station":[],"vpn":[],"wifi":[]}}`},
+}
+
+// avatarBytes is the picture the avatar operation uploads in the tests
+// and benchmarks.
+var avatarBytes = "\x89PNG\r\n\x1a\n" + strings.Repeat("pixel", 200)
+
+// xmas is the holiday the holiday-group operations send.
+var xmas = time.Date(2026, 12, 25, 0, 0, 0, 0, time.UTC)
+
+// noResult turns a (*Response, error) write into an anOp result.
+func noResult(r *Response, err error) (any, *Response, error) {
+	if err != nil {
+		return nil, r, err
+	}
+	return struct{}{}, r, nil
 }
 
 // rtClient returns a client whose transport is rt, without retries.

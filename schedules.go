@@ -1,17 +1,198 @@
 package access
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+)
 
-// SchedulesService fetches access schedules. Get it from [Client.Schedules].
+// SchedulesService creates, reads, updates and deletes access schedules,
+// the weekly time ranges access policies open doors in. Get it from
+// [Client.Schedules]. Any controller version.
 type SchedulesService service
 
+// Schedule is an access schedule (spec §2.6). Visitors embed a summary of
+// theirs with only ID, Name, Type, IsDefault and WeekSchedule set, and
+// [SchedulesService.List] fills ID, Name, Type, IsDefault, HolidayGroupID
+// and Status.
+//
+// Requests name the weekly ranges week_schedule; controllers answer with
+// weekly. Both decode into WeekSchedule, which is nil when the controller
+// sends null (a one-time visit) or nothing. Encoding writes week_schedule.
+type Schedule struct {
+	ID              string        `json:"id"`
+	Name            string        `json:"name"`
+	IsDefault       bool          `json:"is_default"`
+	Type            string        `json:"type"`
+	WeekSchedule    *WeekSchedule `json:"week_schedule"`
+	HolidaySchedule []TimeRange   `json:"holiday_schedule,omitempty"`
+	HolidayGroupID  string        `json:"holiday_group_id,omitempty"`
+	HolidayGroup    *HolidayGroup `json:"holiday_group,omitempty"`
+	// Status is reported by the schedule list only (1 in the vendor's
+	// sample, meaning undocumented).
+	Status int `json:"status,omitempty"`
+}
+
+// UnmarshalJSON accepts the weekly ranges under week_schedule or weekly.
+func (s *Schedule) UnmarshalJSON(b []byte) error {
+	type plain Schedule
+	var w struct {
+		plain
+		Weekly *WeekSchedule `json:"weekly"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = Schedule(w.plain)
+	if s.WeekSchedule == nil {
+		s.WeekSchedule = w.Weekly
+	}
+	return nil
+}
+
+// ScheduleRequest creates a schedule, or changes one with
+// [SchedulesService.Update].
+//
+// It is sent with the weekly ranges under week_schedule, as the vendor
+// requires; the controller reads them back under weekly (both decode into
+// [Schedule.WeekSchedule]). Days without ranges are sent as [].
+type ScheduleRequest struct {
+	// Name is required on Create and must be unique on the controller;
+	// empty on Update keeps the name.
+	Name string
+	// WeekSchedule is required on Create; nil on Update keeps the ranges.
+	WeekSchedule *WeekSchedule
+	// HolidayGroupID names the holiday group whose holidays follow
+	// HolidaySchedule instead of the weekly ranges; empty keeps it.
+	HolidayGroupID string
+	// HolidaySchedule are the ranges in force on holidays (controller
+	// 1.20.11 or later); nil keeps them.
+	HolidaySchedule []TimeRange
+}
+
+// MarshalJSON writes the vendor's request form (week_schedule).
+func (r ScheduleRequest) MarshalJSON() ([]byte, error) {
+	w := struct {
+		Name            string        `json:"name,omitempty"`
+		WeekSchedule    *WeekSchedule `json:"week_schedule,omitempty"`
+		HolidayGroupID  string        `json:"holiday_group_id,omitempty"`
+		HolidaySchedule *[]TimeRange  `json:"holiday_schedule,omitempty"`
+	}{Name: r.Name, HolidayGroupID: r.HolidayGroupID}
+	if r.WeekSchedule != nil {
+		w.WeekSchedule = fullWeek(r.WeekSchedule)
+	}
+	if r.HolidaySchedule != nil {
+		w.HolidaySchedule = &r.HolidaySchedule
+	}
+	return marshalCompact(w)
+}
+
+// fullWeek copies w with every missing day as an empty list.
+func fullWeek(w *WeekSchedule) *WeekSchedule {
+	c := *w
+	for _, d := range []*[]TimeRange{&c.Sunday, &c.Monday, &c.Tuesday, &c.Wednesday, &c.Thursday, &c.Friday, &c.Saturday} {
+		if *d == nil {
+			*d = []TimeRange{}
+		}
+	}
+	return &c
+}
+
+// validRange reports whether r is "HH:MM:SS" to a later "HH:MM:SS".
+func validRange(r TimeRange) bool {
+	a, err1 := time.Parse(time.TimeOnly, r.StartTime)
+	b, err2 := time.Parse(time.TimeOnly, r.EndTime)
+	return err1 == nil && err2 == nil && len(r.StartTime) == 8 && len(r.EndTime) == 8 && a.Before(b)
+}
+
+func (r *ScheduleRequest) validate(op string, create bool) error {
+	switch {
+	case r == nil:
+		return invalidArg(op, "req", "must not be nil")
+	case create && strings.TrimSpace(r.Name) == "":
+		return invalidArg(op, "Name", "must not be empty")
+	case create && r.WeekSchedule == nil:
+		return invalidArg(op, "WeekSchedule", "must not be nil")
+	case !create && r.Name == "" && r.WeekSchedule == nil && r.HolidayGroupID == "" && r.HolidaySchedule == nil:
+		return invalidArg(op, "req", "changes nothing")
+	}
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		for _, tr := range r.WeekSchedule.Day(d) {
+			if !validRange(tr) {
+				return invalidArg(op, "WeekSchedule", d.String()+" has a range that is not HH:MM:SS to a later HH:MM:SS")
+			}
+		}
+	}
+	for _, tr := range r.HolidaySchedule {
+		if !validRange(tr) {
+			return invalidArg(op, "HolidaySchedule", "has a range that is not HH:MM:SS to a later HH:MM:SS")
+		}
+	}
+	return nil
+}
+
+func schedulePath(id string) string { return "/access_policies/schedules/" + pathSeg(id) }
+
+// Create makes a schedule and returns it as the controller stored it,
+// holiday group included. Times are "HH:MM:SS"; an end second is
+// inclusive ("17:00:59").
+//
+// Create is a POST and is not retried unless RetryPolicy.RetryWrites is
+// set. Any controller version.
+//
+// API: POST /api/v1/developer/access_policies/schedules (permission edit:policy)
+func (s *SchedulesService) Create(ctx context.Context, req *ScheduleRequest) (*Schedule, *Response, error) {
+	if err := req.validate("Schedules.Create", true); err != nil {
+		return nil, nil, err
+	}
+	return call[Schedule](ctx, s.client, "POST", "/access_policies/schedules", nil, req, true)
+}
+
+// Update changes a schedule; fields left empty keep their value (see
+// [ScheduleRequest]). Controllers answer with an empty object; fetch the
+// schedule with Get. Any controller version.
+//
+// API: PUT /api/v1/developer/access_policies/schedules/{id} (permission edit:policy)
+func (s *SchedulesService) Update(ctx context.Context, id string, req *ScheduleRequest) (*Response, error) {
+	const op = "Schedules.Update"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if err := req.validate(op, false); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", schedulePath(id), nil, req, false)
+	return resp, err
+}
+
 // Get fetches the schedule with the given id, with its week, holiday
-// schedule and holiday group.
+// schedule and holiday group. Any controller version.
 //
 // API: GET /api/v1/developer/access_policies/schedules/{id} (permission view:policy)
 func (s *SchedulesService) Get(ctx context.Context, id string) (*Schedule, *Response, error) {
 	if err := checkID("Schedules.Get", "id", id); err != nil {
 		return nil, nil, err
 	}
-	return call[Schedule](ctx, s.client, "GET", "/access_policies/schedules/"+pathSeg(id), nil, nil, true)
+	return call[Schedule](ctx, s.client, "GET", schedulePath(id), nil, nil, true)
+}
+
+// List fetches every schedule (not paged), without their ranges: fetch one
+// with Get for those. Any controller version.
+//
+// API: GET /api/v1/developer/access_policies/schedules (permission view:policy)
+func (s *SchedulesService) List(ctx context.Context) ([]Schedule, *Response, error) {
+	return list[Schedule](ctx, s.client, "/access_policies/schedules", nil)
+}
+
+// Delete removes a schedule. A schedule that access policies still use
+// cannot be deleted (CODE_ACCESS_POLICY_SCHEDULE_CAN_NOT_DELETE, matching
+// [ErrConflict]). Any controller version.
+//
+// API: DELETE /api/v1/developer/access_policies/schedules/{id} (permission edit:policy)
+func (s *SchedulesService) Delete(ctx context.Context, id string) (*Response, error) {
+	if err := checkID("Schedules.Delete", "id", id); err != nil {
+		return nil, err
+	}
+	return del(ctx, s.client, schedulePath(id), nil)
 }

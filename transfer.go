@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync"
 )
 
 // streamBody is a request body that is not JSON (a multipart upload),
@@ -21,7 +22,7 @@ import (
 // a request with a streamBody is never retried.
 type streamBody struct {
 	contentType string
-	// open starts producing the body; it is called once.
+	// open returns the body; nothing is produced before its first Read.
 	open func() (io.Reader, error)
 }
 
@@ -43,15 +44,44 @@ func multipartBody(files ...formFile) *streamBody {
 	return &streamBody{
 		contentType: "multipart/form-data; boundary=" + boundary,
 		open: func() (io.Reader, error) {
-			pr, pw := io.Pipe()
-			go func() {
-				mw := multipart.NewWriter(pw)
-				_ = mw.SetBoundary(boundary)
-				pw.CloseWithError(writeParts(mw, files))
-			}()
-			return pr, nil
+			return &pipeBody{start: func() *io.PipeReader {
+				pr, pw := io.Pipe()
+				go func() {
+					mw := multipart.NewWriter(pw)
+					_ = mw.SetBoundary(boundary)
+					pw.CloseWithError(writeParts(mw, files))
+				}()
+				return pr
+			}}, nil
 		},
 	}
+}
+
+// pipeBody is the read end of a multipart pipe made, with its writing
+// goroutine, at the first Read. The retry layer opens a body once only to
+// probe its length and closes it unread: nothing is started for that.
+type pipeBody struct {
+	once  sync.Once
+	start func() *io.PipeReader
+	pr    *io.PipeReader // nil until the first Read; nil after an early Close
+}
+
+func (p *pipeBody) Read(b []byte) (int, error) {
+	p.once.Do(func() { p.pr = p.start() })
+	if p.pr == nil {
+		return 0, io.ErrClosedPipe
+	}
+	return p.pr.Read(b)
+}
+
+// Close ends the body; a started writer then fails and returns, and one
+// not started never starts.
+func (p *pipeBody) Close() error {
+	p.once.Do(func() {})
+	if p.pr == nil {
+		return nil
+	}
+	return p.pr.Close()
 }
 
 func writeParts(mw *multipart.Writer, files []formFile) error {

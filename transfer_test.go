@@ -159,3 +159,38 @@ func TestMultipartUploadReaderFails(t *testing.T) {
 	_, _, err := call[ignored](context.Background(), c, "POST", "/upload", nil, body, false)
 	require.Error(t, err)
 }
+
+// countingReader counts the reads made from it.
+type countingReader struct {
+	r     io.Reader
+	reads atomic.Int32
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.r.Read(p)
+}
+
+// The retry layer opens a body once only to probe its length and closes
+// it unread: that must neither read the caller's reader nor start the
+// pipe's goroutine, and the body then stays closed.
+func TestMultipartBodyStartsAtFirstRead(t *testing.T) {
+	t.Parallel()
+	src := &countingReader{r: strings.NewReader("data")}
+	body := multipartBody(formFile{field: "file", filename: "f", r: src})
+	probe, err := body.open()
+	require.NoError(t, err)
+	require.NoError(t, probe.(io.Closer).Close())
+	assert.Nil(t, probe.(*pipeBody).pr, "no pipe and no goroutine for a probe")
+	n, err := probe.Read(make([]byte, 8))
+	assert.Zero(t, n)
+	assert.ErrorIs(t, err, io.ErrClosedPipe)
+	assert.Zero(t, src.reads.Load())
+
+	real, err := body.open()
+	require.NoError(t, err)
+	all, err := io.ReadAll(real)
+	require.NoError(t, err)
+	assert.Contains(t, string(all), "\r\n\r\ndata\r\n--access-go-")
+	assert.Positive(t, src.reads.Load())
+}

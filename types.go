@@ -192,72 +192,6 @@ func (w *WeekSchedule) Day(d time.Weekday) []TimeRange {
 	return nil
 }
 
-// Schedule is an access schedule (spec §2.6). Visitors embed a summary of
-// theirs with only ID, Name, Type, IsDefault and WeekSchedule set.
-//
-// The spec names the weekly ranges week_schedule; controllers answer with
-// weekly. Both decode into WeekSchedule, which is nil when the controller
-// sends null (a one-time visit) or nothing. Encoding writes week_schedule.
-type Schedule struct {
-	ID              string        `json:"id"`
-	Name            string        `json:"name"`
-	IsDefault       bool          `json:"is_default"`
-	Type            string        `json:"type"`
-	WeekSchedule    *WeekSchedule `json:"week_schedule"`
-	HolidaySchedule []TimeRange   `json:"holiday_schedule,omitempty"`
-	HolidayGroupID  string        `json:"holiday_group_id,omitempty"`
-	HolidayGroup    *HolidayGroup `json:"holiday_group,omitempty"`
-}
-
-// UnmarshalJSON accepts the weekly ranges under week_schedule or weekly.
-func (s *Schedule) UnmarshalJSON(b []byte) error {
-	type plain Schedule
-	var w struct {
-		plain
-		Weekly *WeekSchedule `json:"weekly"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = Schedule(w.plain)
-	if s.WeekSchedule == nil {
-		s.WeekSchedule = w.Weekly
-	}
-	return nil
-}
-
-// HolidayGroupSummary is an entry of the holiday-group list (spec §2.7).
-type HolidayGroupSummary struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// Count is the number of holidays in the group.
-	Count     int  `json:"count"`
-	IsDefault bool `json:"is_default"`
-}
-
-// HolidayGroup is the detailed form of a holiday group, embedded in a
-// [Schedule].
-type HolidayGroup struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Description  string    `json:"description"`
-	TemplateName string    `json:"template_name"`
-	IsDefault    bool      `json:"is_default"`
-	Holidays     []Holiday `json:"holidays"`
-}
-
-// Holiday is one holiday of a [HolidayGroup].
-type Holiday struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Repeat      bool     `json:"repeat"`
-	StartTime   DateTime `json:"start_time"`
-	EndTime     DateTime `json:"end_time"`
-	IsTemplate  bool     `json:"is_template"`
-}
-
 // NFCCard is an NFC credential of a user or visitor.
 type NFCCard struct {
 	ID    string `json:"id"`
@@ -315,49 +249,6 @@ type Visitor struct {
 	Schedule      *Schedule      `json:"schedule,omitempty"`
 	Resources     []Resource     `json:"resources,omitempty"`
 	LicensePlates []LicensePlate `json:"license_plates,omitempty"`
-}
-
-// UserStatus is a user's status.
-type UserStatus string
-
-// User statuses documented by the vendor; others are kept as sent.
-const (
-	UserStatusActive      UserStatus = "ACTIVE"
-	UserStatusPending     UserStatus = "PENDING"
-	UserStatusDeactivated UserStatus = "DEACTIVATED"
-)
-
-// User is a user record (spec §2.4).
-type User struct {
-	ID             string `json:"id"`
-	FirstName      string `json:"first_name"`
-	LastName       string `json:"last_name"`
-	FullName       string `json:"full_name,omitempty"`
-	Alias          string `json:"alias,omitempty"`
-	UserEmail      string `json:"user_email,omitempty"`
-	EmailStatus    string `json:"email_status,omitempty"`
-	Phone          string `json:"phone,omitempty"`
-	EmployeeNumber string `json:"employee_number"`
-	// OnboardTime may be 0 (unknown).
-	OnboardTime     UnixTime       `json:"onboard_time"`
-	NFCCards        []NFCCard      `json:"nfc_cards,omitempty"`
-	LicensePlates   []LicensePlate `json:"license_plates,omitempty"`
-	PINCode         *PINCode       `json:"pin_code,omitempty"`
-	AccessPolicyIDs []string       `json:"access_policy_ids,omitempty"`
-	// AccessPolicies is filled only when [UserExpandAccessPolicy] is asked.
-	AccessPolicies []AccessPolicy `json:"access_policies,omitempty"`
-	Status         UserStatus     `json:"status"`
-	// TouchPass holds the user's touch pass, if any. The spec says an array;
-	// controllers send one object. Both decode here.
-	TouchPass TouchPasses `json:"touch_pass,omitempty"`
-}
-
-// AccessPolicy is an access policy assigned to a user.
-type AccessPolicy struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Resources  []Resource `json:"resources"`
-	ScheduleID string     `json:"schedule_id"`
 }
 
 // TouchPassStatus is a touch pass's status.

@@ -4,9 +4,11 @@
 //
 // A [Server] listens on an HTTPS loopback address with a self-signed
 // certificate and implements the ten operations of the API, the
-// webhook-endpoint list, and the doors, door groups, devices list and
-// doorbell operations, with the controller's envelope, error codes,
-// bearer authentication and paging:
+// webhook-endpoint list, the doors, door groups, devices list and
+// doorbell operations, and the people and policy operations (users, user
+// groups, access policies, schedules, holiday groups, UniFi Identity),
+// with the controller's envelope, error codes, bearer authentication and
+// paging:
 //
 //	srv := accesstest.New(t, accesstest.WithDemoData())
 //	client := srv.Client() // trusts the certificate, carries the token
@@ -22,6 +24,19 @@
 // status, an error code on HTTP 200, Retry-After, a delay, a dropped
 // connection, a raw body such as a proxy's HTML page), and deliver signed
 // webhook events to registered endpoints with [Server.Emit].
+//
+// # People and policies
+//
+// Users, user groups ([Server.AddUserGroup]), access policies, schedules,
+// holiday groups and Identity resources ([Server.AddIdentityResource])
+// reference each other, and the fake keeps them consistent: ids in
+// requests must exist (users, groups, policies, schedules, holiday groups,
+// holidays, doors, door groups, Identity resources), names are unique
+// where the vendor has a code for it, and a record still in use cannot be
+// deleted. Inspect the state with [Server.Users], [Server.UserGroups],
+// [Server.GroupMembers], [Server.AccessPolicies], [Server.Schedules],
+// [Server.HolidayGroup], [Server.Avatar] and [Server.Invited]. Seeding
+// (Add...) does not check references, so tests can build dangling ones.
 //
 // # Notifications WebSocket
 //
@@ -119,6 +134,49 @@
 //     that are online; a second trigger while ringing gets
 //     CODE_DEVICE_DEVICE_BUSY, a cancel completes the ring with reason
 //     108. The devices list ignores refresh (true or false).
+//   - Users: only DEACTIVATED users can be deleted; the vendor documents
+//     the rule but no code, and the fake answers CODE_OPERATION_FORBIDDEN
+//     (HTTP 400). Deleting a user drops their group memberships, avatar
+//     and Identity assignments. A created user starts ACTIVE, onboarded at
+//     the fake's time unless onboard_time is sent. Search matches keyword
+//     as a case-insensitive substring of the name, email or employee
+//     number and answers without pagination, like the vendor's sample;
+//     the fake has no administrators, so only_admin=true finds nobody.
+//     A licence plate number another user has gets CODE_PARAMS_INVALID.
+//     ListAccessPolicies includes the policies of the user's groups and
+//     of their ancestors unless only_user_policies=true.
+//   - User groups: creating answers "success" without the id (as
+//     consoles do); names are unique among siblings
+//     (CODE_USER_NAME_DUPLICATED); unknown groups get
+//     CODE_RESOURCE_NOT_FOUND; moving a group under itself or a subgroup
+//     gets CODE_PARAMS_INVALID; deleting a group with subgroups or members
+//     gets CODE_OPERATION_FORBIDDEN. full_name joins the names from the
+//     top with " / ".
+//   - Access policies: the door list is read from "resources" or, when
+//     absent, from the v3 PDF's "resource"; a name in use gets
+//     CODE_PARAMS_INVALID ("The provided name already exists."), an
+//     unknown schedule CODE_ACCESS_POLICY_SCHEDULE_NOT_FOUND, an unknown
+//     door or door group CODE_RESOURCE_NOT_FOUND; a policy users or groups
+//     hold cannot be deleted (CODE_OPERATION_FORBIDDEN). An update answers
+//     {"id"}.
+//   - Schedules are written with "week_schedule" (a body with "weekly"
+//     gets CODE_PARAMS_INVALID) and answered with "weekly"; the list has
+//     no ranges and a status of 1; an update answers {}. A schedule that
+//     policies or visitors use gets
+//     CODE_ACCESS_POLICY_SCHEDULE_CAN_NOT_DELETE.
+//   - Holiday groups: holiday times must be RFC 3339 in requests and are
+//     answered as "2006-01-02 15:04:05Z"; an update replaces the holidays
+//     (ids must be the group's: CODE_ACCESS_POLICY_HOLIDAY_NOT_FOUND). The
+//     default group cannot be edited or deleted
+//     (CODE_HOLIDAY_GROUP_CAN_NOT_EDIT, CODE_HOLIDAY_GROUP_CAN_NOT_DELETE),
+//     nor a group schedules use
+//     (CODE_ACCESS_POLICY_HOLIDAY_GROUP_CAN_NOT_DELETE).
+//   - Identity: invitations to unknown users or users without a valid
+//     email are listed as failures inside a SUCCESS answer; the resource
+//     list uses the key "evstation", assignments "ev_station".
+//   - The people and policy changes have no webhook events; they reach
+//     the fake's one place for state changes as event-less changes, for
+//     the system log.
 //   - Webhook deliveries are made for the door, lock-rule, emergency and
 //     doorbell changes above and when [Server.Emit] is called, once,
 //     without retries; https receivers' certificates are not verified.

@@ -64,67 +64,6 @@ func seed[T any](s *Server, f func() (T, error)) T {
 	return v
 }
 
-// AddUser stores a user and returns it as stored: an empty ID is filled
-// with a new UUID and an empty Status with ACTIVE. A duplicate ID fails the
-// test (or panics without one).
-func (s *Server) AddUser(u access.User) access.User {
-	return seed(s, func() (access.User, error) {
-		if u.ID == "" {
-			u.ID = newID()
-		}
-		if u.Status == "" {
-			u.Status = access.UserStatusActive
-		}
-		for _, x := range s.users {
-			if x.ID == u.ID {
-				return access.User{}, fmt.Errorf("accesstest: "+"AddUser: duplicate user id %q", u.ID)
-			}
-		}
-		c := clone(u)
-		s.users = append(s.users, &c)
-		return clone(c), nil
-	})
-}
-
-// User returns the stored user with the given id.
-func (s *Server) User(id string) (access.User, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, u := range s.users {
-		if u.ID == id {
-			return clone(*u), true
-		}
-	}
-	return access.User{}, false
-}
-
-// Users returns every stored user, in insertion order.
-func (s *Server) Users() []access.User {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]access.User, len(s.users))
-	for i, u := range s.users {
-		out[i] = clone(*u)
-	}
-	return out
-}
-
-// AddAccessPolicy stores an access policy that users reference through
-// AccessPolicyIDs and that the user fetch expands.
-func (s *Server) AddAccessPolicy(p access.AccessPolicy) access.AccessPolicy {
-	return seed(s, func() (access.AccessPolicy, error) {
-		if p.ID == "" {
-			p.ID = newID()
-		}
-		if _, dup := s.policies[p.ID]; dup {
-			return access.AccessPolicy{}, fmt.Errorf("accesstest: "+"AddAccessPolicy: duplicate id %q", p.ID)
-		}
-		c := clone(p)
-		s.policies[p.ID] = &c
-		return clone(c), nil
-	})
-}
-
 // AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
 // Status UPCOMING. The visitor list returns visitors in insertion order.
 func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
@@ -155,52 +94,6 @@ func (s *Server) Visitors() []access.Visitor {
 		out[i] = clone(*v)
 	}
 	return out
-}
-
-// AddSchedule stores a schedule. Its HolidayGroup is filled, when read,
-// from the group named by HolidayGroupID (see [Server.AddHolidayGroup]).
-func (s *Server) AddSchedule(sc access.Schedule) access.Schedule {
-	return seed(s, func() (access.Schedule, error) {
-		if sc.ID == "" {
-			sc.ID = newID()
-		}
-		if sc.Type == "" {
-			sc.Type = "access"
-		}
-		if _, dup := s.schedules[sc.ID]; dup {
-			return access.Schedule{}, fmt.Errorf("accesstest: "+"AddSchedule: duplicate schedule id %q", sc.ID)
-		}
-		sc.HolidayGroup = nil
-		c := clone(sc)
-		s.schedules[sc.ID] = &c
-		return clone(c), nil
-	})
-}
-
-// AddHolidayGroup stores a holiday group; holidays without an ID get one.
-func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
-	return seed(s, func() (access.HolidayGroup, error) {
-		if g.ID == "" {
-			g.ID = newID()
-		}
-		for _, x := range s.holidayGroups {
-			if x.ID == g.ID {
-				return access.HolidayGroup{}, fmt.Errorf("accesstest: "+"AddHolidayGroup: duplicate id %q", g.ID)
-			}
-		}
-		g.Holidays = slices.Clone(g.Holidays)
-		for i := range g.Holidays {
-			if g.Holidays[i].ID == "" {
-				g.Holidays[i].ID = newID()
-			}
-		}
-		if g.Holidays == nil {
-			g.Holidays = []access.Holiday{}
-		}
-		c := clone(g)
-		s.holidayGroups = append(s.holidayGroups, &c)
-		return clone(c), nil
-	})
 }
 
 // AddDevice stores a device's access-method settings; an empty DeviceID
@@ -520,37 +413,6 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})
 }
 
-func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	expand := r.URL.Query()["expand[]"]
-	for _, e := range expand {
-		if e != "access_policy" {
-			badParams(w, "expand[] accepts only access_policy.")
-			return
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, u := range s.users {
-		if u.ID != id {
-			continue
-		}
-		c := *u // shallow: the lock is held until the answer is written
-		c.AccessPolicies = nil
-		if len(expand) > 0 {
-			c.AccessPolicies = []access.AccessPolicy{}
-			for _, pid := range c.AccessPolicyIDs {
-				if p, ok := s.policies[pid]; ok {
-					c.AccessPolicies = append(c.AccessPolicies, *p)
-				}
-			}
-		}
-		writeData(w, c)
-		return
-	}
-	writeError(w, http.StatusBadRequest, access.CodeUserWorkerNotExists, "The requested user does not exist.")
-}
-
 func (s *Server) getDeviceSettings(w http.ResponseWriter, r *http.Request) {
 	d, ok := s.Device(r.PathValue("id"))
 	if !ok {
@@ -623,38 +485,6 @@ func (s *Server) updateDeviceSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	d.AccessMethods = recode[access.AccessMethods](current)
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: "success"})
-}
-
-func (s *Server) getSchedule(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	s.mu.Lock()
-	sc, ok := s.schedules[id]
-	var out access.Schedule
-	if ok {
-		out = clone(*sc)
-		for _, g := range s.holidayGroups {
-			if g.ID == out.HolidayGroupID {
-				hg := clone(*g)
-				out.HolidayGroup = &hg
-			}
-		}
-	}
-	s.mu.Unlock()
-	if !ok {
-		writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleNotFound, "The requested schedule could not be found.")
-		return
-	}
-	writeData(w, wireSchedule(&out))
-}
-
-func (s *Server) listHolidayGroups(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	out := make([]access.HolidayGroupSummary, len(s.holidayGroups))
-	for i, g := range s.holidayGroups {
-		out[i] = access.HolidayGroupSummary{ID: g.ID, Name: g.Name, Description: g.Description, Count: len(g.Holidays), IsDefault: g.IsDefault}
-	}
-	s.mu.Unlock()
-	writeData(w, out)
 }
 
 func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {

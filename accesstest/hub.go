@@ -33,6 +33,11 @@ type change struct {
 	// Object is the event-specific data.object, encoded with
 	// encoding/json.
 	Object any
+	// Log describes a change that has no webhook event (a user created,
+	// a policy deleted, ...). Such a change (Event empty) goes only to the
+	// system log: it is neither delivered nor notified. The system-log
+	// hook turns the description into an entry.
+	Log string
 }
 
 // wireEvent is the webhook payload: like access.WebhookEvent, but with
@@ -74,6 +79,10 @@ var errServerClosed = errors.New("accesstest: server closed before the delivery"
 // holds s.mu; nothing here blocks or does I/O.
 func (s *Server) publish(c change) {
 	at := s.clockNow()
+	if c.Event == "" {
+		s.appendSystemLog(c, at)
+		return
+	}
 	ev := wireEvent{Event: c.Event, EventObjectID: newID(), Data: wireEventData{
 		Location: c.Location, Device: c.Device, Actor: c.Actor, Object: c.Object}}
 	payload, err := json.Marshal(ev)

@@ -42,7 +42,7 @@ const (
 // AllPermissions returns every permission key.
 func AllPermissions() []Permission {
 	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential,
-		ViewSpace, EditSpace}
+		ViewSpace, EditSpace, EditUser, EditPolicy}
 }
 
 // Op names an operation of the API, for [Server.Inject] and [Request.Op].
@@ -174,10 +174,11 @@ type Server struct {
 	closing       chan struct{}
 	closeOnce     sync.Once
 	delivery      *http.Client
-	notify        notifyHub  // the notifications WebSocket's subscribers
-	clock         clockState // clock.go: Advance's offset and the timers
-	hub           hubState   // hub.go: queued event deliveries
-	space         spaceState // doors.go: floors, doors, door groups, devices list
+	notify        notifyHub   // the notifications WebSocket's subscribers
+	clock         clockState  // clock.go: Advance's offset and the timers
+	hub           hubState    // hub.go: queued event deliveries
+	space         spaceState  // doors.go: floors, doors, door groups, devices list
+	people        peopleState // users.go: user groups, policy order, avatars, Identity
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -411,6 +412,51 @@ var routes = []route{
 	{"DELETE " + apiPrefix + "/door_groups/{id}", OpDoorGroupsDelete, EditSpace, (*Server).deleteDoorGroup},
 	{"GET " + apiPrefix + "/devices", OpDevicesList, ViewDevice, (*Server).listDevices},
 	{"POST " + apiPrefix + "/devices/{id}/doorbell", OpDevicesTriggerDoorbell, EditDevice, (*Server).triggerDoorbell},
+	// Users (users.go).
+	{"POST " + apiPrefix + "/users", OpUsersCreate, EditUser, (*Server).createUser},
+	{"PUT " + apiPrefix + "/users/{id}", OpUsersUpdate, EditUser, (*Server).updateUser},
+	{"GET " + apiPrefix + "/users", OpUsersList, ViewUser, (*Server).listUsers},
+	{"DELETE " + apiPrefix + "/users/{id}", OpUsersDelete, EditUser, (*Server).deleteUser},
+	{"GET " + apiPrefix + "/users/search", OpUsersSearch, ViewUser, (*Server).searchUsers},
+	{"PUT " + apiPrefix + "/users/{id}/access_policies", OpUsersSetAccessPolicies, EditUser, (*Server).setUserPolicies},
+	{"GET " + apiPrefix + "/users/{id}/access_policies", OpUsersListAccessPolicies, ViewUser, (*Server).listUserPolicies},
+	{"PUT " + apiPrefix + "/users/{id}/license_plates", OpUsersAssignLicensePlates, EditUser, (*Server).assignPlates},
+	{"DELETE " + apiPrefix + "/users/{id}/license_plates/{plate}", OpUsersUnassignLicensePlate, EditUser, (*Server).unassignPlate},
+	{"POST " + apiPrefix + "/users/{id}/avatar", OpUsersUploadAvatar, EditUser, (*Server).uploadAvatar},
+	// User groups (usergroups.go).
+	{"POST " + apiPrefix + "/user_groups", OpUserGroupsCreate, EditUser, (*Server).createUserGroup},
+	{"GET " + apiPrefix + "/user_groups", OpUserGroupsList, ViewUser, (*Server).listUserGroups},
+	{"GET " + apiPrefix + "/user_groups/{id}", OpUserGroupsGet, ViewUser, (*Server).getUserGroup},
+	{"PUT " + apiPrefix + "/user_groups/{id}", OpUserGroupsUpdate, EditUser, (*Server).updateUserGroup},
+	{"DELETE " + apiPrefix + "/user_groups/{id}", OpUserGroupsDelete, EditUser, (*Server).deleteUserGroup},
+	{"POST " + apiPrefix + "/user_groups/{id}/users", OpUserGroupsAddUsers, EditUser, (*Server).addGroupUsers},
+	{"POST " + apiPrefix + "/user_groups/{id}/users/delete", OpUserGroupsRemoveUsers, EditUser, (*Server).removeGroupUsers},
+	{"GET " + apiPrefix + "/user_groups/{id}/users", OpUserGroupsListUsers, ViewUser, (*Server).listGroupUsers},
+	{"GET " + apiPrefix + "/user_groups/{id}/users/all", OpUserGroupsListAllUsers, ViewUser, (*Server).listAllGroupUsers},
+	{"PUT " + apiPrefix + "/user_groups/{id}/access_policies", OpUserGroupsSetAccessPolicies, EditUser, (*Server).setGroupPolicies},
+	{"GET " + apiPrefix + "/user_groups/{id}/access_policies", OpUserGroupsListAccessPolicies, ViewUser, (*Server).listGroupPolicies},
+	// Access policies (policies.go).
+	{"POST " + apiPrefix + "/access_policies", OpAccessPoliciesCreate, EditPolicy, (*Server).createPolicy},
+	{"PUT " + apiPrefix + "/access_policies/{id}", OpAccessPoliciesUpdate, EditPolicy, (*Server).updatePolicy},
+	{"DELETE " + apiPrefix + "/access_policies/{id}", OpAccessPoliciesDelete, EditPolicy, (*Server).deletePolicy},
+	{"GET " + apiPrefix + "/access_policies/{id}", OpAccessPoliciesGet, ViewPolicy, (*Server).getPolicy},
+	{"GET " + apiPrefix + "/access_policies", OpAccessPoliciesList, ViewPolicy, (*Server).listPolicies},
+	// Schedules and holiday groups (schedules.go).
+	{"POST " + apiPrefix + "/access_policies/schedules", OpSchedulesCreate, EditPolicy, (*Server).createSchedule},
+	{"PUT " + apiPrefix + "/access_policies/schedules/{id}", OpSchedulesUpdate, EditPolicy, (*Server).updateSchedule},
+	{"GET " + apiPrefix + "/access_policies/schedules", OpSchedulesList, ViewPolicy, (*Server).listSchedules},
+	{"DELETE " + apiPrefix + "/access_policies/schedules/{id}", OpSchedulesDelete, EditPolicy, (*Server).deleteSchedule},
+	{"POST " + apiPrefix + "/access_policies/holiday_groups", OpHolidayGroupsCreate, EditPolicy, (*Server).createHolidayGroup},
+	{"PUT " + apiPrefix + "/access_policies/holiday_groups/{id}", OpHolidayGroupsUpdate, EditPolicy, (*Server).updateHolidayGroup},
+	{"DELETE " + apiPrefix + "/access_policies/holiday_groups/{id}", OpHolidayGroupsDelete, EditPolicy, (*Server).deleteHolidayGroup},
+	{"GET " + apiPrefix + "/access_policies/holiday_groups/{id}", OpHolidayGroupsGet, ViewPolicy, (*Server).getHolidayGroup},
+	// UniFi Identity (identity.go).
+	{"POST " + apiPrefix + "/users/identity/invitations", OpIdentitySendInvitations, EditUser, (*Server).sendInvitations},
+	{"GET " + apiPrefix + "/users/identity/assignments", OpIdentityListResources, ViewUser, (*Server).listIdentityResources},
+	{"POST " + apiPrefix + "/users/{id}/identity/assignments", OpIdentityAssignToUser, EditUser, (*Server).assignIdentityToUser},
+	{"GET " + apiPrefix + "/users/{id}/identity/assignments", OpIdentityListForUser, ViewUser, (*Server).listIdentityForUser},
+	{"POST " + apiPrefix + "/user_groups/{id}/identity/assignments", OpIdentityAssignToUserGroup, EditUser, (*Server).assignIdentityToGroup},
+	{"GET " + apiPrefix + "/user_groups/{id}/identity/assignments", OpIdentityListForUserGroup, ViewUser, (*Server).listIdentityForGroup},
 }
 
 func (s *Server) handler() http.Handler {

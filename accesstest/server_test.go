@@ -99,6 +99,11 @@ func TestAuthentication(t *testing.T) {
 			_, err := c.Doors.SetEmergency(ctx, &access.EmergencyStatus{})
 			return err
 		},
+		accesstest.EditUser: func(c *access.Client) error {
+			_, err := c.Users.Update(ctx, "u1", &access.UserUpdate{Status: access.UserStatusActive})
+			return err
+		},
+		accesstest.EditPolicy: func(c *access.Client) error { _, err := c.AccessPolicies.Delete(ctx, "p"); return err },
 	}
 	require.Len(t, calls, len(accesstest.AllPermissions()))
 	for perm, call := range calls {

@@ -1,0 +1,349 @@
+package accesstest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/access-dev/access"
+)
+
+// The user-group operations.
+const (
+	OpUserGroupsCreate             Op = "UserGroups.Create"
+	OpUserGroupsList               Op = "UserGroups.List"
+	OpUserGroupsGet                Op = "UserGroups.Get"
+	OpUserGroupsUpdate             Op = "UserGroups.Update"
+	OpUserGroupsDelete             Op = "UserGroups.Delete"
+	OpUserGroupsAddUsers           Op = "UserGroups.AddUsers"
+	OpUserGroupsRemoveUsers        Op = "UserGroups.RemoveUsers"
+	OpUserGroupsListUsers          Op = "UserGroups.ListUsers"
+	OpUserGroupsListAllUsers       Op = "UserGroups.ListAllUsers"
+	OpUserGroupsSetAccessPolicies  Op = "UserGroups.SetAccessPolicies"
+	OpUserGroupsListAccessPolicies Op = "UserGroups.ListAccessPolicies"
+)
+
+// groupRec is a user group: its id, name and parent, its direct members
+// and its access policies.
+type groupRec struct {
+	id, name, upID string
+	members        []string
+	policyIDs      []string
+}
+
+func (p *peopleState) group(id string) *groupRec {
+	for _, g := range p.groups {
+		if g.id == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// ancestors returns the ids of g's ancestors, nearest first.
+func (p *peopleState) ancestors(g *groupRec) []string {
+	var out []string
+	for up := p.group(g.upID); up != nil && !slices.Contains(out, up.id); up = p.group(up.upID) {
+		out = append(out, up.id)
+	}
+	return out
+}
+
+// wire is the group as the API shows it; full_name joins the names from
+// the top group down with " / ".
+func (p *peopleState) wire(g *groupRec) access.UserGroup {
+	ups := p.ancestors(g)
+	names := []string{g.name}
+	for _, id := range ups {
+		names = append([]string{p.group(id).name}, names...)
+	}
+	if ups == nil {
+		ups = []string{}
+	}
+	return access.UserGroup{ID: g.id, Name: g.name, FullName: strings.Join(names, " / "), UpID: g.upID, UpIDs: ups}
+}
+
+// AddUserGroup stores a user group under the group upID (empty: a
+// top-level group) with these members, and returns its id (a new UUID
+// when id is empty). Seeding checks the parent and the members exist.
+func (s *Server) AddUserGroup(id, name, upID string, members ...string) string {
+	return seed(s, func() (string, error) {
+		p := s.ppl()
+		if id == "" {
+			id = newID()
+		}
+		if p.group(id) != nil {
+			return "", fmt.Errorf("accesstest: AddUserGroup: duplicate id %q", id)
+		}
+		if upID != "" && p.group(upID) == nil {
+			return "", fmt.Errorf("accesstest: AddUserGroup: no parent group %q", upID)
+		}
+		for _, m := range members {
+			if s.user(m) == nil {
+				return "", fmt.Errorf("accesstest: AddUserGroup: no user %q", m)
+			}
+		}
+		p.groups = append(p.groups, &groupRec{id: id, name: name, upID: upID, members: uniq(members), policyIDs: []string{}})
+		return id, nil
+	})
+}
+
+// UserGroups returns every user group, in insertion order.
+func (s *Server) UserGroups() []access.UserGroup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.ppl()
+	out := make([]access.UserGroup, len(p.groups))
+	for i, g := range p.groups {
+		out[i] = p.wire(g)
+	}
+	return out
+}
+
+// GroupMembers returns the ids of a group's direct members.
+func (s *Server) GroupMembers(groupID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.ppl().group(groupID); g != nil {
+		return slices.Clone(g.members)
+	}
+	return nil
+}
+
+// ---- handlers ----
+
+// groupOf returns the group of the request's path, or answers
+// CODE_RESOURCE_NOT_FOUND. The caller holds s.mu.
+func (s *Server) groupOf(w http.ResponseWriter, r *http.Request) *groupRec {
+	g := s.ppl().group(r.PathValue("id"))
+	if g == nil {
+		resourceNotFound(w)
+	}
+	return g
+}
+
+// checkGroupName validates a name and parent: the parent exists, is not
+// the group itself nor one of its descendants, and no sibling has the
+// name (CODE_USER_NAME_DUPLICATED). The caller holds s.mu.
+func (s *Server) checkGroupName(w http.ResponseWriter, self *groupRec, name, upID string) bool {
+	p := s.ppl()
+	if strings.TrimSpace(name) == "" {
+		badParams(w, "name is required.")
+		return false
+	}
+	if upID != "" {
+		up := p.group(upID)
+		if up == nil {
+			resourceNotFound(w)
+			return false
+		}
+		if self != nil && (up == self || slices.Contains(p.ancestors(up), self.id)) {
+			badParams(w, "A group cannot be moved under itself or its subgroups.")
+			return false
+		}
+	}
+	for _, g := range p.groups {
+		if g != self && g.upID == upID && g.name == name {
+			writeError(w, http.StatusBadRequest, access.CodeUserNameDuplicated, "The provided name already exists.")
+			return false
+		}
+	}
+	return true
+}
+
+type groupRequest struct {
+	Name *string `json:"name"`
+	UpID string  `json:"up_id"`
+}
+
+// createUserGroup answers "success" without the id, as consoles do.
+func (s *Server) createUserGroup(w http.ResponseWriter, r *http.Request) {
+	var req groupRequest
+	if err := decodeBody(r, &req); err != nil || req.Name == nil {
+		badParams(w, "Body must be an object with name.")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.checkGroupName(w, nil, *req.Name, req.UpID) {
+		return
+	}
+	g := &groupRec{id: newID(), name: *req.Name, upID: req.UpID, members: []string{}, policyIDs: []string{}}
+	s.ppl().groups = append(s.ppl().groups, g)
+	s.publish(change{Log: "user group created: " + g.id})
+	writeSuccess(w)
+}
+
+func (s *Server) listUserGroups(w http.ResponseWriter, _ *http.Request) {
+	writeData(w, s.UserGroups())
+}
+
+func (s *Server) getUserGroup(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groupOf(w, r); g != nil {
+		writeData(w, s.ppl().wire(g))
+	}
+}
+
+func (s *Server) updateUserGroup(w http.ResponseWriter, r *http.Request) {
+	var req groupRequest
+	if err := decodeBody(r, &req); err != nil || req.Name == nil {
+		badParams(w, "Body must be an object with name.")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil || !s.checkGroupName(w, g, *req.Name, req.UpID) {
+		return
+	}
+	g.name, g.upID = *req.Name, req.UpID
+	s.publish(change{Log: "user group updated: " + g.id})
+	writeSuccess(w)
+}
+
+// deleteUserGroup refuses a group with subgroups or members
+// (CODE_OPERATION_FORBIDDEN; the vendor documents no code).
+func (s *Server) deleteUserGroup(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil {
+		return
+	}
+	p := s.ppl()
+	switch {
+	case slices.ContainsFunc(p.groups, func(x *groupRec) bool { return x.upID == g.id }):
+		operationForbidden(w, "The user group has subgroups.")
+		return
+	case len(g.members) > 0:
+		operationForbidden(w, "The user group has members.")
+		return
+	}
+	p.groups = slices.DeleteFunc(p.groups, func(x *groupRec) bool { return x == g })
+	delete(p.identity.groups, g.id)
+	s.publish(change{Log: "user group deleted: " + g.id})
+	writeSuccess(w)
+}
+
+// memberIDs reads a bare JSON array of user ids, all of which must
+// exist. The caller holds s.mu.
+func (s *Server) memberIDs(w http.ResponseWriter, r *http.Request) ([]string, bool) {
+	var ids []string
+	if err := decodeBody(r, &ids); err != nil || len(ids) == 0 {
+		badParams(w, "Body must be a non-empty JSON array of user ids.")
+		return nil, false
+	}
+	for _, id := range ids {
+		if s.user(id) == nil {
+			userNotFound(w)
+			return nil, false
+		}
+	}
+	return ids, true
+}
+
+func (s *Server) addGroupUsers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil {
+		return
+	}
+	ids, ok := s.memberIDs(w, r)
+	if !ok {
+		return
+	}
+	g.members = uniq(append(g.members, ids...))
+	s.publish(change{Log: "users added to user group: " + g.id})
+	writeSuccess(w)
+}
+
+func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil {
+		return
+	}
+	ids, ok := s.memberIDs(w, r)
+	if !ok {
+		return
+	}
+	g.members = slices.DeleteFunc(g.members, func(m string) bool { return slices.Contains(ids, m) })
+	s.publish(change{Log: "users removed from user group: " + g.id})
+	writeSuccess(w)
+}
+
+// memberView is a user as the group-member lists show it (no
+// credentials, no policies).
+func memberView(u *access.User) access.User {
+	return access.User{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, FullName: u.FullName, Alias: u.Alias,
+		Username: u.Username, Email: u.Email, UserEmail: u.UserEmail, EmailStatus: u.EmailStatus, Phone: u.Phone,
+		EmployeeNumber: u.EmployeeNumber, OnboardTime: u.OnboardTime, Status: u.Status, AvatarRelativePath: u.AvatarRelativePath}
+}
+
+// usersOf returns the members of the groups, each once, in user order.
+// The caller holds s.mu.
+func (s *Server) usersOf(groups ...*groupRec) []access.User {
+	out := []access.User{}
+	for _, u := range s.users {
+		if slices.ContainsFunc(groups, func(g *groupRec) bool { return slices.Contains(g.members, u.ID) }) {
+			out = append(out, memberView(u))
+		}
+	}
+	return out
+}
+
+func (s *Server) listGroupUsers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groupOf(w, r); g != nil {
+		writeData(w, s.usersOf(g))
+	}
+}
+
+// listAllGroupUsers answers the members of the group and of every group
+// below it (through up_id).
+func (s *Server) listAllGroupUsers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil {
+		return
+	}
+	p := s.ppl()
+	tree := []*groupRec{g}
+	for _, x := range p.groups {
+		if slices.Contains(p.ancestors(x), g.id) {
+			tree = append(tree, x)
+		}
+	}
+	writeData(w, s.usersOf(tree...))
+}
+
+func (s *Server) setGroupPolicies(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groupOf(w, r)
+	if g == nil {
+		return
+	}
+	ids, ok := s.policyIDsBody(w, r)
+	if !ok {
+		return
+	}
+	g.policyIDs = ids
+	s.publish(change{Log: "access policies assigned to user group: " + g.id})
+	writeData(w, nil)
+}
+
+func (s *Server) listGroupPolicies(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groupOf(w, r); g != nil {
+		writeData(w, s.policiesOf(g.policyIDs))
+	}
+}

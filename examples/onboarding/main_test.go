@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/access-dev/access/accesstest"
+)
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	var out strings.Builder
+	if err := run(context.Background(), srv.Client(), accesstest.DemoDoorID, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `group "New starters" holds policy "New starters: main entrance" on schedule "Onboarding office hours"
+registered Grace Hopper
+found Grace Hopper (E-1906, ACTIVE)
+  policy "New starters: main entrance" (through the group)
+delete while active: CODE_OPERATION_FORBIDDEN
+deactivated and deleted: true
+group "New starters" now has 0 member(s)
+`
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if len(srv.Users()) != accesstest.DemoUserCount {
+		t.Errorf("%d users left, want the demo's %d", len(srv.Users()), accesstest.DemoUserCount)
+	}
+}
