@@ -53,6 +53,10 @@ type Client struct {
 	Doors *DoorsService
 	// DoorGroups reads the site's topology and manages door groups.
 	DoorGroups *DoorGroupsService
+	// SystemLogs fetches and exports the system logs and their media.
+	SystemLogs *SystemLogsService
+	// APIServer installs the API server's HTTPS certificate.
+	APIServer *APIServerService
 
 	cfg *config
 }
@@ -127,6 +131,8 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Notifications = (*NotificationsService)(common)
 	c.Doors = (*DoorsService)(common)
 	c.DoorGroups = (*DoorGroupsService)(common)
+	c.SystemLogs = (*SystemLogsService)(common)
+	c.APIServer = (*APIServerService)(common)
 	return c, nil
 }
 
@@ -300,6 +306,20 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // retry policy (a purchase).
 type noRetryKey struct{}
 
+// readOnlyKey marks a context whose request only reads, whatever its
+// method (a POST that searches, such as the system-log fetch and export):
+// it is retried as a GET would be.
+type readOnlyKey struct{}
+
+// readOnly marks ctx so that its request is retried like an idempotent
+// one. A nil ctx is returned as it is, for send to reject.
+func readOnly(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, readOnlyKey{}, true)
+}
+
 // sendOnce marks ctx so that its request is never retried. A nil ctx is
 // returned as it is, for send to reject.
 func sendOnce(ctx context.Context) context.Context {
@@ -393,7 +413,8 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := (idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	retryable := (idempotent(method) || ctx.Value(readOnlyKey{}) != nil ||
+		(c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
 	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any

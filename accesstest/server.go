@@ -42,7 +42,7 @@ const (
 // AllPermissions returns every permission key.
 func AllPermissions() []Permission {
 	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential,
-		ViewSpace, EditSpace}
+		ViewSpace, EditSpace, ViewSystemLog, EditAPIServer}
 }
 
 // Op names an operation of the API, for [Server.Inject] and [Request.Op].
@@ -178,6 +178,7 @@ type Server struct {
 	clock         clockState // clock.go: Advance's offset and the timers
 	hub           hubState   // hub.go: queued event deliveries
 	space         spaceState // doors.go: floors, doors, door groups, devices list
+	logs          logState   // systemlogs.go: system log, static files; apiserver.go: certificate
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -411,6 +412,13 @@ var routes = []route{
 	{"DELETE " + apiPrefix + "/door_groups/{id}", OpDoorGroupsDelete, EditSpace, (*Server).deleteDoorGroup},
 	{"GET " + apiPrefix + "/devices", OpDevicesList, ViewDevice, (*Server).listDevices},
 	{"POST " + apiPrefix + "/devices/{id}/doorbell", OpDevicesTriggerDoorbell, EditDevice, (*Server).triggerDoorbell},
+	// System logs and static files (systemlogs.go), the API server (apiserver.go).
+	{"POST " + apiPrefix + "/system/logs", OpSystemLogsList, ViewSystemLog, (*Server).listSystemLogs},
+	{"POST " + apiPrefix + "/system/logs/export", OpSystemLogsExport, ViewSystemLog, (*Server).exportSystemLogs},
+	{"GET " + apiPrefix + "/system/logs/resource/{id}", OpSystemLogsGetResource, ViewSystemLog, (*Server).getSystemLogResource},
+	{"GET " + apiPrefix + "/system/static/{path...}", OpSystemLogsDownloadStatic, ViewSystemLog, (*Server).downloadStatic},
+	{"POST " + apiPrefix + "/api_server/certificates", OpAPIServerUploadCertificate, EditAPIServer, (*Server).uploadCertificate},
+	{"DELETE " + apiPrefix + "/api_server/certificates", OpAPIServerDeleteCertificate, EditAPIServer, (*Server).deleteCertificate},
 }
 
 func (s *Server) handler() http.Handler {
