@@ -248,7 +248,7 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, err
 	}
 	var env envelope[T]
-	if err := json.Unmarshal(ex.raw, &env); err != nil {
+	if err := json.Unmarshal(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
 		// A non-success code with data of another shape is still an API error.
 		var e errorEnvelope
 		if json.Unmarshal(ex.raw, &e) == nil && e.Code != "" && !isSuccess(e.Code) {
@@ -267,6 +267,22 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, ex.invalid(errors.New("response has no data"))
 	}
 	return env.Data, ex.resp, nil
+}
+
+// lenientDecoder is implemented by data types whose members may come in
+// another JSON type than documented (system-log hits): such a member is
+// left zero, the rest is decoded, and the call succeeds.
+type lenientDecoder interface{ lenientData() }
+
+// lenientTypeError reports whether err only says that members inside data
+// had another JSON type than their fields, and T accepts that.
+// encoding/json decodes everything else in the same pass, at no extra cost.
+func lenientTypeError[T any](err error) bool {
+	if _, ok := any((*T)(nil)).(lenientDecoder); !ok {
+		return false
+	}
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te) && strings.HasPrefix(te.Field, "data.")
 }
 
 // list fetches a list operation. A null or missing data member is an empty

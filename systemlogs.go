@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"iter"
 	"net/url"
@@ -120,12 +119,17 @@ func (q *SystemLogQuery) paging() url.Values {
 }
 
 // systemLogPage is the data of a fetch: the entries and, inside data
-// rather than in a pagination member, the page and the total.
+// rather than in a pagination member, the page and the total. It is
+// decoded leniently (see lenientData): a member of an unexpected JSON type
+// (an id sent as a number, an object where a string was expected) is left
+// zero and the rest of the page is kept, rather than failing it.
 type systemLogPage struct {
 	Hits  []SystemLog `json:"hits"`
 	Page  looseInt    `json:"page"`
 	Total looseInt    `json:"total"`
 }
+
+func (systemLogPage) lenientData() {}
 
 // looseInt reads a number, a numeric string or null; anything else is 0.
 type looseInt int
@@ -408,8 +412,9 @@ func (s *SystemLogsService) DownloadStatic(ctx context.Context, path string, w i
 
 // SystemLog is one system-log entry (a "hit" of §9.2; also the data of
 // the WebSocket's access.logs.add, see [Notification.LogsAdd]). Decoding is
-// lenient: members of an unexpected JSON type are left zero rather than
-// failing the page.
+// lenient: [SystemLogsService.List] and [Notification.LogsAdd] leave a
+// member of an unexpected JSON type zero rather than failing the entry,
+// and [UnixMilli] reads numbers, numeric strings and null.
 type SystemLog struct {
 	// ID is the entry's id ("_id").
 	ID string `json:"_id"`
@@ -418,18 +423,6 @@ type SystemLog struct {
 	Source    SystemLogSource `json:"_source"`
 	// Tag is e.g. "access".
 	Tag string `json:"tag,omitempty"`
-}
-
-// UnmarshalJSON implements the lenient decoding described on [SystemLog].
-func (l *SystemLog) UnmarshalJSON(b []byte) error {
-	type plain SystemLog
-	*l = SystemLog{}
-	err := json.Unmarshal(b, (*plain)(l))
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return nil // a member of another type: skipped, the rest kept
-	}
-	return err
 }
 
 // Time returns when the entry happened: the event's published time, else

@@ -3,7 +3,6 @@ package access
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,23 +85,39 @@ func TestSystemLogsListMinimalAndEmpty(t *testing.T) {
 
 func TestSystemLogDecodingIsLenient(t *testing.T) {
 	t.Parallel()
-	var p systemLogPage
-	require.NoError(t, json.Unmarshal([]byte(`{"hits":[
+	c, mux, _ := setup(t)
+	mux.HandleFunc("POST /api/v1/developer/system/logs", func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","msg":"success","data":{"hits":[
 		{"_id":7,"@timestamp":null,"_source":{"actor":{"id":"a1","type":"user","display_name":null},"event":{"published":"1689077487000","type":"x"},"target":null},"tag":null},
 		{"_id":"b","_source":{"event":{"published":1.689077487e12},"authentication":null,"target":[{"type":"door","id":"d1"}]}},
-		{"_id":"c","_source":{"event":{"published":{"oops":1}},"target":"door"}}
-	],"page":"2","total":null}`), &p))
-	assert.Equal(t, looseInt(2), p.Page)
-	assert.Equal(t, looseInt(0), p.Total)
-	require.Len(t, p.Hits, 3)
-	assert.Equal(t, "", p.Hits[0].ID, "a number where a string is expected is skipped")
-	assert.Equal(t, "a1", p.Hits[0].Source.Actor.ID, "the rest of the entry is kept")
-	assert.Equal(t, UnixMilli(1689077487000), p.Hits[0].Source.Event.Published)
-	assert.Equal(t, UnixMilli(1689077487000), p.Hits[1].Source.Event.Published)
-	assert.Equal(t, "d1", p.Hits[1].Source.Target[0].ID)
-	assert.Equal(t, UnixMilli(0), p.Hits[2].Source.Event.Published)
-	assert.True(t, p.Hits[2].Time().IsZero())
+		{"_id":"c","_source":{"event":{"published":{"oops":1}},"target":"door","actor":{"id":["x"],"type":"user"}}}
+	],"page":"2","total":null}}`)
+	})
+	hits, resp, err := c.SystemLogs.List(logCtx, &SystemLogQuery{Topic: SystemLogTopicAll})
+	require.NoError(t, err)
+	assert.Equal(t, 2, resp.Pagination.PageNum)
+	assert.Equal(t, 0, resp.Pagination.Total)
+	require.Len(t, hits, 3)
+	assert.Equal(t, "", hits[0].ID, "a number where a string is expected is skipped")
+	assert.Equal(t, "a1", hits[0].Source.Actor.ID, "the rest of the entry is kept")
+	assert.Equal(t, UnixMilli(1689077487000), hits[0].Source.Event.Published)
+	assert.Equal(t, UnixMilli(1689077487000), hits[1].Source.Event.Published)
+	assert.Equal(t, "d1", hits[1].Source.Target[0].ID)
+	assert.Equal(t, "c", hits[2].ID)
+	assert.Equal(t, "user", hits[2].Source.Actor.Type, "after a bad member")
+	assert.Equal(t, UnixMilli(0), hits[2].Source.Event.Published)
+	assert.True(t, hits[2].Time().IsZero())
 	assert.True(t, UnixMilli(0).Time().IsZero())
+
+	// Broken JSON, or a code of another type, is still an invalid response.
+	for _, body := range []string{`{"code":"SUCCESS","data":{"hits":[{"_id":"x"}`, `{"code":7,"data":{"hits":[]}}`, `{"code":"SUCCESS","data":[]}`} {
+		c2 := rtClient(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Request: r,
+				Body: io.NopCloser(strings.NewReader(body))}, nil
+		}))
+		_, _, err := c2.SystemLogs.List(logCtx, &SystemLogQuery{Topic: SystemLogTopicAll})
+		assert.ErrorIs(t, err, ErrInvalidResponse, body)
+	}
 
 	// The WebSocket's access.logs.add decodes into the same type.
 	n, err := ParseNotification([]byte(`{"event":"access.logs.add","data":{"_id":"x","_source":{"actor":{"type":"open_api"},` +
