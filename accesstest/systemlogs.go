@@ -286,11 +286,11 @@ func (f *logFilter) match(e *SystemLogEntry) bool {
 	return true
 }
 
-// selected returns the matching entries, newest first. The caller holds
-// s.mu.
+// selected returns the matching entries, newest first (at the same time,
+// the one added last first). The caller holds s.mu.
 func (s *Server) selected(f *logFilter) []*SystemLogEntry {
 	var out []*SystemLogEntry
-	for i := range s.logs.entries {
+	for i := len(s.logs.entries) - 1; i >= 0; i-- {
 		if e := &s.logs.entries[i]; f.match(e) {
 			out = append(out, e)
 		}
