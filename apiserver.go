@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/pem"
 	"fmt"
+	"strings"
 )
 
 // APIServerService installs and removes the HTTPS certificate of the
@@ -41,7 +42,7 @@ func (c *CertificateUpload) validate(op string) error {
 	if p, _ := pem.Decode(c.Cert); p == nil || p.Type != "CERTIFICATE" {
 		return invalidArg(op, "Cert", "must be a PEM certificate")
 	}
-	if p, _ := pem.Decode(c.Key); p == nil || !bytes.HasSuffix([]byte(p.Type), []byte("PRIVATE KEY")) {
+	if p, _ := pem.Decode(c.Key); p == nil || !strings.HasSuffix(p.Type, "PRIVATE KEY") {
 		return invalidArg(op, "Key", "must be a PEM private key")
 	}
 	if _, err := tls.X509KeyPair(c.Cert, c.Key); err != nil {

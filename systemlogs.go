@@ -183,7 +183,8 @@ func (s *SystemLogsService) List(ctx context.Context, req *SystemLogQuery) ([]Sy
 // than it has seen: it never stops early because of a total that is too
 // small, and stops after an empty page or a short one. A console that
 // ignores page_num ends the loop with [ErrPageRepeated] rather than
-// looping forever. The first error is yielded with a zero SystemLog and
+// looping forever (entries without an _id, as in the vendor's sample, are
+// compared by time, event and actor). The first error is yielded with a zero SystemLog and
 // ends the loop.
 //
 //	q := &access.SystemLogQuery{Topic: access.SystemLogTopicDoorOpenings, Since: time.Now().Add(-24 * time.Hour)}
@@ -198,7 +199,7 @@ func (s *SystemLogsService) All(ctx context.Context, req *SystemLogQuery) iter.S
 		return func(yield func(SystemLog, error) bool) { yield(SystemLog{}, err) }
 	}
 	q := *req
-	return paginate(ctx, q.PageNum, q.PageSize, func(e *SystemLog) string { return e.ID },
+	return paginate(ctx, q.PageNum, q.PageSize, logKey,
 		func(ctx context.Context, num, size int) (page[SystemLog], error) {
 			q.PageNum, q.PageSize = num, size
 			items, resp, err := s.List(ctx, &q)
@@ -211,6 +212,18 @@ func (s *SystemLogsService) All(ctx context.Context, req *SystemLogQuery) iter.S
 			}
 			return page[SystemLog]{items: items, total: total}, err
 		})
+}
+
+// logKey identifies an entry for the pager's repeated-page check. The
+// vendor's own sample has an empty _id, so an entry without one is known
+// by its time, event and actor instead.
+func logKey(e *SystemLog) string {
+	if e.ID != "" {
+		return e.ID
+	}
+	src := &e.Source
+	return string(e.Timestamp) + "|" + strconv.FormatInt(int64(src.Event.Published), 10) + "|" + src.Event.Type + "|" +
+		src.Actor.ID + "|" + src.Actor.DisplayName + "|" + src.Event.DisplayMessage
 }
 
 // exportLimit is the latest end of an export from since: the longest range an export may cover: one calendar
@@ -387,9 +400,9 @@ func equalStrings(a, b []string) bool {
 //
 // path is one of the paths the API hands out, under avatar/, preview/,
 // activities_resource/video/ or activities_resource/thumbnail/, with or
-// without a leading "/" or "/system/static/" (the paths of
-// [SystemLogResource] and [UnixTime]-stamped door thumbnails can be passed
-// as they are). Each segment is escaped. A path outside those folders, or
+// without a leading "/" or "/system/static/": the paths of a
+// [SystemLogResource] and a door's [LocationThumbnail] URL can be passed as
+// they are. Each segment is escaped. A path outside those folders, or
 // one that could traverse (a ".." segment, even percent-encoded, a
 // backslash, an empty segment), is a [*ValidationError] before anything
 // is sent. A failure after bytes reached w is a [*RequestError] and is

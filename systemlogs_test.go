@@ -231,6 +231,32 @@ func TestSystemLogsAllDoesNotLoopForever(t *testing.T) {
 	assert.Equal(t, int32(2), calls.Load())
 }
 
+// The vendor's sample has an empty _id: a console that ignores page_num
+// is still caught.
+func TestSystemLogsAllWithoutIDsDoesNotLoopForever(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	sample, err := os.ReadFile("testdata/samples/system_logs_list.json")
+	require.NoError(t, err)
+	var calls atomic.Int32
+	mux.HandleFunc("POST /api/v1/developer/system/logs", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		writeRaw(w, 200, "application/json", string(sample)) // one hit, total 3, whatever the page
+	})
+	var n int
+	var last error
+	for _, err := range c.SystemLogs.All(logCtx, &SystemLogQuery{Topic: SystemLogTopicAll, PageSize: 1}) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	assert.ErrorIs(t, last, ErrPageRepeated)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, int32(2), calls.Load())
+}
+
 func TestSystemLogsAllStartsAtPageAndBreaks(t *testing.T) {
 	t.Parallel()
 	c, mux, _ := setup(t)
