@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -545,3 +546,43 @@ func TestSystemLogsDownloadStaticNotFound(t *testing.T) {
 
 // logCtx is the context of the system-log and API-server tests.
 var logCtx = context.Background()
+
+// FuzzStaticPath checks that whatever path DownloadStatic accepts stays
+// under one of the static folders: each escaped segment decodes back to a
+// name with no separator and no dot segment.
+func FuzzStaticPath(f *testing.F) {
+	for _, s := range []string{"avatar/u1.png", "/system/static/preview/a b.jpg", "avatar/%2e%2e/x", "avatar/..", `avatar\x`,
+		"activities_resource/video/v.mp4", "avatar/a%2Fb", "avatar/%zz", "avatar//x", "avatar/\u202e.png"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		p, err := staticPath("SystemLogs.DownloadStatic", in)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("%q: %T", in, err)
+			}
+			return
+		}
+		rest, ok := strings.CutPrefix(p, "/system/static/")
+		if !ok {
+			t.Fatalf("%q -> %q", in, p)
+		}
+		segs := strings.Split(rest, "/")
+		allowed := map[string]bool{"avatar": true, "preview": true, "activities_resource/video": true, "activities_resource/thumbnail": true}
+		if !allowed[segs[0]] && !(len(segs) > 2 && allowed[segs[0]+"/"+segs[1]]) {
+			t.Fatalf("%q -> %q: outside the static folders", in, p)
+		}
+		for _, seg := range segs {
+			dec, err := url.PathUnescape(seg)
+			if err != nil || dec == "" || dec == "." || dec == ".." || strings.ContainsAny(dec, `/\`) {
+				t.Fatalf("%q -> %q: segment %q", in, p, seg)
+			}
+			// Decoding twice (a proxy that unescapes again) must not
+			// traverse either.
+			if dec2, err := url.PathUnescape(dec); err == nil && (dec2 == ".." || dec2 == "." || strings.ContainsAny(dec2, `/\`)) {
+				t.Fatalf("%q -> %q: segment %q decodes twice to %q", in, p, seg, dec2)
+			}
+		}
+	})
+}
