@@ -465,3 +465,26 @@ func testPair(t *testing.T) (certPEM, keyPEM []byte) {
 	require.NoError(t, err)
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb})
 }
+
+func TestAddSystemLogDefaultsAndCopies(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithClock(func() time.Time { return t0 }))
+	var e accesstest.SystemLogEntry
+	e.Source.Target = []access.SystemLogTarget{{Type: "door", ID: "d1"}}
+	srv.AddSystemLog(e)
+	e.Source.Target[0].ID = "changed after adding"
+	got := srv.SystemLogs()
+	require.Len(t, got, 1)
+	assert.NotEmpty(t, got[0].ID)
+	assert.Equal(t, access.SystemLogTopicDeviceEvents, got[0].Topic)
+	assert.True(t, got[0].Time().Equal(t0), "published at the fake's time")
+	assert.Equal(t, access.DateTime("2026-11-02T09:00:00.000Z"), got[0].Timestamp)
+	assert.Equal(t, "d1", got[0].Source.Target[0].ID, "the server keeps its own copy")
+	got[0].Source.Target[0].ID = "changed in the result"
+	assert.Equal(t, "d1", srv.SystemLogs()[0].Source.Target[0].ID)
+
+	logs, _, err := srv.Client().SystemLogs.List(ctx, &access.SystemLogQuery{Topic: access.SystemLogTopicDeviceEvents})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	assert.Equal(t, got[0].ID, logs[0].ID)
+}
