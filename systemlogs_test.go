@@ -153,7 +153,8 @@ func TestSystemLogsValidation(t *testing.T) {
 			assert.ErrorAs(t, err, &ve, name)
 		}
 	}
-	_, _, err := c.SystemLogs.List(nil, &SystemLogQuery{Topic: SystemLogTopicAll}) //nolint:staticcheck // nil logCtx on purpose
+	var nilCtx context.Context // a nil context is what is tested
+	_, _, err := c.SystemLogs.List(nilCtx, &SystemLogQuery{Topic: SystemLogTopicAll})
 	var ve *ValidationError
 	assert.ErrorAs(t, err, &ve, "nil logCtx")
 }
