@@ -59,6 +59,10 @@ type Client struct {
 	AccessPolicies *AccessPoliciesService
 	// Identity sends UniFi Identity invitations and assigns resources.
 	Identity *IdentityService
+	// SystemLogs fetches and exports the system logs and their media.
+	SystemLogs *SystemLogsService
+	// APIServer installs the API server's HTTPS certificate.
+	APIServer *APIServerService
 
 	cfg *config
 }
@@ -136,6 +140,8 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.UserGroups = (*UserGroupsService)(common)
 	c.AccessPolicies = (*AccessPoliciesService)(common)
 	c.Identity = (*IdentityService)(common)
+	c.SystemLogs = (*SystemLogsService)(common)
+	c.APIServer = (*APIServerService)(common)
 	return c, nil
 }
 
@@ -251,7 +257,7 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, err
 	}
 	var env envelope[T]
-	if err := json.Unmarshal(ex.raw, &env); err != nil {
+	if err := json.Unmarshal(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
 		// A non-success code with data of another shape is still an API error.
 		var e errorEnvelope
 		if json.Unmarshal(ex.raw, &e) == nil && e.Code != "" && !isSuccess(e.Code) {
@@ -270,6 +276,22 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, ex.invalid(errors.New("response has no data"))
 	}
 	return env.Data, ex.resp, nil
+}
+
+// lenientDecoder is implemented by data types whose members may come in
+// another JSON type than documented (system-log hits): such a member is
+// left zero, the rest is decoded, and the call succeeds.
+type lenientDecoder interface{ lenientData() }
+
+// lenientTypeError reports whether err only says that members inside data
+// had another JSON type than their fields, and T accepts that.
+// encoding/json decodes everything else in the same pass, at no extra cost.
+func lenientTypeError[T any](err error) bool {
+	if _, ok := any((*T)(nil)).(lenientDecoder); !ok {
+		return false
+	}
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te) && strings.HasPrefix(te.Field, "data.")
 }
 
 // list fetches a list operation. A null or missing data member is an empty
@@ -308,6 +330,20 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // noRetryKey marks a context whose request must be sent once, whatever the
 // retry policy (a purchase).
 type noRetryKey struct{}
+
+// readOnlyKey marks a context whose request only reads, whatever its
+// method (a POST that searches, such as the system-log fetch and export):
+// it is retried as a GET would be.
+type readOnlyKey struct{}
+
+// readOnly marks ctx so that its request is retried like an idempotent
+// one. A nil ctx is returned as it is, for send to reject.
+func readOnly(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, readOnlyKey{}, true)
+}
 
 // sendOnce marks ctx so that its request is never retried. A nil ctx is
 // returned as it is, for send to reject.
@@ -402,7 +438,8 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := (idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	retryable := (idempotent(method) || ctx.Value(readOnlyKey{}) != nil ||
+		(c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
 	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any

@@ -13,7 +13,8 @@
 // ([Client.Webhooks], [Client.Visitors], [Client.Users], [Client.Devices],
 // [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses],
 // [Client.Notifications], [Client.Doors], [Client.DoorGroups],
-// [Client.UserGroups], [Client.AccessPolicies], [Client.Identity]) have one
+// [Client.UserGroups], [Client.AccessPolicies], [Client.Identity],
+// [Client.SystemLogs], [Client.APIServer]) have one
 // method per operation. Every method takes a context first and returns the
 // decoded data, a [*Response] (the HTTP response with the envelope's code,
 // message and pagination) and an error. The Response is non-nil whenever the
@@ -97,6 +98,27 @@
 // fetches pages as the loop advances and stops on a short or empty page, at
 // the reported total, or when the controller repeats a page.
 // [UsersService.All] and [UsersService.SearchAll] page the same way.
+
+// # System logs
+//
+// [SystemLogsService.List] and [SystemLogsService.All] read the console's
+// activity log by [SystemLogTopic], time range and actor: who opened which
+// door and how ([SystemLog.UnlockSource] tells an API unlock's caller),
+// emergencies, device and admin events. The fetch is a POST that only
+// reads, so it is retried like a GET; the console's total is unreliable
+// there, and All does not trust it to stop. [SystemLogsService.Export]
+// streams a CSV of up to one month into an io.Writer with flat memory;
+// [SystemLogsService.GetResource] and [SystemLogsService.DownloadStatic]
+// fetch an entry's video clip and thumbnail, and only the console's static
+// folders can be reached.
+//
+// # API server certificate
+//
+// [APIServerService.UploadCertificate] installs a certificate and key for
+// the API server on port 12445, refusing a key that is not the
+// certificate's before sending; [APIServerService.DeleteCertificate]
+// removes it. Both take effect once Access has been restarted on the
+// console.
 //
 // # Webhooks
 //

@@ -899,68 +899,25 @@ func (n *Notification) SettingUpdate() (*SettingUpdateData, error) {
 	return notificationData[SettingUpdateData](n, NotificationSettingUpdate)
 }
 
-// LogsAddData is the data of [NotificationLogsAdd] (observed): one entry of
-// the access log, as the system logs hold it.
-type LogsAddData struct {
-	ID     string        `json:"_id"`
-	Source LogsAddSource `json:"_source"`
-}
+// LogsAddData is the data of [NotificationLogsAdd] (observed): one entry
+// of the system log, the type [SystemLogsService.List] returns.
+type LogsAddData = SystemLog
 
-// LogsAddSource is the content of an access-log entry.
-type LogsAddSource struct {
-	Actor          LogsAddActor          `json:"actor"`
-	Event          LogsAddEvent          `json:"event"`
-	Authentication LogsAddAuthentication `json:"authentication"`
-	// Target lists what the entry concerns: the door (type "door"), the
-	// device, the direction (type "device_config")…
-	Target []LogsAddTarget `json:"target"`
-}
+// LogsAddSource is the content of a log entry ([SystemLogSource]).
+type LogsAddSource = SystemLogSource
 
-// LogsAddActor is who caused the entry (a user, a visitor, an admin).
-type LogsAddActor struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	DisplayName string `json:"display_name"`
-	AlternateID string `json:"alternate_id"`
-}
+// LogsAddActor is who caused a log entry ([SystemLogActor]).
+type LogsAddActor = SystemLogActor
 
-// LogsAddEvent says what happened.
-type LogsAddEvent struct {
-	// Type is e.g. "access.door.unlock".
-	Type           string `json:"type"`
-	DisplayMessage string `json:"display_message"`
-	// Result is e.g. "ACCESS" or "BLOCKED".
-	Result string `json:"result"`
-	// Published is in Unix milliseconds.
-	Published int64  `json:"published"`
-	Reason    string `json:"reason"`
-	LogKey    string `json:"log_key"`
-}
+// LogsAddEvent says what happened ([SystemLogEvent]).
+type LogsAddEvent = SystemLogEvent
 
-// LogsAddAuthentication is how the actor authenticated.
-type LogsAddAuthentication struct {
-	// CredentialProvider is e.g. "NFC", "PIN_CODE", "FACE", "MOBILE_TAP",
-	// "REMOTE_THROUGH_UAH".
-	CredentialProvider string `json:"credential_provider"`
-	Issuer             string `json:"issuer"`
-}
+// LogsAddAuthentication is how the actor authenticated
+// ([SystemLogAuthentication]).
+type LogsAddAuthentication = SystemLogAuthentication
 
-// LogsAddTarget is one thing an entry concerns.
-type LogsAddTarget struct {
-	Type        string `json:"type"`
-	ID          string `json:"id"`
-	DisplayName string `json:"display_name"`
-}
-
-// Door returns the entry's target of type "door".
-func (d *LogsAddData) Door() (LogsAddTarget, bool) {
-	for _, t := range d.Source.Target {
-		if t.Type == "door" {
-			return t, true
-		}
-	}
-	return LogsAddTarget{}, false
-}
+// LogsAddTarget is one thing a log entry concerns ([SystemLogTarget]).
+type LogsAddTarget = SystemLogTarget
 
 // LogsAdd decodes the data of a [NotificationLogsAdd] (observed).
 func (n *Notification) LogsAdd() (*LogsAddData, error) {

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -36,8 +37,10 @@ func sliceResult[T any](v []T, err error) any {
 	return v
 }
 
-// allOps lists the ten operations of the spec, Webhooks.List, the
-// door, door-group and device operations of issue 10, and the user,
+// allOps lists the ten operations of the spec, Webhooks.List and
+// Webhooks.Update, the door, door-group and device operations of issue 10,
+// the system-log and API-server operations of issue 11 (the fetch and
+// export are POSTs that only read, retried like GETs), and the user,
 // user-group, access-policy, schedule, holiday-group and Identity
 // operations of issue 12.
 var allOps = []anOp{
@@ -384,6 +387,50 @@ var allOps = []anOp{
 			v, r, err := c.Identity.ListForUserGroup(ctx, "g1")
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"ev_station":[],"vpn":[],"wifi":[]}}`},
+	{"SystemLogs.List", "POST", "POST /api/v1/developer/system/logs", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.SystemLogs.List(ctx, &SystemLogQuery{Topic: SystemLogTopicDoorOpenings, Since: time.Unix(1688169600, 0),
+				Until: time.Unix(1689120000, 0), PageNum: 1, PageSize: 25})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"hits":[{"_id":"l1","_source":{"event":{"published":1689077487000}}}],"page":1,"total":1}}`},
+	{"SystemLogs.Export", "POST", "POST /api/v1/developer/system/logs/export", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.SystemLogs.Export(ctx, &SystemLogExportRequest{Topic: SystemLogTopicAll, Since: time.Unix(1688169600, 0),
+				Until: time.Unix(1689120000, 0), Timezone: "UTC"}, io.Discard)
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"SystemLogs.GetResource", "GET", "GET /api/v1/developer/system/logs/resource/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.SystemLogs.GetResource(ctx, "67e2d3d4-8b17-4b55-9a3e-a6e5a9f0a5b3")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"video_record":"/activities_resource/video/v.mp4"}}`},
+	{"SystemLogs.DownloadStatic", "GET", "GET /api/v1/developer/system/static/", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.SystemLogs.DownloadStatic(ctx, "/activities_resource/thumbnail/t1.jpg", io.Discard)
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"APIServer.UploadCertificate", "POST", "POST /api/v1/developer/api_server/certificates", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.APIServer.UploadCertificate(ctx, &CertificateUpload{Key: opKey, Cert: opCert})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"APIServer.DeleteCertificate", "DELETE", "DELETE /api/v1/developer/api_server/certificates", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.APIServer.DeleteCertificate(ctx)
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
 }
 
 // avatarBytes is the picture the avatar operation uploads in the tests

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -23,6 +24,8 @@ import (
 type streamBody struct {
 	contentType string
 	// open returns the body; nothing is produced before its first Read.
+	// The retry layer calls it twice: once to probe for a length (closing
+	// what it returned, unread), then to send.
 	open func() (io.Reader, error)
 }
 
@@ -32,17 +35,44 @@ type formFile struct {
 	r                            io.Reader
 }
 
+// smallMultipart is the size up to which a multipart body whose parts are
+// all in memory (a certificate and its key) is built in memory and sent
+// with a Content-Length, rather than streamed through a pipe.
+const smallMultipart = 64 << 10
+
 // multipartBody streams files as multipart/form-data: the parts are copied
 // from their readers into the request as the transport reads it, through a
 // pipe, so memory stays flat whatever the size. The writing goroutine ends
 // when the body is consumed or when the transport closes it (an error, a
-// cancelled context).
+// cancelled context). Parts that are all in memory already (readers with a
+// Len method: *bytes.Reader, *strings.Reader, *bytes.Buffer) and small
+// together (smallMultipart) are encoded once into a buffer instead: no
+// goroutine, and a Content-Length.
 func multipartBody(files ...formFile) *streamBody {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	boundary := "access-go-" + hex.EncodeToString(b[:])
+	contentType := "multipart/form-data; boundary=" + boundary
+	if small(files) {
+		var (
+			once sync.Once
+			buf  bytes.Buffer
+			err  error
+		)
+		return &streamBody{contentType: contentType, open: func() (io.Reader, error) {
+			once.Do(func() {
+				mw := multipart.NewWriter(&buf)
+				_ = mw.SetBoundary(boundary)
+				err = writeParts(mw, files)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return bytes.NewReader(buf.Bytes()), nil
+		}}
+	}
 	return &streamBody{
-		contentType: "multipart/form-data; boundary=" + boundary,
+		contentType: contentType,
 		open: func() (io.Reader, error) {
 			return &pipeBody{start: func() *io.PipeReader {
 				pr, pw := io.Pipe()
@@ -82,6 +112,22 @@ func (p *pipeBody) Close() error {
 		return nil
 	}
 	return p.pr.Close()
+}
+
+// small reports whether every part is in memory and all fit in
+// smallMultipart.
+func small(files []formFile) bool {
+	total := 0
+	for _, f := range files {
+		l, ok := f.r.(interface{ Len() int })
+		if !ok {
+			return false
+		}
+		if total += l.Len(); total > smallMultipart {
+			return false
+		}
+	}
+	return true
 }
 
 func writeParts(mw *multipart.Writer, files []formFile) error {
@@ -127,6 +173,19 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
+// copyBufs are the buffers downloads copy through, so that a download
+// does not allocate one each time.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// isHTML reports whether a Content-Type names an HTML page: no file of the
+// API is one, while proxies and captive portals answer with such pages
+// on 200. A download reads it as an answer (an invalid response) instead
+// of streaming it into the caller's writer.
+func isHTML(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
 // streamTo copies a successful, non-JSON answer into st.sink inside the
 // retry loop. A connection that fails before the first byte reached the
 // writer is retried like any other (the error is returned); once bytes
@@ -134,7 +193,9 @@ func isJSON(ct string) bool {
 // retry: the writer cannot take them back.
 func (st *attemptState) streamTo(resp *http.Response) error {
 	sw := &sinkWriter{w: st.sink}
-	_, err := io.Copy(sw, resp.Body)
+	bp := copyBufs.Get().(*[]byte)
+	_, err := io.CopyBuffer(sw, resp.Body, *bp)
+	copyBufs.Put(bp)
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	st.read, st.streamed = true, true
@@ -157,7 +218,9 @@ func (st *attemptState) streamTo(resp *http.Response) error {
 // and the Response (its header carries the Content-Type) is returned. An
 // error answer (a non-2xx status, or a JSON envelope with an error code)
 // is an *APIError as for every other call; a JSON answer with a success
-// code where a file was expected is an invalid response.
+// code where a file was expected is an invalid response, and so is an
+// HTML page (a proxy's or a captive portal's answer is no file of the
+// API): nothing reaches w.
 func download(ctx context.Context, c *Client, method, path string, q, body any, w io.Writer) (*Response, error) {
 	if w == nil {
 		return nil, invalidArg(method+" "+path, "w", "must not be nil")

@@ -9,6 +9,9 @@
 // groups, access policies, schedules, holiday groups, UniFi Identity),
 // with the controller's envelope, error codes, bearer authentication and
 // paging:
+// doorbell operations, the system logs (fetch, CSV export, resources,
+// static files) and the API server's certificate, with the controller's
+// envelope, error codes, bearer authentication and paging:
 //
 //	srv := accesstest.New(t, accesstest.WithDemoData())
 //	client := srv.Client() // trusts the certificate, carries the token
@@ -65,14 +68,51 @@
 // [WithClock] and [Server.SetNow] set the base clock (SetNow also resets
 // what Advance added).
 //
-// Every state change produces what a console produces: unlocks give
-// access.door.unlock (actor type "open_api", the request's extra in
-// object.extra), lock rules access.temporary_unlock.start and .end,
-// emergency changes access.device.emergency_status, doorbells
-// access.doorbell.incoming and .completed. They are delivered, signed, to
-// the subscribed endpoints in order and in the background;
-// [Server.WaitDeliveries] waits for them and [Server.Deliveries] lists
-// them.
+// Every state change produces, in one place, the three things a console
+// produces:
+//
+//   - Signed webhook deliveries: unlocks give access.door.unlock (actor
+//     type "open_api", the request's extra in object.extra), lock rules
+//     access.temporary_unlock.start and .end, emergency changes
+//     access.device.emergency_status, doorbells access.doorbell.incoming
+//     and .completed. They go to the subscribed endpoints.
+//   - WebSocket notifications, as consoles send them: an API unlock
+//     access.data.device.remote_unlock (data: the door), a ring
+//     access.remote_view, its end access.remote_view.change (reason_code,
+//     remote_call_request_id = the ring's request_id), an emergency change
+//     access.data.setting.update ({evacuation, lockdown}), a temporary
+//     unlock's start and end access.data.v2.location.update (the door's
+//     state: lock, remain_unlock or remain_lock), and after each of them
+//     the access.logs.add of its system-log entry.
+//   - A system-log entry ([Server.SystemLogs]): the event type, the
+//     actor, the targets (the device, the door; an API unlock adds an
+//     "unlock_source" target whose id embeds {actor_id, actor_name,
+//     extra}) and a topic: unlocks (and unlock schedules) door_openings,
+//     emergency changes critical, temporary unlocks admin_activity (an
+//     admin's rule, though its end is the system's), doorbells (and door
+//     position) device_events, visitor changes visitor. Changes an API
+//     call made carry the actor {type "open_api", display_name
+//     [APIActorName]} unless the request named one; those of the fake's
+//     timers (a rule's end, an unanswered ring) carry {type "system"}.
+//
+// Deliveries and notifications are sent in order and in the background,
+// outside the server's lock; [Server.WaitDeliveries] waits for both and
+// [Server.Deliveries] lists the webhook deliveries.
+//
+// # System logs, static files and the API server
+//
+// The log pages as the console does: a POST with page_num and page_size
+// in the query and the filter (topic, since, until, actor_id) in the body,
+// newest entry first, page and total inside data. Seed entries with
+// [Server.AddSystemLog], media with [Server.AddSystemLogResource] and
+// files under /system/static with [Server.AddStaticFile]. The export is a
+// real CSV (a header line, then one row per entry, times in the request's
+// time zone); like the console, the fake refuses a range over one month,
+// a missing or unknown time zone, or a missing since or until with
+// CODE_PARAMS_INVALID. A certificate upload (multipart parts key and
+// cert) is checked with tls.X509KeyPair ("parameter error" when they do
+// not match) and kept for [Server.APICertificate]; the fake keeps serving
+// its own certificate, as a console does until Access restarts.
 //
 // # Authentication
 //
@@ -183,5 +223,12 @@
 //   - Notifications are sent when [Server.Notify] or [Server.NotifyRaw]
 //     is called and for the state changes listed under "Doors and the
 //     fake's time". A slow subscriber makes the fake wait rather than lose
-//     messages. No system-log entries yet.
+//     messages. The fake sends no device or v1 location updates, no
+//     access.hw.door_bell, and no updates for unlocks' relocks.
+//   - System logs: entries come from the fake's state changes and
+//     [Server.AddSystemLog] only; their display messages and the CSV's
+//     columns are the fake's own (the vendor documents neither). The
+//     topic "all" is accepted (the vendor's request enum omits it). The
+//     total is exact; real consoles are known to report the page size.
+//     Static files and resources exist only when seeded.
 package accesstest

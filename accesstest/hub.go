@@ -18,8 +18,10 @@ import (
 //   - signed webhook deliveries to every registered endpoint subscribed to
 //     the event (queued here, made in order by one goroutine, outside
 //     s.mu; see [Server.WaitDeliveries] and [Server.Deliveries]);
-//   - a WebSocket notification: hook point [Server.notifyWebSocket];
-//   - a system-log entry: hook point [Server.appendSystemLog].
+//   - WebSocket notifications ([Server.notifyWebSocket]), queued on the
+//     same queue and sent by the same goroutine, in order, outside s.mu;
+//   - a system-log entry and its access.logs.add notification
+//     ([Server.appendSystemLog]).
 
 // change is one state change, described as the webhook event it causes.
 type change struct {
@@ -64,7 +66,10 @@ type hubState struct {
 	done    []Delivery
 }
 
+// hubJob is one queued output: a webhook delivery, or (ws set) a
+// WebSocket message for every subscriber.
 type hubJob struct {
+	ws      []byte
 	ep      access.WebhookEndpoint
 	event   access.EventType
 	payload []byte
@@ -97,20 +102,148 @@ func (s *Server) publish(c change) {
 	}
 }
 
-// notifyWebSocket is the hook point for the notifications WebSocket
-// (Notifications.Subscribe): it will send the WebSocket form of c (its
-// access.data.* message, with receiver_id and save_to_history) to the
-// connected subscribers. payload is the webhook body and at the event's
-// time. The caller holds s.mu; it must not block. For now it does nothing.
+// notifyWebSocket queues the WebSocket form of c for the connected
+// subscribers of the notifications WebSocket, as a console sends it
+// (full-api.md §2.4):
+//
+//   - access.door.unlock: access.data.device.remote_unlock, data the door
+//     (a [access.NotificationLocation]);
+//   - access.doorbell.incoming: access.remote_view (request_id, device,
+//     door and floor names);
+//   - access.doorbell.completed: access.remote_view.change (reason_code,
+//     remote_call_request_id = the ring's request_id);
+//   - access.device.emergency_status: access.data.setting.update, the
+//     site's evacuation and lockdown settings after the call;
+//   - access.temporary_unlock.start/.end: access.data.v2.location.update
+//     with the door's state (lock, remain_unlock).
+//
+// appendSystemLog then queues the access.logs.add of the entry. payload is
+// the webhook body (unused: the WebSocket form is built from c). The
+// caller holds s.mu; the messages are sent in order, outside the lock, by
+// the delivery goroutine.
 func (s *Server) notifyWebSocket(c change, payload []byte, at time.Time) {
-	_, _, _ = c, payload, at
+	_ = payload
+	n := s.wsNotification(c, at)
+	if n == nil {
+		return
+	}
+	s.queueNotification(n)
 }
 
-// appendSystemLog is the hook point for the system log (§9): it will
-// record c as a log entry (an API unlock with actor type "open_api" and
-// its unlock_source). The caller holds s.mu. For now it does nothing.
+func (s *Server) wsNotification(c change, at time.Time) *access.Notification {
+	sp := s.sp()
+	var d *doorRec
+	if c.Location != nil {
+		d = sp.door(c.Location.ID)
+	}
+	switch o := c.Object.(type) {
+	case access.DoorUnlockObject:
+		if d == nil {
+			return nil
+		}
+		return wsMessage(access.NotificationRemoteUnlock, d.door.ID, s.notificationLocation(d))
+	case access.DoorbellObject:
+		if c.Event == access.EventDoorbellCompleted {
+			return wsMessage(access.NotificationRemoteViewChange, o.RequestID,
+				access.RemoteViewChangeData{ReasonCode: access.RemoteViewReason(o.ReasonCode), RemoteCallRequestID: o.RequestID})
+		}
+		v := access.RemoteViewData{RequestID: o.RequestID, ClearRequestID: o.RequestID, Channel: "ch-" + o.RequestID,
+			InOrOut: "in", CreateTime: access.UnixTimeOf(at), DoorGuardIDs: []string{}}
+		if c.Device != nil {
+			v.DeviceID, v.DeviceType, v.DeviceName = c.Device.ID, c.Device.DeviceType, c.Device.Name
+			v.ConnectedUAHID, v.HostDeviceMAC = c.Device.ConnectedHubID, c.Device.MAC
+		}
+		if d != nil {
+			v.DoorName, v.RoomID = d.door.Name, d.door.ID
+			if f := sp.floor(d.door.FloorID); f != nil {
+				v.FloorName = f.name
+			}
+		}
+		return wsMessage(access.NotificationRemoteView, o.RequestID, v)
+	case access.EmergencyStatusObject:
+		return wsMessage(access.NotificationSettingUpdate, "", access.SettingUpdateData{
+			Evacuation: sp.emergency.Evacuation, Lockdown: sp.emergency.Lockdown})
+	case temporaryObject:
+		if d == nil {
+			return nil
+		}
+		return wsMessage(access.NotificationLocationUpdateV2, d.door.ID, s.locationV2(d))
+	}
+	return nil
+}
+
+func wsMessage(event access.NotificationEvent, objectID string, data any) *access.Notification {
+	b, err := json.Marshal(data)
+	if err != nil {
+		panic("accesstest: notification data: " + err.Error())
+	}
+	return &access.Notification{Event: event, EventObjectID: objectID, Data: b}
+}
+
+// notificationLocation is a door as the v1 notifications carry it. The
+// caller holds s.mu.
+func (s *Server) notificationLocation(d *doorRec) access.NotificationLocation {
+	dps := "off"
+	if d.door.PositionStatus == access.DoorOpen {
+		dps = "on"
+	}
+	return access.NotificationLocation{UniqueID: d.door.ID, Name: d.door.Name, FullName: d.door.FullName, UpID: d.door.FloorID,
+		LocationType: "door", Level: 0, WorkTime: "[]", Timezone: s.clockNow().Location().String(),
+		Extras: map[string]any{"uah-input_state_dps": dps, "uah-wiring_state_dps-neg": "off", "uah-wiring_state_dps-pos": "off"}}
+}
+
+// locationV2 is a door with its live state, as access.data.v2.location.update
+// carries it. The caller holds s.mu.
+func (s *Server) locationV2(d *doorRec) access.LocationUpdateV2Data {
+	sp := s.sp()
+	st := &access.LocationState{Lock: "locked", DPS: string(d.door.PositionStatus), DPSConnected: d.door.PositionStatus != "", Enable: true,
+		Emergency: &access.LocationEmergency{Software: "none", Hardware: "none"}}
+	if st.DPS == "" {
+		st.DPS = "none"
+	}
+	if sp.relay(d) == access.DoorUnlocked {
+		st.Lock = "unlocked"
+	}
+	switch {
+	case sp.emergency.Lockdown:
+		st.Emergency.Software = "lockdown"
+	case sp.emergency.Evacuation:
+		st.Emergency.Software = "evacuation"
+	}
+	switch d.rule {
+	case access.LockRuleKeepUnlock, access.LockRuleCustom:
+		st.RemainUnlock = &access.LocationLockRule{Type: string(d.rule), Until: access.UnixTimeOf(d.ruleEnds), State: "unlocked"}
+	case access.LockRuleKeepLock:
+		st.RemainLock = &access.LocationLockRule{Type: string(d.rule), Until: access.UnixTimeOf(d.ruleEnds), State: "locked"}
+	}
+	var devs []string
+	for _, h := range sp.hw {
+		if slices.Contains(h.doors, d.door.ID) {
+			devs = append(devs, h.dev.ID)
+		}
+	}
+	return access.LocationUpdateV2Data{ID: d.door.ID, LocationType: "door", Name: d.door.Name, UpID: d.door.FloorID,
+		Extras: map[string]any{}, DeviceIDs: devs, State: st}
+}
+
+// queueNotification queues n for the WebSocket subscribers, after what
+// was queued before. The caller holds s.mu.
+func (s *Server) queueNotification(n *access.Notification) {
+	b, err := json.Marshal(n)
+	if err != nil {
+		s.fail("accesstest: notification %s: %v", n.Event, err)
+		return
+	}
+	s.queueDelivery(hubJob{ws: b})
+}
+
+// appendSystemLog records c in the system log (see [Server.SystemLogs];
+// topics in topicOf, actors and targets in logEntryOf) and queues its
+// access.logs.add notification. The caller holds s.mu.
 func (s *Server) appendSystemLog(c change, at time.Time) {
-	_, _ = c, at
+	e := s.logEntryOf(c, at)
+	s.logs.entries = append(s.logs.entries, e)
+	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 
 // queueDelivery adds a delivery to the queue and starts the delivery
@@ -143,6 +276,21 @@ func (s *Server) runDeliveries() {
 		h.queue = h.queue[1:]
 		s.mu.Unlock()
 
+		if j.ws != nil {
+			select {
+			case <-s.closing:
+			default:
+				s.broadcast(j.ws)
+			}
+			s.mu.Lock()
+			h.pending--
+			if h.pending == 0 {
+				close(h.idle)
+			}
+			s.mu.Unlock()
+			continue
+		}
+
 		var d Delivery
 		select {
 		case <-s.closing:
@@ -172,9 +320,11 @@ func (s *Server) runDeliveries() {
 	}
 }
 
-// WaitDeliveries waits until every webhook delivery caused so far by the
-// fake's state changes (unlocks, lock rules, emergency modes, doorbells,
-// and the timers [Server.Advance] ran) has been made, or ctx ends.
+// WaitDeliveries waits until every webhook delivery and WebSocket
+// notification caused so far by the fake's state changes (unlocks, lock
+// rules, emergency modes, doorbells, and the timers [Server.Advance] ran)
+// has been made (handed to each connected subscriber's queue), or ctx
+// ends.
 func (s *Server) WaitDeliveries(ctx context.Context) error {
 	s.mu.Lock()
 	if s.hub.pending == 0 {

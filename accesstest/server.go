@@ -42,7 +42,7 @@ const (
 // AllPermissions returns every permission key.
 func AllPermissions() []Permission {
 	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential,
-		ViewSpace, EditSpace, EditUser, EditPolicy}
+		ViewSpace, EditSpace, EditUser, EditPolicy, ViewSystemLog, EditAPIServer}
 }
 
 // Op names an operation of the API, for [Server.Inject] and [Request.Op].
@@ -179,6 +179,7 @@ type Server struct {
 	hub           hubState    // hub.go: queued event deliveries
 	space         spaceState  // doors.go: floors, doors, door groups, devices list
 	people        peopleState // users.go: user groups, policy order, avatars, Identity
+	logs          logState    // systemlogs.go: system log, static files; apiserver.go: certificate
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -457,6 +458,13 @@ var routes = []route{
 	{"GET " + apiPrefix + "/users/{id}/identity/assignments", OpIdentityListForUser, ViewUser, (*Server).listIdentityForUser},
 	{"POST " + apiPrefix + "/user_groups/{id}/identity/assignments", OpIdentityAssignToUserGroup, EditUser, (*Server).assignIdentityToGroup},
 	{"GET " + apiPrefix + "/user_groups/{id}/identity/assignments", OpIdentityListForUserGroup, ViewUser, (*Server).listIdentityForGroup},
+	// System logs and static files (systemlogs.go), the API server (apiserver.go).
+	{"POST " + apiPrefix + "/system/logs", OpSystemLogsList, ViewSystemLog, (*Server).listSystemLogs},
+	{"POST " + apiPrefix + "/system/logs/export", OpSystemLogsExport, ViewSystemLog, (*Server).exportSystemLogs},
+	{"GET " + apiPrefix + "/system/logs/resource/{id}", OpSystemLogsGetResource, ViewSystemLog, (*Server).getSystemLogResource},
+	{"GET " + apiPrefix + "/system/static/{path...}", OpSystemLogsDownloadStatic, ViewSystemLog, (*Server).downloadStatic},
+	{"POST " + apiPrefix + "/api_server/certificates", OpAPIServerUploadCertificate, EditAPIServer, (*Server).uploadCertificate},
+	{"DELETE " + apiPrefix + "/api_server/certificates", OpAPIServerDeleteCertificate, EditAPIServer, (*Server).deleteCertificate},
 }
 
 func (s *Server) handler() http.Handler {

@@ -104,6 +104,11 @@ func TestAuthentication(t *testing.T) {
 			return err
 		},
 		accesstest.EditPolicy: func(c *access.Client) error { _, err := c.AccessPolicies.Delete(ctx, "p"); return err },
+		accesstest.ViewSystemLog: func(c *access.Client) error {
+			_, _, err := c.SystemLogs.List(ctx, &access.SystemLogQuery{Topic: access.SystemLogTopicAll})
+			return err
+		},
+		accesstest.EditAPIServer: func(c *access.Client) error { _, err := c.APIServer.DeleteCertificate(ctx); return err },
 	}
 	require.Len(t, calls, len(accesstest.AllPermissions()))
 	for perm, call := range calls {
@@ -178,7 +183,7 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 		assert.Equal(t, 400, status, name)
 		assert.Contains(t, body, `"code":"CODE_PARAMS_INVALID"`, name)
 	}
-	status, body := raw(t, srv, "GET", "/api/v1/developer/system/logs", srv.Token(), "")
+	status, body := raw(t, srv, "GET", "/api/v1/developer/no_such/operation", srv.Token(), "")
 	assert.Equal(t, 404, status)
 	assert.Contains(t, body, "CODE_RESOURCE_NOT_FOUND")
 	status, _ = raw(t, srv, "POST", "/api/v1/developer/visitors", srv.Token(), "")
