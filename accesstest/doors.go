@@ -110,6 +110,25 @@ func (s *Server) sp() *spaceState {
 	return sp
 }
 
+// hubDoor runs the timers that fell due and finds the door of the
+// request's {id}, which an unlock or a lock rule needs bound to a hub; it
+// answers the request and returns a nil door when there is none. The
+// caller holds s.mu.
+func (s *Server) hubDoor(w http.ResponseWriter, r *http.Request) (*spaceState, *doorRec) {
+	s.runDue()
+	sp := s.sp()
+	d := sp.door(r.PathValue("id"))
+	switch {
+	case d == nil:
+		resourceNotFound(w)
+		return sp, nil
+	case !d.door.IsBindHub:
+		operationForbidden(w, "The door is not bound to a hub.")
+		return sp, nil
+	}
+	return sp, d
+}
+
 func (sp *spaceState) door(id string) *doorRec {
 	for _, d := range sp.doors {
 		if d.door.ID == id {
@@ -505,15 +524,9 @@ func (s *Server) unlockDoor(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runDue()
-	sp := s.sp()
-	d := sp.door(r.PathValue("id"))
+	sp, d := s.hubDoor(w, r)
 	switch {
 	case d == nil:
-		resourceNotFound(w)
-		return
-	case !d.door.IsBindHub:
-		operationForbidden(w, "The door is not bound to a hub.")
 		return
 	case sp.emergency.Lockdown:
 		operationForbidden(w, "The site is in lockdown.")
@@ -559,15 +572,8 @@ func (s *Server) setLockRule(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runDue()
-	sp := s.sp()
-	d := sp.door(r.PathValue("id"))
-	switch {
-	case d == nil:
-		resourceNotFound(w)
-		return
-	case !d.door.IsBindHub:
-		operationForbidden(w, "The door is not bound to a hub.")
+	sp, d := s.hubDoor(w, r)
+	if d == nil {
 		return
 	}
 	now := s.clockNow()
