@@ -309,6 +309,19 @@ func sendOnce(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRetryKey{}, true)
 }
 
+// retrySafeKey marks a context whose POST has no side effect (generating
+// a PIN code) and may be retried like a read.
+type retrySafeKey struct{}
+
+// retrySafe marks ctx so that its request is retried like a GET. A nil
+// ctx is returned as it is, for send to reject.
+func retrySafe(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, retrySafeKey{}, true)
+}
+
 func isSuccess(code ErrorCode) bool { return code == CodeSuccess || code == codeSucceed }
 
 // exchange is one completed HTTP exchange: the response and its body.
@@ -393,7 +406,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := (idempotent(method) || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	retryable := (idempotent(method) || ctx.Value(retrySafeKey{}) != nil || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
 	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any

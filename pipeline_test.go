@@ -430,3 +430,25 @@ func poolOf(srv *httptest.Server) *x509.CertPool {
 	pool.AddCert(srv.Certificate())
 	return pool
 }
+
+// TestRetrySafePOST: a POST marked retrySafe (no side effect, such as
+// generating a PIN) is retried like a GET; an unmarked one is not.
+func TestRetrySafePOST(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	c, mux, _ := setup(t, WithRetryPolicy(RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: time.Millisecond}))
+	mux.HandleFunc("POST /api/v1/developer/credentials/pin_codes", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			writeRaw(w, 503, "text/plain", "busy")
+			return
+		}
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":"1234"}`)
+	})
+	_, _, err := call[string](retrySafe(context.Background()), c, "POST", "/credentials/pin_codes", nil, nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), n.Load())
+	n.Store(0)
+	_, _, err = call[string](context.Background(), c, "POST", "/credentials/pin_codes", nil, nil, true)
+	assert.ErrorIs(t, err, ErrServer)
+	assert.Equal(t, int32(1), n.Load(), "a plain POST is sent once")
+}

@@ -97,6 +97,17 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
+// isFile reports whether a successful answer with this Content-Type is
+// the file a download asked for: anything but JSON (an envelope) and HTML
+// (a proxy's or captive portal's page, never a file the API serves).
+func isFile(ct string) bool {
+	if isJSON(ct) {
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt != "text/html"
+}
+
 // streamTo copies a successful, non-JSON answer into st.sink inside the
 // retry loop. A connection that fails before the first byte reached the
 // writer is retried like any other (the error is returned); once bytes
@@ -127,7 +138,8 @@ func (st *attemptState) streamTo(resp *http.Response) error {
 // and the Response (its header carries the Content-Type) is returned. An
 // error answer (a non-2xx status, or a JSON envelope with an error code)
 // is an *APIError as for every other call; a JSON answer with a success
-// code where a file was expected is an invalid response.
+// code where a file was expected, or an HTML page, is an invalid
+// response, and nothing reaches w.
 func download(ctx context.Context, c *Client, method, path string, q, body any, w io.Writer) (*Response, error) {
 	if w == nil {
 		return nil, invalidArg(method+" "+path, "w", "must not be nil")

@@ -62,6 +62,12 @@ func TestDownloadStreams(t *testing.T) {
 		}}, attempts: 1, check: func(t *testing.T, err error) {
 			assert.ErrorIs(t, err, ErrInvalidResponse)
 		}},
+		{name: "HTML page on 200 (a proxy's page): not a file", answers: []answer{func(w http.ResponseWriter, _ *http.Request) {
+			writeRaw(w, 200, "text/html; charset=utf-8", "<html>Sign in to the guest network</html>")
+		}}, attempts: 1, check: func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, ErrInvalidResponse)
+			assert.ErrorContains(t, err, "not JSON")
+		}},
 		{name: "HTTP 404", answers: []answer{func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, 404, "text/html", "<html>nope</html>") }},
 			attempts: 1, check: func(t *testing.T, err error) {
 				var e *APIError
