@@ -53,6 +53,12 @@ type Client struct {
 	Doors *DoorsService
 	// DoorGroups reads the site's topology and manages door groups.
 	DoorGroups *DoorGroupsService
+	// NFCCards enrolls, lists, renames, deletes and imports NFC cards.
+	NFCCards *NFCCardsService
+	// PINCodes generates PIN codes.
+	PINCodes *PINCodesService
+	// QRCodes downloads visitors' QR code images.
+	QRCodes *QRCodesService
 
 	cfg *config
 }
@@ -127,6 +133,9 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Notifications = (*NotificationsService)(common)
 	c.Doors = (*DoorsService)(common)
 	c.DoorGroups = (*DoorGroupsService)(common)
+	c.NFCCards = (*NFCCardsService)(common)
+	c.PINCodes = (*PINCodesService)(common)
+	c.QRCodes = (*QRCodesService)(common)
 	return c, nil
 }
 

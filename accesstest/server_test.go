@@ -99,6 +99,11 @@ func TestAuthentication(t *testing.T) {
 			_, err := c.Doors.SetEmergency(ctx, &access.EmergencyStatus{})
 			return err
 		},
+		accesstest.EditVisitor: func(c *access.Client) error { _, err := c.Visitors.AssignQRCode(ctx, "v"); return err },
+		accesstest.Permission("edit:user"): func(c *access.Client) error {
+			_, err := c.Users.UnassignPINCode(ctx, "u1")
+			return err
+		},
 	}
 	require.Len(t, calls, len(accesstest.AllPermissions()))
 	for perm, call := range calls {
@@ -176,7 +181,7 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 	status, body := raw(t, srv, "GET", "/api/v1/developer/system/logs", srv.Token(), "")
 	assert.Equal(t, 404, status)
 	assert.Contains(t, body, "CODE_RESOURCE_NOT_FOUND")
-	status, _ = raw(t, srv, "POST", "/api/v1/developer/visitors", srv.Token(), "")
+	status, _ = raw(t, srv, "PATCH", "/api/v1/developer/visitors", srv.Token(), "")
 	assert.Equal(t, 405, status)
 	status, _ = raw(t, srv, "POST", "/api/v1/developer/webhooks/endpoints", srv.Token(), `{"endpoint":"http://h/"}`+strings.Repeat(" ", 1<<20))
 	assert.Equal(t, 413, status)
