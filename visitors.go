@@ -314,6 +314,21 @@ type visitorWire struct {
 	WeekSchedule   *WeekSchedule     `json:"week_schedule,omitempty"`
 }
 
+// fullWeek returns w with every day present: a day without ranges is sent
+// as [], not null.
+func fullWeek(w *WeekSchedule) *WeekSchedule {
+	if w == nil {
+		return nil
+	}
+	c := *w
+	for _, d := range []*[]TimeRange{&c.Sunday, &c.Monday, &c.Tuesday, &c.Wednesday, &c.Thursday, &c.Friday, &c.Saturday} {
+		if *d == nil {
+			*d = []TimeRange{}
+		}
+	}
+	return &c
+}
+
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
@@ -335,7 +350,7 @@ func (r VisitorRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(visitorWire{FirstName: &r.FirstName, LastName: &r.LastName, Remarks: nonEmpty(r.Remarks),
 		MobilePhone: nonEmpty(r.MobilePhone), Email: nonEmpty(r.Email), VisitorCompany: nonEmpty(r.VisitorCompany),
 		StartTime: unixPtr(r.StartTime), EndTime: unixPtr(r.EndTime), VisitReason: r.VisitReason,
-		Resources: r.Resources, WeekSchedule: r.WeekSchedule})
+		Resources: r.Resources, WeekSchedule: fullWeek(r.WeekSchedule)})
 }
 
 func checkSpan(op string, start, end time.Time) error {
@@ -383,7 +398,7 @@ func (u VisitorUpdate) MarshalJSON() ([]byte, error) {
 	return json.Marshal(visitorWire{FirstName: u.FirstName, LastName: u.LastName, Remarks: u.Remarks,
 		MobilePhone: u.MobilePhone, Email: u.Email, VisitorCompany: u.VisitorCompany,
 		StartTime: unixPtr(u.StartTime), EndTime: unixPtr(u.EndTime), VisitReason: u.VisitReason,
-		Resources: u.Resources, WeekSchedule: u.WeekSchedule})
+		Resources: u.Resources, WeekSchedule: fullWeek(u.WeekSchedule)})
 }
 
 func (u *VisitorUpdate) validate(op string) error {

@@ -196,6 +196,9 @@ func (s *Server) setVisitorStatus(v *access.Visitor, st access.VisitorStatus) {
 		return
 	}
 	v.Status = st.String()
+	if prev == "" {
+		return // a new visitor's first status is no change
+	}
 	s.publish(change{Event: access.EventVisitorStatusChanged, Object: visitorStatusObject{
 		VisitorID: v.ID, FirstName: v.FirstName, LastName: v.LastName, Status: v.Status, PreviousStatus: prev}})
 }
