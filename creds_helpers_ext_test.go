@@ -29,3 +29,8 @@ func sample(t testing.TB, name string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func writeJSON(w http.ResponseWriter, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(body))
+}
