@@ -34,3 +34,11 @@ func writeJSON(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(body))
 }
+
+// sampleFile reads testdata/samples/<name>.
+func sampleFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/samples/" + name)
+	require.NoError(t, err)
+	return b
+}
