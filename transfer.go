@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync"
 )
 
 // streamBody is a request body that is not JSON (a multipart upload),
@@ -43,21 +44,67 @@ func multipartBody(files ...formFile) *streamBody {
 	return &streamBody{
 		contentType: "multipart/form-data; boundary=" + boundary,
 		open: func() (io.Reader, error) {
-			pr, pw := io.Pipe()
-			go func() {
+			return &lazyPipe{start: func(pw *io.PipeWriter) {
 				mw := multipart.NewWriter(pw)
 				_ = mw.SetBoundary(boundary)
 				pw.CloseWithError(writeParts(mw, files))
-			}()
-			return pr, nil
+			}}, nil
 		},
 	}
 }
 
+// lazyPipe is the read end of a pipe whose writing goroutine starts at
+// the first Read. go-retryablehttp opens a body once just to probe its
+// length and closes it unread: that probe then costs no goroutine and
+// touches no part's reader. Close ends the goroutine if it runs.
+type lazyPipe struct {
+	start  func(pw *io.PipeWriter)
+	mu     sync.Mutex // Read and Close may come from different goroutines
+	pr     *io.PipeReader
+	closed bool
+}
+
+func (l *lazyPipe) reader() (*io.PipeReader, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pr == nil {
+		if l.closed {
+			return nil, io.ErrClosedPipe
+		}
+		pr, pw := io.Pipe()
+		l.pr = pr
+		go l.start(pw)
+	}
+	return l.pr, nil
+}
+
+func (l *lazyPipe) Read(p []byte) (int, error) {
+	pr, err := l.reader()
+	if err != nil {
+		return 0, err
+	}
+	return pr.Read(p)
+}
+
+func (l *lazyPipe) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.pr != nil {
+		return l.pr.Close()
+	}
+	return nil
+}
+
+// quoteEscaper escapes a Content-Disposition parameter as
+// mime/multipart's CreateFormFile does (a hand-written header: building it
+// with mime.FormatMediaType costs a map and a sort per part).
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
 func writeParts(mw *multipart.Writer, files []formFile) error {
 	for _, f := range files {
 		h := make(textproto.MIMEHeader)
-		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": f.field, "filename": f.filename}))
+		h.Set("Content-Disposition", `form-data; name="`+quoteEscaper.Replace(f.field)+`"; filename="`+quoteEscaper.Replace(f.filename)+`"`)
 		ct := f.contentType
 		if ct == "" {
 			ct = "application/octet-stream"
@@ -67,12 +114,19 @@ func writeParts(mw *multipart.Writer, files []formFile) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(w, f.r); err != nil {
+		buf := copyBuffers.Get().(*[]byte)
+		_, err = io.CopyBuffer(w, f.r, *buf)
+		copyBuffers.Put(buf)
+		if err != nil {
 			return fmt.Errorf("access: reading the %s part: %w", f.field, err)
 		}
 	}
 	return mw.Close()
 }
+
+// copyBuffers are the buffers downloads are copied through; io.Copy would
+// allocate 32 KiB per call, since sinkWriter hides the writer's ReadFrom.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // sinkWriter streams a download into the caller's writer and remembers
 // whether any byte reached it, and whether the writer itself failed.
@@ -115,7 +169,9 @@ func isFile(ct string) bool {
 // retry: the writer cannot take them back.
 func (st *attemptState) streamTo(resp *http.Response) error {
 	sw := &sinkWriter{w: st.sink}
-	_, err := io.Copy(sw, resp.Body)
+	buf := copyBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(sw, resp.Body, *buf)
+	copyBuffers.Put(buf)
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	st.read, st.streamed = true, true

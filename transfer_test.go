@@ -165,3 +165,30 @@ func TestMultipartUploadReaderFails(t *testing.T) {
 	_, _, err := call[ignored](context.Background(), c, "POST", "/upload", nil, body, false)
 	require.Error(t, err)
 }
+
+// TestMultipartBodyOpenedUnreadTouchesNothing: go-retryablehttp opens a
+// body once to probe its length and closes it unread; that must not read
+// any part nor leave a goroutine behind.
+func TestMultipartBodyOpenedUnreadTouchesNothing(t *testing.T) {
+	var reads atomic.Int32
+	part := readerFunc(func(p []byte) (int, error) { reads.Add(1); return 0, io.EOF })
+	body := multipartBody(formFile{field: "file", filename: "a.csv", r: part})
+	r, err := body.open()
+	require.NoError(t, err)
+	require.NoError(t, r.(io.Closer).Close())
+	n, err := r.Read(make([]byte, 8))
+	assert.Zero(t, n)
+	assert.ErrorIs(t, err, io.ErrClosedPipe)
+	assert.Zero(t, reads.Load())
+	// A second open is read whole.
+	r, err = body.open()
+	require.NoError(t, err)
+	b, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `Content-Disposition: form-data; name="file"; filename="a.csv"`)
+	assert.Equal(t, int32(1), reads.Load())
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
