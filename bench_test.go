@@ -481,23 +481,26 @@ func baselineDownload(ctx context.Context, hc *http.Client, url string, w io.Wri
 	return err
 }
 
-// baselineImport is a hand-written CSV upload: a multipart body built in
-// memory, the request, the envelope.
+// baselineImport is a hand-written streamed CSV upload, as the SDK's
+// Import is: a multipart.Writer in a goroutine feeding the request body
+// through an io.Pipe, the request, the envelope.
 func baselineImport(ctx context.Context, hc *http.Client, url, csv string) error {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	h := make(textproto.MIMEHeader)
-	h.Set("Content-Disposition", `form-data; filename=nfc_cards.csv; name=file`)
-	h.Set("Content-Type", "text/csv")
-	part, err := mw.CreatePart(h)
-	if err != nil {
-		return err
-	}
-	_, _ = io.WriteString(part, csv)
-	if err := mw.Close(); err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", url, &body)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", `form-data; name="file"; filename="nfc_cards.csv"`)
+		h.Set("Content-Type", "text/csv")
+		part, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = io.WriteString(part, csv)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequestWithContext(ctx, "POST", url, pr)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -271,6 +273,18 @@ type NFCCardListOptions struct {
 	PageSize int `url:"page_size,omitempty"`
 }
 
+// pagingQuery is page_num and page_size, each when positive.
+func pagingQuery(num, size int) url.Values {
+	q := make(url.Values, 3)
+	if num > 0 {
+		q.Set("page_num", strconv.Itoa(num))
+	}
+	if size > 0 {
+		q.Set("page_size", strconv.Itoa(size))
+	}
+	return q
+}
+
 func checkPaging(op string, num, size int) error {
 	switch {
 	case num < 0:
@@ -291,7 +305,11 @@ func (s *NFCCardsService) List(ctx context.Context, opts *NFCCardListOptions) ([
 			return nil, nil, err
 		}
 	}
-	return list[NFCCard](ctx, s.client, "/credentials/nfc_cards/tokens", opts)
+	var q url.Values
+	if opts != nil {
+		q = pagingQuery(opts.PageNum, opts.PageSize)
+	}
+	return list[NFCCard](ctx, s.client, "/credentials/nfc_cards/tokens", q)
 }
 
 // All iterates over every card, fetching pages lazily as the loop

@@ -171,6 +171,19 @@ type TouchPassListOptions struct {
 	PageSize int `url:"page_size,omitempty"`
 }
 
+// query encodes the options by hand, as their url tags describe (the
+// list is called once a page: no reflection).
+func (o *TouchPassListOptions) query() url.Values {
+	if o == nil {
+		return nil
+	}
+	q := pagingQuery(o.PageNum, o.PageSize)
+	if o.Status != "" {
+		q.Set("status", string(o.Status))
+	}
+	return q
+}
+
 func (o *TouchPassListOptions) validate(op string) error {
 	if o == nil {
 		return nil
@@ -191,7 +204,7 @@ func (s *TouchPassesService) List(ctx context.Context, opts *TouchPassListOption
 	if err := opts.validate("TouchPasses.List"); err != nil {
 		return nil, nil, err
 	}
-	return list[TouchPass](ctx, s.client, "/credentials/touch_passes", opts)
+	return list[TouchPass](ctx, s.client, "/credentials/touch_passes", opts.query())
 }
 
 // All iterates over every touch pass matching opts, fetching pages lazily
