@@ -212,3 +212,34 @@ func ExampleUsersService_AssignTouchPass() {
 	// ACTIVE apple Bob's iPhone
 	// SUSPENDED Bob Ng
 }
+
+// Generate a PIN and give it to a user; a PIN someone already uses is
+// refused with ErrConflict (generate another).
+func ExamplePINCodesService_Generate() {
+	srv := accesstest.NewServer(accesstest.WithDemoData())
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	pin, _, err := client.PINCodes.Generate(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Users.AssignPINCode(ctx, accesstest.DemoUserID, pin); err != nil {
+		log.Fatal(err)
+	}
+	visitors, _, err := client.Visitors.List(ctx, &access.VisitorListOptions{PageSize: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.Visitors.AssignPINCode(ctx, visitors[0].ID, pin)
+	var ae *access.APIError
+	if errors.As(err, &ae) && errors.Is(err, access.ErrConflict) {
+		fmt.Println(ae.Code)
+	}
+	user, _ := srv.User(accesstest.DemoUserID)
+	fmt.Println(user.PINCode.Token == accesstest.PINToken(pin))
+	// Output:
+	// CODE_CREDS_PIN_CODE_CREDS_ALREADY_EXIST
+	// true
+}

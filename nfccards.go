@@ -437,6 +437,7 @@ type csvReader struct {
 	buf  []byte
 }
 
+// Read implements io.Reader.
 func (c *csvReader) Read(p []byte) (int, error) {
 	for len(c.buf) == 0 {
 		if len(c.rows) == 0 {

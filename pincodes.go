@@ -22,6 +22,7 @@ type PINCode struct {
 // string; a console that sends it as a number is accepted too.
 type pinString string
 
+// UnmarshalJSON implements json.Unmarshaler.
 func (p *pinString) UnmarshalJSON(b []byte) error {
 	var s string
 	if len(b) > 0 && b[0] == '"' {

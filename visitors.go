@@ -385,12 +385,20 @@ func (r *VisitorRequest) validate(op string) error {
 // set are sent and changed. It has no status: the vendor does not let an
 // update change it (cancel with [VisitorsService.Delete]).
 type VisitorUpdate struct {
-	FirstName, LastName                         *string
+	// FirstName and LastName change the name when set; they must not be
+	// empty.
+	FirstName, LastName *string
+	// Remarks, MobilePhone, Email and VisitorCompany change when set;
+	// set them to "" (access.Ptr("")) to clear them.
 	Remarks, MobilePhone, Email, VisitorCompany *string
-	StartTime, EndTime                          time.Time // zero: unchanged
-	VisitReason                                 VisitReason
-	Resources                                   []VisitorResource // nil: unchanged
-	WeekSchedule                                *WeekSchedule     // nil: unchanged
+	// StartTime and EndTime move the visit; the zero time leaves them.
+	StartTime, EndTime time.Time
+	// VisitReason changes when not empty.
+	VisitReason VisitReason
+	// Resources replaces the doors and door groups when not nil.
+	Resources []VisitorResource
+	// WeekSchedule replaces the weekly ranges when not nil.
+	WeekSchedule *WeekSchedule
 }
 
 // MarshalJSON writes the fields that are set.
