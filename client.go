@@ -290,12 +290,21 @@ func list[T any](ctx context.Context, c *Client, path string, q any) ([]T, *Resp
 // retry then finds nothing to delete, the first attempt did the work: the
 // call has succeeded and del returns no error.
 func del(ctx context.Context, c *Client, path string, q any) (*Response, error) {
-	_, resp, err := call[ignored](ctx, c, "DELETE", path, q, nil, false)
+	_, resp, err := delData[ignored](ctx, c, path, q, false)
+	return resp, err
+}
+
+// delData is del for a DELETE whose answer carries data (an unassigned
+// touch pass), decoded into a new T as call does. When a retry after a
+// lost answer finds nothing to delete, the call has succeeded: delData
+// returns a nil T and no error.
+func delData[T any](ctx context.Context, c *Client, path string, q any, needData bool) (*T, *Response, error) {
+	v, resp, err := call[T](ctx, c, "DELETE", path, q, nil, needData)
 	var ae *APIError
 	if err != nil && errors.As(err, &ae) && ae.uncertain && errors.Is(err, ErrNotFound) {
-		return resp, nil
+		return nil, resp, nil
 	}
-	return resp, err
+	return v, resp, err
 }
 
 // ignored decodes and discards any data member (the string "success" of a

@@ -452,3 +452,27 @@ func TestRetrySafePOST(t *testing.T) {
 	assert.ErrorIs(t, err, ErrServer)
 	assert.Equal(t, int32(1), n.Load(), "a plain POST is sent once")
 }
+
+// TestDeleteWithDataWhoseAnswerWasLost: a DELETE that answers data
+// (Users.UnassignTouchPass) goes through the same rule: after a lost
+// answer, a retry that finds nothing is a success, without data.
+func TestDeleteWithDataWhoseAnswerWasLost(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	var n atomic.Int32
+	mux.HandleFunc("DELETE /api/v1/developer/users/{id}/touch_passes/{tp}", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			resetConn(w, r) // the pass was unassigned, the answer lost
+			return
+		}
+		writeRaw(w, 400, "application/json", `{"code":"CODE_RESOURCE_NOT_FOUND","msg":"not assigned"}`)
+	})
+	tp, _, err := c.Users.UnassignTouchPass(context.Background(), "u1", "tp1")
+	require.NoError(t, err)
+	assert.Nil(t, tp)
+	assert.Equal(t, int32(2), n.Load())
+
+	n.Store(1) // not found at once: an error
+	_, _, err = c.Users.UnassignTouchPass(context.Background(), "u1", "tp1")
+	assert.ErrorIs(t, err, ErrNotFound)
+}

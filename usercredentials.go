@@ -87,7 +87,10 @@ func (s *UsersService) AssignTouchPass(ctx context.Context, userID, touchPassID 
 
 // UnassignTouchPass takes a touch pass back from a user (controller
 // 3.2.20 or later). The pass comes back SUSPENDED (it was in a wallet) or
-// INACTIVE, with empty user fields.
+// INACTIVE, with empty user fields. Like every delete, when the answer to
+// a first attempt was lost and the retry finds the pass no longer
+// assigned, the call has succeeded: the pass is then nil and err is nil;
+// read it with [TouchPassesService.Get].
 //
 // API: DELETE /api/v1/developer/users/:user_id/touch_passes/:touch_pass_id (permission edit:user)
 func (s *UsersService) UnassignTouchPass(ctx context.Context, userID, touchPassID string) (*TouchPass, *Response, error) {
@@ -98,7 +101,7 @@ func (s *UsersService) UnassignTouchPass(ctx context.Context, userID, touchPassI
 	if err := checkID(op, "touchPassID", touchPassID); err != nil {
 		return nil, nil, err
 	}
-	return call[TouchPass](ctx, s.client, "DELETE", "/users/"+pathSeg(userID)+"/touch_passes/"+pathSeg(touchPassID), nil, nil, true)
+	return delData[TouchPass](ctx, s.client, "/users/"+pathSeg(userID)+"/touch_passes/"+pathSeg(touchPassID), nil, true)
 }
 
 // BatchTouchPassAssignment is the body of
