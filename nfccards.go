@@ -119,7 +119,7 @@ func (s *NFCCardsService) StartEnrollment(ctx context.Context, req *EnrollmentRe
 	}
 	v, resp, err := call[EnrollmentSession](ctx, s.client, "POST", "/credentials/nfc_cards/sessions", nil, req, true)
 	if err == nil && v.SessionID == "" {
-		return nil, resp, invalidArg(op, "response", "the controller returned no session_id")
+		return nil, resp, invalidData(resp, "no session_id in the answer")
 	}
 	return v, resp, err
 }
@@ -140,7 +140,7 @@ func (s *NFCCardsService) EnrollmentStatus(ctx context.Context, sessionID string
 		// Some consoles answer SUCCESS with an empty token while waiting.
 		e := &APIError{StatusCode: resp.StatusCode, Code: CodeCredsNFCReadPollTokenEmpty, Message: "no card read yet", Method: "GET"}
 		if resp.Request != nil {
-			e.URL = resp.Request.URL.Redacted()
+			e.URL = resp.Request.URL.String()
 		}
 		return nil, resp, e
 	}
@@ -157,6 +157,17 @@ func (s *NFCCardsService) EndEnrollment(ctx context.Context, sessionID string) (
 		return nil, err
 	}
 	return del(ctx, s.client, "/credentials/nfc_cards/sessions/"+pathSeg(sessionID), nil)
+}
+
+// invalidData is the error for a success answer whose data is unusable
+// (an empty session id or PIN): an invalid response.
+func invalidData(resp *Response, what string) error {
+	e := &APIError{StatusCode: resp.StatusCode, Code: resp.Code, Message: what,
+		Err: fmt.Errorf("%w: %s", ErrInvalidResponse, what)}
+	if resp.Request != nil {
+		e.Method, e.URL = resp.Request.Method, resp.Request.URL.String()
+	}
+	return e
 }
 
 // DefaultEnrollPollInterval is how often [NFCCardsService.Enroll] polls,

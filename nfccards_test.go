@@ -507,3 +507,42 @@ func TestNFCCardPermissions(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrForbidden)
 	assert.Empty(t, srv.EnrollmentSessions())
 }
+
+// An answer whose data is empty where a value is needed is an invalid
+// response, not a success with a zero value.
+func TestEmptyDataIsAnInvalidResponse(t *testing.T) {
+	t.Parallel()
+	c, mux := mockConsole(t)
+	mux.HandleFunc("/api/v1/developer/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, `{"code":"SUCCESS","msg":"success","data":{}}`)
+	})
+	ctx := context.Background()
+	sess, _, err := c.NFCCards.StartEnrollment(ctx, &access.EnrollmentRequest{DeviceID: "d"})
+	assert.Nil(t, sess)
+	assert.ErrorIs(t, err, access.ErrInvalidResponse)
+	var ae *access.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "POST", ae.Method)
+	assert.Contains(t, ae.URL, "/credentials/nfc_cards/sessions")
+	// A poll answering SUCCESS without a token is still waiting.
+	card, _, err := c.NFCCards.EnrollmentStatus(ctx, "s1")
+	assert.Nil(t, card)
+	assert.ErrorIs(t, err, access.ErrCardNotRead)
+}
+
+func TestFakePagingSurvivesHugeValues(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	const huge = int(^uint(0) >> 1)
+	cards, _, err := c.NFCCards.List(ctx, &access.NFCCardListOptions{PageNum: 2, PageSize: huge})
+	require.NoError(t, err)
+	assert.Empty(t, cards)
+	cards, _, err = c.NFCCards.List(ctx, &access.NFCCardListOptions{PageNum: 1, PageSize: huge})
+	require.NoError(t, err)
+	assert.Len(t, cards, len(srv.NFCCards()))
+	tps, _, err := c.TouchPasses.List(ctx, &access.TouchPassListOptions{PageNum: huge, PageSize: huge})
+	require.NoError(t, err)
+	assert.Empty(t, tps)
+}

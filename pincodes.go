@@ -54,8 +54,7 @@ func (s *PINCodesService) Generate(ctx context.Context) (string, *Response, erro
 		return "", resp, err
 	}
 	if strings.TrimSpace(string(*v)) == "" {
-		return "", resp, &APIError{StatusCode: resp.StatusCode, Code: resp.Code, Message: "empty PIN code", Method: "POST",
-			Err: fmt.Errorf("%w: the controller returned an empty PIN code", ErrInvalidResponse)}
+		return "", resp, invalidData(resp, "the controller returned an empty PIN code")
 	}
 	return string(*v), resp, nil
 }

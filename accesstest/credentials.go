@@ -541,6 +541,20 @@ func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) 
 	writeData(w, out)
 }
 
+// pageBounds is the slice of a page of total records, without overflow
+// for any positive page and size.
+func pageBounds(page, size, total int) (start, end int) {
+	start = total
+	if page-1 <= total/size {
+		start = min((page-1)*size, total)
+	}
+	end = total
+	if size < total-start {
+		end = start + size
+	}
+	return start, end
+}
+
 var touchPassStatuses = []access.TouchPassStatus{access.TouchPassActive, access.TouchPassPending, access.TouchPassSuspended, access.TouchPassInactive}
 
 func (s *Server) listTouchPasses(w http.ResponseWriter, r *http.Request) {
@@ -566,12 +580,8 @@ func (s *Server) listTouchPasses(w http.ResponseWriter, r *http.Request) {
 			matched = append(matched, c)
 		}
 	}
+	start, end := pageBounds(page, size, len(matched))
 	total := len(matched)
-	start := min((page-1)*size, total)
-	if page-1 > total/size {
-		start = total
-	}
-	end := min(start+size, total)
 	out := append([]access.TouchPass{}, matched[start:end]...)
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "succ", Data: out,
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})

@@ -355,11 +355,7 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	s.syncCards()
 	cards := s.cr().cards
 	total := len(cards)
-	start := total
-	if page-1 <= total/size {
-		start = min((page-1)*size, total)
-	}
-	end := min(start+size, total)
+	start, end := pageBounds(page, size, total)
 	out := make([]access.NFCCard, 0, end-start)
 	for _, rec := range cards[start:end] {
 		out = append(out, s.wireCard(rec))
