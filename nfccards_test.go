@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +26,19 @@ type enrollServer struct {
 	answers             []string
 	startBody           atomic.Value
 	onPoll              func(n int) // called with the poll's number, from 1
+	mu                  sync.Mutex
+	pollTimes           []time.Time
+}
+
+// gaps returns the time between consecutive polls.
+func (e *enrollServer) gaps() []time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []time.Duration
+	for i := 1; i < len(e.pollTimes); i++ {
+		out = append(out, e.pollTimes[i].Sub(e.pollTimes[i-1]))
+	}
+	return out
 }
 
 func (e *enrollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +51,9 @@ func (e *enrollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"code":"SUCCESS","msg":"success","data":{"session_id":"s-1"}}`)
 	case r.Method == "GET" && r.URL.Path == "/api/v1/developer/credentials/nfc_cards/sessions/s-1":
 		n := int(e.polls.Add(1))
+		e.mu.Lock()
+		e.pollTimes = append(e.pollTimes, time.Now())
+		e.mu.Unlock()
 		if e.onPoll != nil {
 			e.onPoll(n)
 		}
@@ -77,6 +94,34 @@ func TestEnrollPollsWhileTheTokenIsEmpty(t *testing.T) {
 	assert.Equal(t, `{"device_id":"942a6f4247b2","reset_ua_card":true}`, e.startBody.Load())
 	assert.Equal(t, int32(4), e.polls.Load(), "polled until the card was read")
 	assert.Equal(t, int32(1), e.ends.Load(), "session ended")
+}
+
+// TestEnrollWaitsThePollInterval: polls are at least the interval apart
+// (only the lower bound is checked: a loaded machine may be slower), and
+// the default interval is one second, as the vendor's flowchart says.
+func TestEnrollWaitsThePollInterval(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		opts *access.EnrollOptions
+		want time.Duration
+	}{
+		{&access.EnrollOptions{PollInterval: 30 * time.Millisecond}, 30 * time.Millisecond},
+		{nil, access.DefaultEnrollPollInterval},
+	} {
+		e := &enrollServer{answers: []string{emptyToken, emptyToken, readCard}}
+		if tc.opts == nil {
+			e.answers = []string{emptyToken, readCard}
+		}
+		c := enrollClient(t, e)
+		_, _, err := c.NFCCards.Enroll(context.Background(), "d1", tc.opts)
+		require.NoError(t, err)
+		gaps := e.gaps()
+		require.NotEmpty(t, gaps)
+		for _, g := range gaps {
+			assert.GreaterOrEqual(t, g, tc.want)
+		}
+	}
+	assert.Equal(t, time.Second, access.DefaultEnrollPollInterval)
 }
 
 func TestEnrollMapsTheEnrollmentCodes(t *testing.T) {
