@@ -285,6 +285,11 @@ func TestEnrollOnTheFake(t *testing.T) {
 	assert.Equal(t, accesstest.DemoUserID, got.UserID)
 	require.NotNil(t, got.User)
 	assert.Equal(t, "Ada Lovelace", got.User.Name)
+
+	require.NoError(t, ignoreResp(c.Users.UnassignNFCCard(ctx, accesstest.DemoUserID, card.Token)))
+	u, _ = srv.User(accesstest.DemoUserID)
+	assert.NotContains(t, u.NFCCards, access.NFCCard{ID: "700001", Token: card.Token, Type: "ua_card"})
+	assert.Empty(t, srv.NFCHolder(card.Token))
 }
 
 func ignoreResp(_ *access.Response, err error) error { return err }
