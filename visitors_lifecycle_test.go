@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -264,4 +265,27 @@ func TestVisitorPermissions(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrForbidden)
 	got, _ := srv.Visitor(vs[0].ID)
 	assert.Equal(t, vs[0].Status, got.Status, "nothing changed")
+}
+
+// With a base clock that moves by itself, a visit whose start time has
+// passed is VISITING at the next read, list included, without Advance.
+func TestVisitorStatusFollowsAMovingClock(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := accesstest.New(t, accesstest.WithClock(clock))
+	c := srv.Client()
+	ctx := context.Background()
+	v, _, err := c.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "A", LastName: "B", StartTime: now.Add(time.Minute),
+		EndTime: now.Add(time.Hour), VisitReason: access.VisitReasonOthers})
+	require.NoError(t, err)
+	mu.Lock()
+	now = now.Add(2 * time.Minute) // the base clock moves on its own
+	mu.Unlock()
+	list, _, err := c.Visitors.List(ctx, &access.VisitorListOptions{Status: access.VisitorStatusVisiting})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, v.ID, list[0].ID)
+	assert.Equal(t, "VISITING", srv.Visitors()[0].Status)
 }

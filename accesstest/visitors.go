@@ -74,10 +74,12 @@ func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
 	})
 }
 
-// Visitors returns every stored visitor, in insertion order.
+// Visitors returns every stored visitor, in insertion order, their status
+// as the fake's time has made it.
 func (s *Server) Visitors() []access.Visitor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.runDue()
 	out := make([]access.Visitor, len(s.visitors))
 	for i, v := range s.visitors {
 		out[i] = clone(*v)
@@ -116,6 +118,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.runDue() // visitors due to start or end on a clock that moves by itself
 	var matched []*access.Visitor
 	for _, v := range s.visitors {
 		switch {
