@@ -25,12 +25,6 @@ type AccessPolicy struct {
 	ScheduleID string     `json:"schedule_id"`
 }
 
-// The resource types an access policy or a visitor may name.
-const (
-	ResourceDoor      = "door"
-	ResourceDoorGroup = "door_group"
-)
-
 // AccessPolicyRequest creates an access policy.
 //
 // The vendor's editions disagree on the name of the door list in the
@@ -59,8 +53,8 @@ type AccessPolicyUpdate struct {
 
 // wireResource is a resource as requests send it: id and type only.
 type wireResource struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
+	ID   string       `json:"id"`
+	Type ResourceType `json:"type"`
 }
 
 func wireResources(rs []Resource) []wireResource {
@@ -102,18 +96,6 @@ func (u AccessPolicyUpdate) MarshalJSON() ([]byte, error) {
 		w.Resources = &rs
 	}
 	return marshalCompact(w)
-}
-
-func checkResources(op string, rs []Resource) error {
-	for _, r := range rs {
-		if err := checkID(op, "Resources", r.ID); err != nil {
-			return err
-		}
-		if r.Type != ResourceDoor && r.Type != ResourceDoorGroup {
-			return invalidArg(op, "Resources", "type must be door or door_group")
-		}
-	}
-	return nil
 }
 
 func policyPath(id string) string { return "/access_policies/" + pathSeg(id) }

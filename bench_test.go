@@ -29,7 +29,6 @@ import (
 //	make bench   (go test -run '^$' -bench . -benchmem .)
 //
 // Sub-benchmarks are named <op>/sdk and <op>/baseline.
-
 // benchBodies are realistic success bodies per operation pattern.
 func benchBodies(tb testing.TB) map[string][]byte {
 	tb.Helper()
@@ -47,6 +46,9 @@ func benchBodies(tb testing.TB) map[string][]byte {
 		page.WriteString(benchVisitor(fmt.Sprint("v", i)))
 	}
 	page.WriteString(`],"pagination":{"page_num":1,"page_size":25,"total":25}}`)
+	qrPNG, err := os.ReadFile("testdata/samples/qr_code.png")
+	require.NoError(tb, err)
+	importOK := []byte(`{"code":"SUCCESS","msg":"success","data":[{"nfc_id":"04A2B3C4D5E680","alias":"Contractor 1","token":"5b0e7c1d2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d"}]}`)
 	return map[string][]byte{
 		"POST /api/v1/developer/webhooks/endpoints":             sample("webhook_create"),
 		"DELETE /api/v1/developer/webhooks/endpoints/{id}":      sample("webhook_delete"),
@@ -120,6 +122,40 @@ func benchBodies(tb testing.TB) map[string][]byte {
 		"GET /api/v1/developer/system/logs/resource/{id}":              sample("system_log_resource"),
 		"POST /api/v1/developer/api_server/certificates":               sample("success"),
 		"DELETE /api/v1/developer/api_server/certificates":             sample("success"),
+		// Visitors and credentials (issue 13).
+		"POST /api/v1/developer/credentials/nfc_cards/sessions":         sample("nfc_session_start"),
+		"GET /api/v1/developer/credentials/nfc_cards/sessions/{id}":     sample("nfc_session_status"),
+		"DELETE /api/v1/developer/credentials/nfc_cards/sessions/{id}":  sample("success"),
+		"GET /api/v1/developer/credentials/nfc_cards/tokens/{token}":    sample("nfc_card_get"),
+		"GET /api/v1/developer/credentials/nfc_cards/tokens":            sample("nfc_cards_list"),
+		"DELETE /api/v1/developer/credentials/nfc_cards/tokens/{token}": sample("success"),
+		"PUT /api/v1/developer/credentials/nfc_cards/tokens/{token}":    sample("success"),
+		"POST /api/v1/developer/credentials/nfc_cards/import":           importOK,
+		"POST /api/v1/developer/credentials/pin_codes":                  sample("pin_generate"),
+		"POST /api/v1/developer/visitors":                               sample("visitor_get"),
+		"GET /api/v1/developer/visitors/{id}":                           sample("visitor_get"),
+		"PUT /api/v1/developer/visitors/{id}":                           sample("visitor_get"),
+		"DELETE /api/v1/developer/visitors/{id}":                        sample("webhook_delete"),
+		"PUT /api/v1/developer/visitors/{id}/nfc_cards":                 sample("success"),
+		"PUT /api/v1/developer/visitors/{id}/nfc_cards/delete":          sample("success"),
+		"PUT /api/v1/developer/visitors/{id}/pin_codes":                 sample("success"),
+		"DELETE /api/v1/developer/visitors/{id}/pin_codes":              sample("success"),
+		"PUT /api/v1/developer/visitors/{id}/qr_codes":                  sample("webhook_delete"),
+		"DELETE /api/v1/developer/visitors/{id}/qr_codes":               sample("webhook_delete"),
+		"PUT /api/v1/developer/visitors/{id}/license_plates":            sample("webhook_delete"),
+		"DELETE /api/v1/developer/visitors/{id}/license_plates/{plate}": sample("webhook_delete"),
+		"GET /api/v1/developer/credentials/touch_passes":                sample("touch_pass_list"),
+		"GET /api/v1/developer/credentials/touch_passes/assignable":     sample("touch_pass_search"),
+		"GET /api/v1/developer/credentials/touch_passes/{id}":           sample("touch_pass_get"),
+		"PUT /api/v1/developer/credentials/touch_passes/{id}":           sample("touch_pass_get"),
+		"GET /api/v1/developer/credentials/qr_codes/download/{id}":      qrPNG,
+		"PUT /api/v1/developer/users/{id}/nfc_cards":                    sample("success"),
+		"PUT /api/v1/developer/users/{id}/nfc_cards/delete":             sample("success"),
+		"PUT /api/v1/developer/users/{id}/pin_codes":                    sample("success"),
+		"DELETE /api/v1/developer/users/{id}/pin_codes":                 sample("success"),
+		"PUT /api/v1/developer/users/{id}/touch_passes/{tp}":            sample("touch_pass_get"),
+		"DELETE /api/v1/developer/users/{id}/touch_passes/{tp}":         sample("touch_pass_purchase"),
+		"PUT /api/v1/developer/users/touch_passes/assign":               sample("touch_pass_search"),
 	}
 }
 
@@ -139,7 +175,11 @@ func benchServer(tb testing.TB) *httptest.Server {
 	for pattern, body := range benchBodies(tb) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
+			ct := "application/json"
+			if bytes.HasPrefix(body, []byte("\x89PNG")) {
+				ct = "image/png"
+			}
+			w.Header().Set("Content-Type", ct)
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			_, _ = w.Write(body)
 		})
@@ -245,8 +285,7 @@ func baselineAvatar(ctx context.Context, hc *http.Client, url string, file io.Re
 	mw := multipart.NewWriter(pw)
 	go func() {
 		h := make(textproto.MIMEHeader)
-		// The SDK's header form (mime.FormatMediaType), so that both send the same bytes.
-		h.Set("Content-Disposition", `form-data; filename=a.png; name=file`)
+		h.Set("Content-Disposition", `form-data; name="file"; filename="a.png"`)
 		h.Set("Content-Type", "image/png")
 		part, err := mw.CreatePart(h)
 		if err == nil {
@@ -598,6 +637,152 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/api_server/certificates", nil)
 			return err
 		},
+		// Visitors and credentials (issue 13).
+		"NFCCards.StartEnrollment": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[EnrollmentSession](ctx, hc, "POST", api+"/credentials/nfc_cards/sessions", map[string]string{"device_id": "942a6f4247b2"})
+			return err
+		},
+		"NFCCards.EnrollmentStatus": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[EnrolledCard](ctx, hc, "GET", api+"/credentials/nfc_cards/sessions/s1", nil)
+			return err
+		},
+		"NFCCards.EndEnrollment": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/credentials/nfc_cards/sessions/s1", nil)
+			return err
+		},
+		"NFCCards.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[NFCCard](ctx, hc, "GET", api+"/credentials/nfc_cards/tokens/"+benchTok, nil)
+			return err
+		},
+		"NFCCards.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]NFCCard](ctx, hc, "GET", api+"/credentials/nfc_cards/tokens?page_num=1&page_size=25", nil)
+			return err
+		},
+		"NFCCards.Delete": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/credentials/nfc_cards/tokens/"+benchTok, nil)
+			return err
+		},
+		"NFCCards.Update": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/credentials/nfc_cards/tokens/"+benchTok, map[string]string{"alias": "Spare 1"})
+			return err
+		},
+		"NFCCards.Import": func(ctx context.Context, hc *http.Client) error {
+			return baselineImport(ctx, hc, api+"/credentials/nfc_cards/import", "04A2B3C4D5E680, Contractor 1\n")
+		},
+		"PINCodes.Generate": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[string](ctx, hc, "POST", api+"/credentials/pin_codes", nil)
+			return err
+		},
+		"Visitors.Create": func(ctx context.Context, hc *http.Client) error {
+			type resource struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			}
+			_, err := baselineCall[Visitor](ctx, hc, "POST", api+"/visitors", &struct {
+				FirstName   string     `json:"first_name"`
+				LastName    string     `json:"last_name"`
+				StartTime   int64      `json:"start_time"`
+				EndTime     int64      `json:"end_time"`
+				VisitReason string     `json:"visit_reason"`
+				Resources   []resource `json:"resources"`
+			}{"H", "L", 1688546460, 1688572799, "Interview", []resource{{"g1", "door_group"}}})
+			return err
+		},
+		"Visitors.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[Visitor](ctx, hc, "GET", api+"/visitors/v1", nil)
+			return err
+		},
+		"Visitors.Update": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[Visitor](ctx, hc, "PUT", api+"/visitors/v1", map[string]any{"remarks": "Parking", "visit_reason": "Business"})
+			return err
+		},
+		"Visitors.Delete": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/visitors/v1?is_force=true", nil)
+			return err
+		},
+		"Visitors.AssignNFCCard": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/visitors/v1/nfc_cards", &struct {
+				Token    string `json:"token"`
+				ForceAdd bool   `json:"force_add"`
+			}{benchTok, true})
+			return err
+		},
+		"Visitors.UnassignNFCCard": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/visitors/v1/nfc_cards/delete", map[string]any{"token": benchTok})
+			return err
+		},
+		"Visitors.AssignPINCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/visitors/v1/pin_codes", map[string]any{"pin_code": "67203419"})
+			return err
+		},
+		"Visitors.UnassignPINCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/visitors/v1/pin_codes", nil)
+			return err
+		},
+		"Visitors.AssignQRCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/visitors/v1/qr_codes", nil)
+			return err
+		},
+		"Visitors.UnassignQRCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/visitors/v1/qr_codes", nil)
+			return err
+		},
+		"Visitors.AssignLicensePlates": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/visitors/v1/license_plates", []string{"jq178", "bs279"})
+			return err
+		},
+		"Visitors.UnassignLicensePlate": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/visitors/v1/license_plates/p1", nil)
+			return err
+		},
+		"TouchPasses.List": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]TouchPass](ctx, hc, "GET", api+"/credentials/touch_passes?page_num=1&page_size=10&status=ACTIVE", nil)
+			return err
+		},
+		"TouchPasses.ListAssignable": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]TouchPass](ctx, hc, "GET", api+"/credentials/touch_passes/assignable", nil)
+			return err
+		},
+		"TouchPasses.Get": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[TouchPass](ctx, hc, "GET", api+"/credentials/touch_passes/tp1", nil)
+			return err
+		},
+		"TouchPasses.Update": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[TouchPass](ctx, hc, "PUT", api+"/credentials/touch_passes/tp1", map[string]string{"status": "SUSPENDED"})
+			return err
+		},
+		"QRCodes.Download": func(ctx context.Context, hc *http.Client) error {
+			var buf bytes.Buffer
+			return baselineDownload(ctx, hc, "GET", api+"/credentials/qr_codes/download/15a90692-6f3b-4e1c-9886-bcd15e9c3f2d", nil, &buf)
+		},
+		"Users.AssignNFCCard": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/users/u1/nfc_cards", map[string]any{"token": benchTok})
+			return err
+		},
+		"Users.UnassignNFCCard": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/users/u1/nfc_cards/delete", map[string]any{"token": benchTok})
+			return err
+		},
+		"Users.AssignPINCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "PUT", api+"/users/u1/pin_codes", map[string]any{"pin_code": "67203419"})
+			return err
+		},
+		"Users.UnassignPINCode": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[json.RawMessage](ctx, hc, "DELETE", api+"/users/u1/pin_codes", nil)
+			return err
+		},
+		"Users.AssignTouchPass": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[TouchPass](ctx, hc, "PUT", api+"/users/u1/touch_passes/tp1", nil)
+			return err
+		},
+		"Users.UnassignTouchPass": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[TouchPass](ctx, hc, "DELETE", api+"/users/u1/touch_passes/tp1", nil)
+			return err
+		},
+		"Users.BatchAssignTouchPasses": func(ctx context.Context, hc *http.Client) error {
+			_, err := baselineCall[[]TouchPass](ctx, hc, "PUT", api+"/users/touch_passes/assign", map[string]any{"ids": []string{"u1", "u2"}})
+			return err
+		},
 	}
 }
 
@@ -719,7 +904,11 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	for pattern, body := range bodies {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
+			ct := "application/json"
+			if bytes.HasPrefix(body, []byte("\x89PNG")) {
+				ct = "image/png"
+			}
+			w.Header().Set("Content-Type", ct)
 			switch n.Add(1) % 6 {
 			case 1:
 				w.WriteHeader(400)
@@ -897,4 +1086,50 @@ func TestVisitorsAllMemoryIsFlat(t *testing.T) {
 	// All 100,000 visitors decoded at once would take well over 100 MiB.
 	assert.Less(t, peak, uint64(64<<20), "peak heap")
 	assert.Less(t, peak, early+32<<20, "heap does not grow with the number of visitors")
+}
+
+const benchTok = "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c"
+
+// baselineImport is a hand-written streamed CSV upload, as the SDK's
+// Import is: a multipart.Writer in a goroutine feeding the request body
+// through an io.Pipe, the request, the envelope.
+func baselineImport(ctx context.Context, hc *http.Client, url, csv string) error {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", `form-data; name="file"; filename="nfc_cards.csv"`)
+		h.Set("Content-Type", "text/csv")
+		part, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = io.WriteString(part, csv)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequestWithContext(ctx, "POST", url, pr)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code string            `json:"code"`
+		Data []NFCImportResult `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || env.Code != "SUCCESS" {
+		return fmt.Errorf("status %d code %s", resp.StatusCode, env.Code)
+	}
+	return nil
 }

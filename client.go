@@ -63,6 +63,12 @@ type Client struct {
 	SystemLogs *SystemLogsService
 	// APIServer installs the API server's HTTPS certificate.
 	APIServer *APIServerService
+	// NFCCards enrolls, lists, renames, deletes and imports NFC cards.
+	NFCCards *NFCCardsService
+	// PINCodes generates PIN codes.
+	PINCodes *PINCodesService
+	// QRCodes downloads visitors' QR code images.
+	QRCodes *QRCodesService
 
 	cfg *config
 }
@@ -142,6 +148,9 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	c.Identity = (*IdentityService)(common)
 	c.SystemLogs = (*SystemLogsService)(common)
 	c.APIServer = (*APIServerService)(common)
+	c.NFCCards = (*NFCCardsService)(common)
+	c.PINCodes = (*PINCodesService)(common)
+	c.QRCodes = (*QRCodesService)(common)
 	return c, nil
 }
 
@@ -312,12 +321,21 @@ func list[T any](ctx context.Context, c *Client, path string, q any) ([]T, *Resp
 // retry then finds nothing to delete, the first attempt did the work: the
 // call has succeeded and del returns no error.
 func del(ctx context.Context, c *Client, path string, q any) (*Response, error) {
-	_, resp, err := call[ignored](ctx, c, "DELETE", path, q, nil, false)
+	_, resp, err := delData[ignored](ctx, c, path, q, false)
+	return resp, err
+}
+
+// delData is del for a DELETE whose answer carries data (an unassigned
+// touch pass), decoded into a new T as call does. When a retry after a
+// lost answer finds nothing to delete, the call has succeeded: delData
+// returns a nil T and no error.
+func delData[T any](ctx context.Context, c *Client, path string, q any, needData bool) (*T, *Response, error) {
+	v, resp, err := call[T](ctx, c, "DELETE", path, q, nil, needData)
 	var ae *APIError
 	if err != nil && errors.As(err, &ae) && ae.uncertain && errors.Is(err, ErrNotFound) {
-		return resp, nil
+		return nil, resp, nil
 	}
-	return resp, err
+	return v, resp, err
 }
 
 // ignored decodes and discards any data member (the string "success" of a
@@ -331,20 +349,6 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // retry policy (a purchase).
 type noRetryKey struct{}
 
-// readOnlyKey marks a context whose request only reads, whatever its
-// method (a POST that searches, such as the system-log fetch and export):
-// it is retried as a GET would be.
-type readOnlyKey struct{}
-
-// readOnly marks ctx so that its request is retried like an idempotent
-// one. A nil ctx is returned as it is, for send to reject.
-func readOnly(ctx context.Context) context.Context {
-	if ctx == nil {
-		return nil
-	}
-	return context.WithValue(ctx, readOnlyKey{}, true)
-}
-
 // sendOnce marks ctx so that its request is never retried. A nil ctx is
 // returned as it is, for send to reject.
 func sendOnce(ctx context.Context) context.Context {
@@ -352,6 +356,20 @@ func sendOnce(ctx context.Context) context.Context {
 		return nil
 	}
 	return context.WithValue(ctx, noRetryKey{}, true)
+}
+
+// retrySafeKey marks a context whose POST has no side effect (generating
+// a PIN code, fetching or exporting system logs) and may be retried like a
+// read.
+type retrySafeKey struct{}
+
+// retrySafe marks ctx so that its request is retried like a GET. A nil
+// ctx is returned as it is, for send to reject.
+func retrySafe(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, retrySafeKey{}, true)
 }
 
 func isSuccess(code ErrorCode) bool { return code == CodeSuccess || code == codeSucceed }
@@ -438,8 +456,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := (idempotent(method) || ctx.Value(readOnlyKey{}) != nil ||
-		(c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	retryable := (idempotent(method) || ctx.Value(retrySafeKey{}) != nil || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
 	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any

@@ -14,7 +14,8 @@
 // [Client.Schedules], [Client.HolidayGroups], [Client.TouchPasses],
 // [Client.Notifications], [Client.Doors], [Client.DoorGroups],
 // [Client.UserGroups], [Client.AccessPolicies], [Client.Identity],
-// [Client.SystemLogs], [Client.APIServer]) have one
+// [Client.SystemLogs], [Client.APIServer], [Client.NFCCards],
+// [Client.PINCodes], [Client.QRCodes]) have one
 // method per operation. Every method takes a context first and returns the
 // decoded data, a [*Response] (the HTTP response with the envelope's code,
 // message and pagination) and an error. The Response is non-nil whenever the
@@ -90,6 +91,23 @@
 // back in the console's format as a [DateTime]).
 // [IdentityService.SendInvitations] reports invitations that failed inside
 // a successful answer as an [*InvitationError].
+//
+// # Visitors and credentials
+//
+// [VisitorsService.Create] registers a visitor with typed times
+// ([time.Time], sent as Unix seconds), a [VisitReason], doors and door
+// groups ([VisitDoor], [VisitDoorGroup]) and a [WeekSchedule];
+// [VisitorsService.Delete] cancels the visit, or removes the record with
+// [VisitorDeleteOptions].Force. [NFCCardsService.Enroll] enrolls a card at
+// a reader: it polls until the card is read, maps the enrollment codes to
+// [ErrCardProvisioned], [ErrCardProvisionFailed] and [ErrCardInvalid], and
+// always ends the session. [NFCCardsService.Import] streams typed rows as
+// the vendor's CSV. [PINCodesService.Generate] reserves nothing and is
+// retried like a read. [QRCodesService.Download] streams a visitor's QR
+// code into an [io.Writer]. Assign cards, PINs and touch passes to users
+// with [UsersService.AssignNFCCard], [UsersService.AssignPINCode] and
+// [UsersService.AssignTouchPass], and to visitors with the
+// [VisitorsService] methods of the same names.
 //
 // # Pagination
 //

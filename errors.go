@@ -92,6 +92,19 @@ var (
 	// understood: not JSON, truncated, an HTML page from a proxy, a body
 	// larger than the client's cap, or JSON without the envelope.
 	ErrInvalidResponse = errors.New("access: invalid response")
+	// ErrCardNotRead matches CODE_CREDS_NFC_READ_POLL_TOKEN_EMPTY: no card
+	// has been tapped on the enrolling reader yet
+	// ([NFCCardsService.Enroll] keeps polling on it).
+	ErrCardNotRead = errors.New("access: no NFC card read yet")
+	// ErrCardProvisioned matches CODE_CREDS_NFC_CARD_IS_PROVISION: the
+	// card is enrolled at another site; enroll again with ResetUACard.
+	ErrCardProvisioned = errors.New("access: NFC card already provisioned at another site")
+	// ErrCardProvisionFailed matches CODE_CREDS_NFC_CARD_PROVISION_FAILED:
+	// the card left the reader too early; hold it for more than 5 seconds.
+	ErrCardProvisionFailed = errors.New("access: NFC card provisioning failed")
+	// ErrCardInvalid matches CODE_CREDS_NFC_CARD_INVALID: only UA cards
+	// can be enrolled.
+	ErrCardInvalid = errors.New("access: NFC card type not supported")
 )
 
 // codeClass maps result codes to the sentinel they match.
@@ -132,6 +145,11 @@ var codeClass = map[ErrorCode]error{
 	CodeDeviceDeviceOffline:                  ErrUnavailable,
 	CodeDeviceAPINotSupported:                ErrUnsupported,
 	CodeDeviceDeviceVersionTooOld:            ErrUnsupported,
+	CodeCredsNFCReadSessionNotFound:          ErrNotFound,
+	CodeCredsNFCReadPollTokenEmpty:           ErrCardNotRead,
+	CodeCredsNFCCardIsProvision:              ErrCardProvisioned,
+	CodeCredsNFCCardProvisionFailed:          ErrCardProvisionFailed,
+	CodeCredsNFCCardInvalid:                  ErrCardInvalid,
 }
 
 // statusClass maps HTTP statuses to the sentinel they match.
@@ -215,7 +233,9 @@ func (e *APIError) Unwrap() error { return e.Err }
 // Is reports whether the error belongs to the class of target, one of
 // [ErrNotFound], [ErrUnauthorized], [ErrForbidden], [ErrRateLimited],
 // [ErrInvalidParams], [ErrConflict], [ErrServer], [ErrUnavailable],
-// [ErrUnsupported] or [ErrInvalidResponse]. The README has the table.
+// [ErrUnsupported], [ErrInvalidResponse] or, for NFC enrollment,
+// [ErrCardNotRead], [ErrCardProvisioned], [ErrCardProvisionFailed] and
+// [ErrCardInvalid]. The README has the table.
 // A known result code decides the class (an HTTP 400 carrying
 // CODE_USER_WORKER_NOT_EXISTS is ErrNotFound, not ErrInvalidParams); the
 // HTTP status decides when the code is empty or unknown. HTTP 429 and 5xx

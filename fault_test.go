@@ -318,7 +318,9 @@ func TestInjectionSafeIDsAndQueries(t *testing.T) {
 	for _, p := range []string{"GET /api/v1/developer/users/{id}", "GET /api/v1/developer/devices/{id}/settings", "PUT /api/v1/developer/devices/{id}/settings",
 		"GET /api/v1/developer/access_policies/schedules/{id}", "DELETE /api/v1/developer/webhooks/endpoints/{id}",
 		"GET /api/v1/developer/doors/{id}", "PUT /api/v1/developer/doors/{id}/unlock", "GET /api/v1/developer/door_groups/{id}",
-		"POST /api/v1/developer/devices/{id}/doorbell"} {
+		"POST /api/v1/developer/devices/{id}/doorbell",
+		"GET /api/v1/developer/visitors/{id}", "DELETE /api/v1/developer/visitors/{id}",
+		"GET /api/v1/developer/credentials/nfc_cards/tokens/{id}", "GET /api/v1/developer/credentials/touch_passes/{id}"} {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			got <- seen{r.URL.EscapedPath(), r.PathValue("id")}
 			writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":{"id":"x"}}`)
@@ -355,6 +357,14 @@ func TestInjectionSafeIDsAndQueries(t *testing.T) {
 			func(id string) error { _, _, err := c.DoorGroups.Get(ctx, id); return err }},
 		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/doorbell" },
 			func(id string) error { _, err := c.Devices.TriggerDoorbell(ctx, id, &DoorbellRequest{}); return err }},
+		{func(id string) string { return "/api/v1/developer/visitors/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.Visitors.Get(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/visitors/" + pathSeg(id) },
+			func(id string) error { _, err := c.Visitors.Delete(ctx, id, nil); return err }},
+		{func(id string) string { return "/api/v1/developer/credentials/nfc_cards/tokens/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.NFCCards.Get(ctx, id); return err }},
+		{func(id string) string { return "/api/v1/developer/credentials/touch_passes/" + pathSeg(id) },
+			func(id string) error { _, _, err := c.TouchPasses.Get(ctx, id); return err }},
 	}
 	for _, op := range byID {
 		for _, id := range hostile {

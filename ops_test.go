@@ -1,6 +1,7 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -42,7 +43,9 @@ func sliceResult[T any](v []T, err error) any {
 // the system-log and API-server operations of issue 11 (the fetch and
 // export are POSTs that only read, retried like GETs), and the user,
 // user-group, access-policy, schedule, holiday-group and Identity
-// operations of issue 12.
+// operations of issue 12, and the visitor and credential operations of
+// issue 13 with the users' credential operations (NFCCards.Enroll, made of
+// three of them, is tested on its own).
 var allOps = []anOp{
 	{"Webhooks.Create", "POST", "POST /api/v1/developer/webhooks/endpoints", false,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -431,6 +434,227 @@ var allOps = []anOp{
 			}
 			return struct{}{}, r, err
 		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	// Issue 13: visitors and credentials, and the users' credential operations.
+	{"NFCCards.StartEnrollment", "POST", "POST /api/v1/developer/credentials/nfc_cards/sessions", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.NFCCards.StartEnrollment(ctx, &EnrollmentRequest{DeviceID: "942a6f4247b2"})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"session_id":"s1"}}`},
+	{"NFCCards.EnrollmentStatus", "GET", "GET /api/v1/developer/credentials/nfc_cards/sessions/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.NFCCards.EnrollmentStatus(ctx, "s1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"token":"t1","card_id":"100004"}}`},
+	{"NFCCards.EndEnrollment", "DELETE", "DELETE /api/v1/developer/credentials/nfc_cards/sessions/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.NFCCards.EndEnrollment(ctx, "s1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"NFCCards.Get", "GET", "GET /api/v1/developer/credentials/nfc_cards/tokens/{token}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.NFCCards.Get(ctx, "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"token":"t1","status":"pending"}}`},
+	{"NFCCards.List", "GET", "GET /api/v1/developer/credentials/nfc_cards/tokens", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.NFCCards.List(ctx, &NFCCardListOptions{PageNum: 1, PageSize: 25})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[],"pagination":{"page_num":1,"page_size":25,"total":0}}`},
+	{"NFCCards.Delete", "DELETE", "DELETE /api/v1/developer/credentials/nfc_cards/tokens/{token}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.NFCCards.Delete(ctx, "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"NFCCards.Update", "PUT", "PUT /api/v1/developer/credentials/nfc_cards/tokens/{token}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.NFCCards.Update(ctx, "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c", &NFCCardUpdate{Alias: "Spare 1"})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"NFCCards.Import", "POST", "POST /api/v1/developer/credentials/nfc_cards/import", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.NFCCards.Import(ctx, []NFCImportRow{{NFCID: "04A2B3C4D5E680", Alias: "Contractor 1"}})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"nfc_id":"04A2B3C4D5E680","alias":"Contractor 1","token":"t1"}]}`},
+	{"PINCodes.Generate", "POST", "POST /api/v1/developer/credentials/pin_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.PINCodes.Generate(ctx)
+			if err != nil {
+				return nil, r, err
+			}
+			return v, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"67203419"}`},
+	{"Visitors.Create", "POST", "POST /api/v1/developer/visitors", false,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Visitors.Create(ctx, &VisitorRequest{FirstName: "H", LastName: "L", StartTime: time.Unix(1688546460, 0), EndTime: time.Unix(1688572799, 0), VisitReason: VisitReasonInterview, Resources: []Resource{VisitDoorGroup("g1")}})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"v1","status":"UPCOMING"}}`},
+	{"Visitors.Get", "GET", "GET /api/v1/developer/visitors/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Visitors.Get(ctx, "v1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"v1","status":"VISITED"}}`},
+	{"Visitors.Update", "PUT", "PUT /api/v1/developer/visitors/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr("Parking"), VisitReason: VisitReasonBusiness})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"v1"}}`},
+	{"Visitors.Delete", "DELETE", "DELETE /api/v1/developer/visitors/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.Delete(ctx, "v1", &VisitorDeleteOptions{Force: true})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Visitors.AssignNFCCard", "PUT", "PUT /api/v1/developer/visitors/{id}/nfc_cards", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.AssignNFCCard(ctx, "v1", &NFCCardAssignment{Token: "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c", ForceAdd: true})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Visitors.UnassignNFCCard", "PUT", "PUT /api/v1/developer/visitors/{id}/nfc_cards/delete", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.UnassignNFCCard(ctx, "v1", "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Visitors.AssignPINCode", "PUT", "PUT /api/v1/developer/visitors/{id}/pin_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.AssignPINCode(ctx, "v1", "67203419")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Visitors.UnassignPINCode", "DELETE", "DELETE /api/v1/developer/visitors/{id}/pin_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.UnassignPINCode(ctx, "v1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Visitors.AssignQRCode", "PUT", "PUT /api/v1/developer/visitors/{id}/qr_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.AssignQRCode(ctx, "v1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Visitors.UnassignQRCode", "DELETE", "DELETE /api/v1/developer/visitors/{id}/qr_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.UnassignQRCode(ctx, "v1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Visitors.AssignLicensePlates", "PUT", "PUT /api/v1/developer/visitors/{id}/license_plates", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.AssignLicensePlates(ctx, "v1", []string{"jq178", "bs279"})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Visitors.UnassignLicensePlate", "DELETE", "DELETE /api/v1/developer/visitors/{id}/license_plates/{plate}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Visitors.UnassignLicensePlate(ctx, "v1", "p1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"TouchPasses.List", "GET", "GET /api/v1/developer/credentials/touch_passes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.List(ctx, &TouchPassListOptions{Status: TouchPassActive, PageNum: 1, PageSize: 10})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"succ","data":[],"pagination":{"page_num":1,"page_size":10,"total":0}}`},
+	{"TouchPasses.ListAssignable", "GET", "GET /api/v1/developer/credentials/touch_passes/assignable", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.ListAssignable(ctx)
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
+	{"TouchPasses.Get", "GET", "GET /api/v1/developer/credentials/touch_passes/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.Get(ctx, "tp1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","activated_at":{},"expired_at":{},"bundles":[]}}`},
+	{"TouchPasses.Update", "PUT", "PUT /api/v1/developer/credentials/touch_passes/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.TouchPasses.Update(ctx, "tp1", &TouchPassUpdate{Status: TouchPassSuspended})
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"SUSPENDED"}}`},
+	{"QRCodes.Download", "GET", "GET /api/v1/developer/credentials/qr_codes/download/{id}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			var buf bytes.Buffer
+			r, err := c.QRCodes.Download(ctx, "15a90692-6f3b-4e1c-9886-bcd15e9c3f2d", &buf)
+			if err != nil {
+				return nil, r, err
+			}
+			return buf.Bytes(), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":null}`},
+	{"Users.AssignNFCCard", "PUT", "PUT /api/v1/developer/users/{id}/nfc_cards", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Users.AssignNFCCard(ctx, "u1", &NFCCardAssignment{Token: "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c"})
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.UnassignNFCCard", "PUT", "PUT /api/v1/developer/users/{id}/nfc_cards/delete", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Users.UnassignNFCCard(ctx, "u1", "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.AssignPINCode", "PUT", "PUT /api/v1/developer/users/{id}/pin_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Users.AssignPINCode(ctx, "u1", "67203419")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.UnassignPINCode", "DELETE", "DELETE /api/v1/developer/users/{id}/pin_codes", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			r, err := c.Users.UnassignPINCode(ctx, "u1")
+			if err != nil {
+				return nil, r, err
+			}
+			return struct{}{}, r, err
+		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
+	{"Users.AssignTouchPass", "PUT", "PUT /api/v1/developer/users/{id}/touch_passes/{tp}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.AssignTouchPass(ctx, "u1", "tp1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"PENDING"}}`},
+	{"Users.UnassignTouchPass", "DELETE", "DELETE /api/v1/developer/users/{id}/touch_passes/{tp}", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.UnassignTouchPass(ctx, "u1", "tp1")
+			return nilIfNone(v), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"INACTIVE"}}`},
+	{"Users.BatchAssignTouchPasses", "PUT", "PUT /api/v1/developer/users/touch_passes/assign", true,
+		func(ctx context.Context, c *Client) (any, *Response, error) {
+			v, r, err := c.Users.BatchAssignTouchPasses(ctx, &BatchTouchPassAssignment{UserIDs: []string{"u1", "u2"}})
+			return sliceResult(v, err), r, err
+		}, `{"code":"SUCCESS","msg":"success","data":[{"id":"tp1","status":"PENDING"}]}`},
 }
 
 // avatarBytes is the picture the avatar operation uploads in the tests

@@ -77,3 +77,15 @@ func paginate[T any](ctx context.Context, start, size int, key func(*T) string, 
 		}
 	}
 }
+
+// checkPaging validates the page number and size of a list's options; zero
+// means the controller's default.
+func checkPaging(op string, num, size int) error {
+	switch {
+	case num < 0:
+		return invalidArg(op, "PageNum", "must not be negative")
+	case size < 0:
+		return invalidArg(op, "PageSize", "must not be negative")
+	}
+	return nil
+}

@@ -461,3 +461,49 @@ func TestEveryDeleteSurvivesALostAnswer(t *testing.T) {
 	}
 	assert.Positive(t, n)
 }
+
+// TestRetrySafePOST: a POST marked retrySafe (no side effect, such as
+// generating a PIN) is retried like a GET; an unmarked one is not.
+func TestRetrySafePOST(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	c, mux, _ := setup(t, WithRetryPolicy(RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: time.Millisecond}))
+	mux.HandleFunc("POST /api/v1/developer/credentials/pin_codes", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			writeRaw(w, 503, "text/plain", "busy")
+			return
+		}
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":"1234"}`)
+	})
+	_, _, err := call[string](retrySafe(context.Background()), c, "POST", "/credentials/pin_codes", nil, nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), n.Load())
+	n.Store(0)
+	_, _, err = call[string](context.Background(), c, "POST", "/credentials/pin_codes", nil, nil, true)
+	assert.ErrorIs(t, err, ErrServer)
+	assert.Equal(t, int32(1), n.Load(), "a plain POST is sent once")
+}
+
+// TestDeleteWithDataWhoseAnswerWasLost: a DELETE that answers data
+// (Users.UnassignTouchPass) goes through the same rule: after a lost
+// answer, a retry that finds nothing is a success, without data.
+func TestDeleteWithDataWhoseAnswerWasLost(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	var n atomic.Int32
+	mux.HandleFunc("DELETE /api/v1/developer/users/{id}/touch_passes/{tp}", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			resetConn(w, r) // the pass was unassigned, the answer lost
+			return
+		}
+		writeRaw(w, 400, "application/json", `{"code":"CODE_RESOURCE_NOT_FOUND","msg":"not assigned"}`)
+	})
+	tp, _, err := c.Users.UnassignTouchPass(context.Background(), "u1", "tp1")
+	require.NoError(t, err)
+	assert.Nil(t, tp)
+	assert.Equal(t, int32(2), n.Load())
+
+	n.Store(1) // not found at once: an error
+	_, _, err = c.Users.UnassignTouchPass(context.Background(), "u1", "tp1")
+	assert.ErrorIs(t, err, ErrNotFound)
+}

@@ -134,7 +134,7 @@ var errUnavailableCode = errors.New("access: device busy or offline")
 // status). A connection that fails mid-body returns the error, which
 // checkRetry then treats like any transport error.
 func (st *attemptState) readResponse(resp *http.Response) error {
-	if ct := resp.Header.Get("Content-Type"); st.sink != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 && !isJSON(ct) && !isHTML(ct) {
+	if st.sink != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 && isFile(resp.Header.Get("Content-Type")) {
 		return st.streamTo(resp)
 	}
 	raw, err := readBody(resp, st.maxBody)

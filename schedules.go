@@ -88,17 +88,6 @@ func (r ScheduleRequest) MarshalJSON() ([]byte, error) {
 	return marshalCompact(w)
 }
 
-// fullWeek copies w with every missing day as an empty list.
-func fullWeek(w *WeekSchedule) *WeekSchedule {
-	c := *w
-	for _, d := range []*[]TimeRange{&c.Sunday, &c.Monday, &c.Tuesday, &c.Wednesday, &c.Thursday, &c.Friday, &c.Saturday} {
-		if *d == nil {
-			*d = []TimeRange{}
-		}
-	}
-	return &c
-}
-
 // validRange reports whether r is "HH:MM:SS" to a later "HH:MM:SS".
 func validRange(r TimeRange) bool {
 	a, err1 := time.Parse(time.TimeOnly, r.StartTime)

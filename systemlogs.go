@@ -162,7 +162,7 @@ func (s *SystemLogsService) List(ctx context.Context, req *SystemLogQuery) ([]Sy
 	if err := req.validate(op); err != nil {
 		return nil, nil, err
 	}
-	p, resp, err := call[systemLogPage](readOnly(ctx), s.client, "POST", "/system/logs", req.paging(), req.filter(), false)
+	p, resp, err := call[systemLogPage](retrySafe(ctx), s.client, "POST", "/system/logs", req.paging(), req.filter(), false)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -305,7 +305,7 @@ func (s *SystemLogsService) Export(ctx context.Context, req *SystemLogExportRequ
 	}
 	body := &systemLogFilter{Topic: req.Topic, Since: unixOrNil(req.Since), Until: unixOrNil(req.Until),
 		Timezone: req.Timezone, ActorID: req.ActorID}
-	return download(readOnly(ctx), s.client, "POST", "/system/logs/export", nil, body, w)
+	return download(retrySafe(ctx), s.client, "POST", "/system/logs/export", nil, body, w)
 }
 
 // SystemLogResource is the media of a system-log entry (§9.4): paths to

@@ -105,7 +105,7 @@ func baselineUpload(ctx context.Context, hc *http.Client, url string, key, cert 
 		data        []byte
 	}{{"key", "server.key", key}, {"cert", "server.crt", cert}} {
 		h := make(textproto.MIMEHeader)
-		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": p.field, "filename": p.file}))
+		h.Set("Content-Disposition", `form-data; name="`+p.field+`"; filename="`+p.file+`"`)
 		h.Set("Content-Type", "application/x-pem-file")
 		pw, err := mw.CreatePart(h)
 		if err != nil {

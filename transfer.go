@@ -74,44 +74,13 @@ func multipartBody(files ...formFile) *streamBody {
 	return &streamBody{
 		contentType: contentType,
 		open: func() (io.Reader, error) {
-			return &pipeBody{start: func() *io.PipeReader {
-				pr, pw := io.Pipe()
-				go func() {
-					mw := multipart.NewWriter(pw)
-					_ = mw.SetBoundary(boundary)
-					pw.CloseWithError(writeParts(mw, files))
-				}()
-				return pr
+			return &lazyPipe{start: func(pw *io.PipeWriter) {
+				mw := multipart.NewWriter(pw)
+				_ = mw.SetBoundary(boundary)
+				pw.CloseWithError(writeParts(mw, files))
 			}}, nil
 		},
 	}
-}
-
-// pipeBody is the read end of a multipart pipe made, with its writing
-// goroutine, at the first Read. The retry layer opens a body once only to
-// probe its length and closes it unread: nothing is started for that.
-type pipeBody struct {
-	once  sync.Once
-	start func() *io.PipeReader
-	pr    *io.PipeReader // nil until the first Read; nil after an early Close
-}
-
-func (p *pipeBody) Read(b []byte) (int, error) {
-	p.once.Do(func() { p.pr = p.start() })
-	if p.pr == nil {
-		return 0, io.ErrClosedPipe
-	}
-	return p.pr.Read(b)
-}
-
-// Close ends the body; a started writer then fails and returns, and one
-// not started never starts.
-func (p *pipeBody) Close() error {
-	p.once.Do(func() {})
-	if p.pr == nil {
-		return nil
-	}
-	return p.pr.Close()
 }
 
 // small reports whether every part is in memory and all fit in
@@ -130,10 +99,58 @@ func small(files []formFile) bool {
 	return true
 }
 
+// lazyPipe is the read end of a pipe whose writing goroutine starts at
+// the first Read. go-retryablehttp opens a body once just to probe its
+// length and closes it unread: that probe then costs no goroutine and
+// touches no part's reader. Close ends the goroutine if it runs.
+type lazyPipe struct {
+	start  func(pw *io.PipeWriter)
+	mu     sync.Mutex // Read and Close may come from different goroutines
+	pr     *io.PipeReader
+	closed bool
+}
+
+func (l *lazyPipe) reader() (*io.PipeReader, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pr == nil {
+		if l.closed {
+			return nil, io.ErrClosedPipe
+		}
+		pr, pw := io.Pipe()
+		l.pr = pr
+		go l.start(pw)
+	}
+	return l.pr, nil
+}
+
+func (l *lazyPipe) Read(p []byte) (int, error) {
+	pr, err := l.reader()
+	if err != nil {
+		return 0, err
+	}
+	return pr.Read(p)
+}
+
+func (l *lazyPipe) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.pr != nil {
+		return l.pr.Close()
+	}
+	return nil
+}
+
+// quoteEscaper escapes a Content-Disposition parameter as
+// mime/multipart's CreateFormFile does (a hand-written header: building it
+// with mime.FormatMediaType costs a map and a sort per part).
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
 func writeParts(mw *multipart.Writer, files []formFile) error {
 	for _, f := range files {
 		h := make(textproto.MIMEHeader)
-		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": f.field, "filename": f.filename}))
+		h.Set("Content-Disposition", `form-data; name="`+quoteEscaper.Replace(f.field)+`"; filename="`+quoteEscaper.Replace(f.filename)+`"`)
 		ct := f.contentType
 		if ct == "" {
 			ct = "application/octet-stream"
@@ -143,12 +160,19 @@ func writeParts(mw *multipart.Writer, files []formFile) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(w, f.r); err != nil {
+		buf := copyBuffers.Get().(*[]byte)
+		_, err = io.CopyBuffer(w, f.r, *buf)
+		copyBuffers.Put(buf)
+		if err != nil {
 			return fmt.Errorf("access: reading the %s part: %w", f.field, err)
 		}
 	}
 	return mw.Close()
 }
+
+// copyBuffers are the buffers downloads are copied through; io.Copy would
+// allocate 32 KiB per call, since sinkWriter hides the writer's ReadFrom.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // sinkWriter streams a download into the caller's writer and remembers
 // whether any byte reached it, and whether the writer itself failed.
@@ -173,17 +197,14 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// copyBufs are the buffers downloads copy through, so that a download
-// does not allocate one each time.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// isHTML reports whether a Content-Type names an HTML page: no file of the
-// API is one, while proxies and captive portals answer with such pages
-// on 200. A download reads it as an answer (an invalid response) instead
-// of streaming it into the caller's writer.
-func isHTML(ct string) bool {
+// isFile reports whether a successful answer with this Content-Type is
+// the file a download asked for: anything but JSON (an envelope) and HTML
+// (a proxy's or captive portal's page, never a file the API serves). A
+// download reads the others as an answer (an error envelope, or an
+// invalid response) instead of streaming them into the caller's writer.
+func isFile(ct string) bool {
 	mt, _, _ := mime.ParseMediaType(ct)
-	return mt == "text/html" || mt == "application/xhtml+xml"
+	return !isJSON(ct) && mt != "text/html" && mt != "application/xhtml+xml"
 }
 
 // streamTo copies a successful, non-JSON answer into st.sink inside the
@@ -193,9 +214,9 @@ func isHTML(ct string) bool {
 // retry: the writer cannot take them back.
 func (st *attemptState) streamTo(resp *http.Response) error {
 	sw := &sinkWriter{w: st.sink}
-	bp := copyBufs.Get().(*[]byte)
-	_, err := io.CopyBuffer(sw, resp.Body, *bp)
-	copyBufs.Put(bp)
+	buf := copyBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(sw, resp.Body, *buf)
+	copyBuffers.Put(buf)
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	st.read, st.streamed = true, true
@@ -218,9 +239,8 @@ func (st *attemptState) streamTo(resp *http.Response) error {
 // and the Response (its header carries the Content-Type) is returned. An
 // error answer (a non-2xx status, or a JSON envelope with an error code)
 // is an *APIError as for every other call; a JSON answer with a success
-// code where a file was expected is an invalid response, and so is an
-// HTML page (a proxy's or a captive portal's answer is no file of the
-// API): nothing reaches w.
+// code where a file was expected, or an HTML page, is an invalid
+// response, and nothing reaches w.
 func download(ctx context.Context, c *Client, method, path string, q, body any, w io.Writer) (*Response, error) {
 	if w == nil {
 		return nil, invalidArg(method+" "+path, "w", "must not be nil")

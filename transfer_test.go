@@ -62,6 +62,12 @@ func TestDownloadStreams(t *testing.T) {
 		}}, attempts: 1, check: func(t *testing.T, err error) {
 			assert.ErrorIs(t, err, ErrInvalidResponse)
 		}},
+		{name: "HTML page on 200 (a proxy's page): not a file", answers: []answer{func(w http.ResponseWriter, _ *http.Request) {
+			writeRaw(w, 200, "text/html; charset=utf-8", "<html>Sign in to the guest network</html>")
+		}}, attempts: 1, check: func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, ErrInvalidResponse)
+			assert.ErrorContains(t, err, "not JSON")
+		}},
 		{name: "HTTP 404", answers: []answer{func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, 404, "text/html", "<html>nope</html>") }},
 			attempts: 1, check: func(t *testing.T, err error) {
 				var e *APIError
@@ -160,37 +166,29 @@ func TestMultipartUploadReaderFails(t *testing.T) {
 	require.Error(t, err)
 }
 
-// countingReader counts the reads made from it.
-type countingReader struct {
-	r     io.Reader
-	reads atomic.Int32
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	c.reads.Add(1)
-	return c.r.Read(p)
-}
-
-// The retry layer opens a body once only to probe its length and closes
-// it unread: that must neither read the caller's reader nor start the
-// pipe's goroutine, and the body then stays closed.
-func TestMultipartBodyStartsAtFirstRead(t *testing.T) {
-	t.Parallel()
-	src := &countingReader{r: strings.NewReader("data")}
-	body := multipartBody(formFile{field: "file", filename: "f", r: src})
-	probe, err := body.open()
+// TestMultipartBodyOpenedUnreadTouchesNothing: go-retryablehttp opens a
+// body once to probe its length and closes it unread; that must not read
+// any part nor leave a goroutine behind.
+func TestMultipartBodyOpenedUnreadTouchesNothing(t *testing.T) {
+	var reads atomic.Int32
+	part := readerFunc(func(p []byte) (int, error) { reads.Add(1); return 0, io.EOF })
+	body := multipartBody(formFile{field: "file", filename: "a.csv", r: part})
+	r, err := body.open()
 	require.NoError(t, err)
-	require.NoError(t, probe.(io.Closer).Close())
-	assert.Nil(t, probe.(*pipeBody).pr, "no pipe and no goroutine for a probe")
-	n, err := probe.Read(make([]byte, 8))
+	require.NoError(t, r.(io.Closer).Close())
+	n, err := r.Read(make([]byte, 8))
 	assert.Zero(t, n)
 	assert.ErrorIs(t, err, io.ErrClosedPipe)
-	assert.Zero(t, src.reads.Load())
-
-	real, err := body.open()
+	assert.Zero(t, reads.Load())
+	// A second open is read whole.
+	r, err = body.open()
 	require.NoError(t, err)
-	all, err := io.ReadAll(real)
+	b, err := io.ReadAll(r)
 	require.NoError(t, err)
-	assert.Contains(t, string(all), "\r\n\r\ndata\r\n--access-go-")
-	assert.Positive(t, src.reads.Load())
+	assert.Contains(t, string(b), `Content-Disposition: form-data; name="file"; filename="a.csv"`)
+	assert.Equal(t, int32(1), reads.Load())
 }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }

@@ -1,7 +1,6 @@
 package access
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -192,25 +191,51 @@ func (w *WeekSchedule) Day(d time.Weekday) []TimeRange {
 	return nil
 }
 
-// NFCCard is an NFC credential of a user or visitor.
-type NFCCard struct {
-	ID    string `json:"id"`
-	Token string `json:"token"`
-	// Type is the card type, e.g. "ua_card".
-	Type string `json:"type"`
-}
-
-// PINCode is a PIN credential; the controller reports only a hash (Token).
-type PINCode struct {
-	Token string `json:"token"`
-}
-
 // Resource is a door or door group an access policy or visitor may use.
 type Resource struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
-	// Type is e.g. "door" or "door_group".
-	Type string `json:"type"`
+	// Type is ResourceDoor or ResourceDoorGroup.
+	Type ResourceType `json:"type"`
+}
+
+// ResourceType is the kind of a [Resource].
+type ResourceType string
+
+// The resource types access policies and visitors name.
+const (
+	ResourceDoor      ResourceType = "door"
+	ResourceDoorGroup ResourceType = "door_group"
+)
+
+// checkResources validates the doors and door groups of a request.
+func checkResources(op string, rs []Resource) error {
+	for i, r := range rs {
+		field := "Resources[" + strconv.Itoa(i) + "]"
+		if strings.TrimSpace(r.ID) == "" {
+			return invalidArg(op, field+".ID", "must not be empty")
+		}
+		if r.Type != ResourceDoor && r.Type != ResourceDoorGroup {
+			return invalidArg(op, field+".Type", "must be door or door_group")
+		}
+	}
+	return nil
+}
+
+// fullWeek returns a copy of w with every day present, an empty list for
+// a day without ranges, as the console expects them written; nil stays
+// nil.
+func fullWeek(w *WeekSchedule) *WeekSchedule {
+	if w == nil {
+		return nil
+	}
+	c := *w
+	for _, d := range []*[]TimeRange{&c.Sunday, &c.Monday, &c.Tuesday, &c.Wednesday, &c.Thursday, &c.Friday, &c.Saturday} {
+		if *d == nil {
+			*d = []TimeRange{}
+		}
+	}
+	return &c
 }
 
 // LicensePlate is a licence-plate credential (controller 3.3.10 or later).
@@ -220,108 +245,6 @@ type LicensePlate struct {
 	// CredentialType is "license".
 	CredentialType   string `json:"credential_type"`
 	CredentialStatus string `json:"credential_status"`
-}
-
-// Visitor is a visitor record (spec §2.3). Which nested objects are filled
-// depends on the expand[] values of the list call.
-type Visitor struct {
-	ID        string `json:"id"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-	// Status is the status name, e.g. "ACTIVE" or "VISITED"; see
-	// [Visitor.StatusCode]. Unknown values are kept. Consoles that send
-	// the status as its number (6) are decoded to the name ("ACTIVE").
-	Status         string   `json:"status"`
-	InviterID      string   `json:"inviter_id,omitempty"`
-	InviterName    string   `json:"inviter_name,omitempty"`
-	MobilePhone    string   `json:"mobile_phone,omitempty"`
-	Remarks        string   `json:"remarks,omitempty"`
-	Email          string   `json:"email,omitempty"`
-	VisitorCompany string   `json:"visitor_company,omitempty"`
-	VisitReason    string   `json:"visit_reason,omitempty"`
-	StartTime      UnixTime `json:"start_time"`
-	EndTime        UnixTime `json:"end_time"`
-	// CreateTime is sent by some controllers, not by the spec.
-	CreateTime    UnixTime       `json:"create_time,omitempty"`
-	NFCCards      []NFCCard      `json:"nfc_cards,omitempty"`
-	PINCode       *PINCode       `json:"pin_code,omitempty"`
-	ScheduleID    string         `json:"schedule_id,omitempty"`
-	Schedule      *Schedule      `json:"schedule,omitempty"`
-	Resources     []Resource     `json:"resources,omitempty"`
-	LicensePlates []LicensePlate `json:"license_plates,omitempty"`
-}
-
-// TouchPassStatus is a touch pass's status.
-type TouchPassStatus string
-
-// Touch-pass statuses documented by the vendor; others are kept as sent.
-const (
-	TouchPassActive    TouchPassStatus = "ACTIVE"
-	TouchPassPending   TouchPassStatus = "PENDING"
-	TouchPassSuspended TouchPassStatus = "SUSPENDED"
-	TouchPassInactive  TouchPassStatus = "INACTIVE"
-	TouchPassExpired   TouchPassStatus = "EXPIRED"
-)
-
-// TouchPass is a touch-pass credential (spec §2.8). A freshly purchased
-// pass is INACTIVE with empty user fields.
-type TouchPass struct {
-	ID       string          `json:"id"`
-	CardID   string          `json:"card_id"`
-	CardName string          `json:"card_name"`
-	Status   TouchPassStatus `json:"status"`
-	// LastActivity is RFC 3339 with an offset.
-	LastActivity DateTime `json:"last_activity,omitempty"`
-	UserID       string   `json:"user_id"`
-	UserName     string   `json:"user_name"`
-	UserEmail    string   `json:"user_email"`
-	UserAvatar   string   `json:"user_avatar"`
-	// UserStatus is ACTIVE, PENDING or UNLINK (no longer linked to a user).
-	UserStatus string `json:"user_status"`
-	// ActivatedAt and ExpiredAt are objects the vendor does not describe
-	// (shown empty); they are kept as raw JSON.
-	ActivatedAt json.RawMessage   `json:"activated_at,omitempty"`
-	ExpiredAt   json.RawMessage   `json:"expired_at,omitempty"`
-	Bundles     []TouchPassBundle `json:"bundles"`
-}
-
-// TouchPassBundle is a phone wallet holding a touch pass.
-type TouchPassBundle struct {
-	BundleID     string `json:"bundle_id"`
-	BundleStatus string `json:"bundle_status"`
-	DeviceID     string `json:"device_id"`
-	DeviceName   string `json:"device_name"`
-	DeviceType   int    `json:"device_type"`
-	// Source is "google" or "apple".
-	Source string `json:"source"`
-}
-
-// TouchPasses is a list of touch passes that decodes from a JSON array, a
-// single object (how controllers answer a purchase and embed a user's pass)
-// or null.
-type TouchPasses []TouchPass
-
-// UnmarshalJSON implements the decoding described on [TouchPasses].
-func (t *TouchPasses) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) > 0 && b[0] == '{':
-		var one TouchPass
-		if err := json.Unmarshal(b, &one); err != nil {
-			return err
-		}
-		*t = TouchPasses{one}
-		return nil
-	case string(b) == "null":
-		*t = nil
-		return nil
-	}
-	var many []TouchPass
-	if err := json.Unmarshal(b, &many); err != nil {
-		return err
-	}
-	*t = many
-	return nil
 }
 
 // DeviceSettings is the access-method configuration of a device.

@@ -186,16 +186,6 @@ type UserListOptions struct {
 	PageSize int `url:"page_size,omitempty"`
 }
 
-func checkPaging(op string, num, size int) error {
-	switch {
-	case num < 0:
-		return invalidArg(op, "PageNum", "must not be negative")
-	case size < 0:
-		return invalidArg(op, "PageSize", "must not be negative")
-	}
-	return nil
-}
-
 func (o *UserListOptions) validate(op string) error {
 	if o == nil {
 		return nil

@@ -9,9 +9,13 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 )
 
-// VisitorsService lists visitors. Get it from [Client.Visitors].
+// VisitorsService registers, lists, updates and cancels visitors and
+// manages their credentials (NFC cards, PIN codes, QR codes, licence
+// plates). Get it from [Client.Visitors].
 type VisitorsService service
 
 // VisitorStatus is the visitor-list status filter, an integer from 1 to 6.
@@ -184,4 +188,386 @@ func (s *VisitorsService) All(ctx context.Context, opts *VisitorListOptions) ite
 			items, resp, err := s.List(ctx, &o)
 			return page[Visitor]{items: items, total: resp.total()}, err
 		})
+}
+
+// Visitor is a visitor record (spec §2.3). Which nested objects are filled
+// depends on the expand[] values of the list call.
+type Visitor struct {
+	ID        string `json:"id"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	// Status is the status name, e.g. "ACTIVE" or "VISITED"; see
+	// [Visitor.StatusCode]. Unknown values are kept. Consoles that send
+	// the status as its number (6) are decoded to the name ("ACTIVE").
+	Status         string      `json:"status"`
+	InviterID      string      `json:"inviter_id,omitempty"`
+	InviterName    string      `json:"inviter_name,omitempty"`
+	MobilePhone    string      `json:"mobile_phone,omitempty"`
+	Remarks        string      `json:"remarks,omitempty"`
+	Email          string      `json:"email,omitempty"`
+	VisitorCompany string      `json:"visitor_company,omitempty"`
+	VisitReason    VisitReason `json:"visit_reason,omitempty"`
+	StartTime      UnixTime    `json:"start_time"`
+	EndTime        UnixTime    `json:"end_time"`
+	// CreateTime is sent by some controllers, not by the spec.
+	CreateTime    UnixTime       `json:"create_time,omitempty"`
+	NFCCards      []NFCCard      `json:"nfc_cards,omitempty"`
+	PINCode       *PINCode       `json:"pin_code,omitempty"`
+	ScheduleID    string         `json:"schedule_id,omitempty"`
+	Schedule      *Schedule      `json:"schedule,omitempty"`
+	Resources     []Resource     `json:"resources,omitempty"`
+	LicensePlates []LicensePlate `json:"license_plates,omitempty"`
+}
+
+// VisitReason is why a visitor comes.
+type VisitReason string
+
+// The visit reasons the vendor accepts.
+const (
+	VisitReasonInterview   VisitReason = "Interview"
+	VisitReasonBusiness    VisitReason = "Business"
+	VisitReasonCooperation VisitReason = "Cooperation"
+	VisitReasonOthers      VisitReason = "Others"
+)
+
+// Valid reports whether r is one of the four documented reasons.
+func (r VisitReason) Valid() bool {
+	switch r {
+	case VisitReasonInterview, VisitReasonBusiness, VisitReasonCooperation, VisitReasonOthers:
+		return true
+	}
+	return false
+}
+
+// VisitDoor names a door for a visitor's resources.
+func VisitDoor(id string) Resource { return Resource{ID: id, Type: ResourceDoor} }
+
+// VisitDoorGroup names a door group for a visitor's resources.
+func VisitDoorGroup(id string) Resource { return Resource{ID: id, Type: ResourceDoorGroup} }
+
+// VisitorRequest is the body of [VisitorsService.Create].
+type VisitorRequest struct {
+	FirstName string // required
+	LastName  string // required
+	Remarks   string
+	// MobilePhone should be E.164 ("+41791234567"): consoles silently
+	// drop other forms.
+	MobilePhone    string
+	Email          string
+	VisitorCompany string
+	// StartTime and EndTime bound the visit (required; sent as Unix
+	// seconds, so sub-second precision is dropped). EndTime must be after
+	// StartTime.
+	StartTime, EndTime time.Time
+	// VisitReason is required.
+	VisitReason VisitReason
+	// Resources are the doors and door groups the visitor may open; see
+	// [VisitDoor] and [VisitDoorGroup].
+	Resources []Resource
+	// WeekSchedule limits access to ranges per weekday (a recurring
+	// visit); nil is a one-time visit within StartTime..EndTime.
+	WeekSchedule *WeekSchedule
+}
+
+// visitorWire is the wire form of a visitor create or update.
+type visitorWire struct {
+	FirstName      *string       `json:"first_name,omitempty"`
+	LastName       *string       `json:"last_name,omitempty"`
+	Remarks        *string       `json:"remarks,omitempty"`
+	MobilePhone    *string       `json:"mobile_phone,omitempty"`
+	Email          *string       `json:"email,omitempty"`
+	VisitorCompany *string       `json:"visitor_company,omitempty"`
+	StartTime      *int64        `json:"start_time,omitempty"`
+	EndTime        *int64        `json:"end_time,omitempty"`
+	VisitReason    VisitReason   `json:"visit_reason,omitempty"`
+	Resources      []Resource    `json:"resources,omitempty"`
+	WeekSchedule   *WeekSchedule `json:"week_schedule,omitempty"`
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func unixPtr(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.Unix()
+	return &u
+}
+
+// MarshalJSON writes the request as the API wants it: times as Unix
+// seconds, the weekly ranges as week_schedule.
+func (r VisitorRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(visitorWire{FirstName: &r.FirstName, LastName: &r.LastName, Remarks: nonEmpty(r.Remarks),
+		MobilePhone: nonEmpty(r.MobilePhone), Email: nonEmpty(r.Email), VisitorCompany: nonEmpty(r.VisitorCompany),
+		StartTime: unixPtr(r.StartTime), EndTime: unixPtr(r.EndTime), VisitReason: r.VisitReason,
+		Resources: r.Resources, WeekSchedule: fullWeek(r.WeekSchedule)})
+}
+
+func checkSpan(op string, start, end time.Time) error {
+	if !start.IsZero() && !end.IsZero() && end.Unix() <= start.Unix() {
+		return invalidArg(op, "EndTime", "must be after StartTime")
+	}
+	return nil
+}
+
+func (r *VisitorRequest) validate(op string) error {
+	switch {
+	case r == nil:
+		return invalidArg(op, "req", "must not be nil")
+	case strings.TrimSpace(r.FirstName) == "":
+		return invalidArg(op, "FirstName", "must not be empty")
+	case strings.TrimSpace(r.LastName) == "":
+		return invalidArg(op, "LastName", "must not be empty")
+	case r.StartTime.IsZero():
+		return invalidArg(op, "StartTime", "must be set")
+	case r.EndTime.IsZero():
+		return invalidArg(op, "EndTime", "must be set")
+	case !r.VisitReason.Valid():
+		return invalidArg(op, "VisitReason", "must be Interview, Business, Cooperation or Others")
+	}
+	if err := checkSpan(op, r.StartTime, r.EndTime); err != nil {
+		return err
+	}
+	return checkResources(op, r.Resources)
+}
+
+// VisitorUpdate is the body of [VisitorsService.Update]: only the fields
+// set are sent and changed. It has no status: the vendor does not let an
+// update change it (cancel with [VisitorsService.Delete]).
+type VisitorUpdate struct {
+	// FirstName and LastName change the name when set; they must not be
+	// empty.
+	FirstName, LastName *string
+	// Remarks, MobilePhone, Email and VisitorCompany change when set;
+	// set them to "" (access.Ptr("")) to clear them.
+	Remarks, MobilePhone, Email, VisitorCompany *string
+	// StartTime and EndTime move the visit; the zero time leaves them.
+	StartTime, EndTime time.Time
+	// VisitReason changes when not empty.
+	VisitReason VisitReason
+	// Resources replaces the doors and door groups when not nil.
+	Resources []Resource
+	// WeekSchedule replaces the weekly ranges when not nil.
+	WeekSchedule *WeekSchedule
+}
+
+// MarshalJSON writes the fields that are set.
+func (u VisitorUpdate) MarshalJSON() ([]byte, error) {
+	return json.Marshal(visitorWire{FirstName: u.FirstName, LastName: u.LastName, Remarks: u.Remarks,
+		MobilePhone: u.MobilePhone, Email: u.Email, VisitorCompany: u.VisitorCompany,
+		StartTime: unixPtr(u.StartTime), EndTime: unixPtr(u.EndTime), VisitReason: u.VisitReason,
+		Resources: u.Resources, WeekSchedule: fullWeek(u.WeekSchedule)})
+}
+
+func (u *VisitorUpdate) validate(op string) error {
+	switch {
+	case u == nil:
+		return invalidArg(op, "req", "must not be nil")
+	case u.FirstName != nil && strings.TrimSpace(*u.FirstName) == "":
+		return invalidArg(op, "FirstName", "must not be empty when set")
+	case u.LastName != nil && strings.TrimSpace(*u.LastName) == "":
+		return invalidArg(op, "LastName", "must not be empty when set")
+	case u.VisitReason != "" && !u.VisitReason.Valid():
+		return invalidArg(op, "VisitReason", "must be Interview, Business, Cooperation or Others")
+	}
+	if err := checkSpan(op, u.StartTime, u.EndTime); err != nil {
+		return err
+	}
+	return checkResources(op, u.Resources)
+}
+
+// Create registers a visitor and returns the record the controller made.
+//
+// API: POST /api/v1/developer/visitors (permission edit:visitor)
+func (s *VisitorsService) Create(ctx context.Context, req *VisitorRequest) (*Visitor, *Response, error) {
+	if err := req.validate("Visitors.Create"); err != nil {
+		return nil, nil, err
+	}
+	return call[Visitor](ctx, s.client, "POST", "/visitors", nil, req, true)
+}
+
+// Get fetches a visitor.
+//
+// API: GET /api/v1/developer/visitors/:id (permission view:visitor)
+func (s *VisitorsService) Get(ctx context.Context, id string) (*Visitor, *Response, error) {
+	if err := checkID("Visitors.Get", "id", id); err != nil {
+		return nil, nil, err
+	}
+	return call[Visitor](ctx, s.client, "GET", "/visitors/"+pathSeg(id), nil, nil, true)
+}
+
+// Update changes the fields of req that are set and returns the visitor.
+//
+// API: PUT /api/v1/developer/visitors/:id (permission edit:visitor)
+func (s *VisitorsService) Update(ctx context.Context, id string, req *VisitorUpdate) (*Visitor, *Response, error) {
+	const op = "Visitors.Update"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, nil, err
+	}
+	if err := req.validate(op); err != nil {
+		return nil, nil, err
+	}
+	return call[Visitor](ctx, s.client, "PUT", "/visitors/"+pathSeg(id), nil, req, true)
+}
+
+// VisitorDeleteOptions chooses what [VisitorsService.Delete] does.
+type VisitorDeleteOptions struct {
+	// Force removes the record (query is_force=true). Without it the
+	// visit is only cancelled: the visitor stays, in status CANCELLED.
+	Force bool `url:"is_force,omitempty"`
+}
+
+// Delete cancels a visit (nil opts or Force false: the record stays with
+// status CANCELLED) or, with Force, removes the visitor and frees their
+// credentials.
+//
+// API: DELETE /api/v1/developer/visitors/:id (permission edit:visitor)
+func (s *VisitorsService) Delete(ctx context.Context, id string, opts *VisitorDeleteOptions) (*Response, error) {
+	if err := checkID("Visitors.Delete", "id", id); err != nil {
+		return nil, err
+	}
+	var q any
+	if opts != nil && opts.Force {
+		q = url.Values{"is_force": {"true"}}
+	}
+	return del(ctx, s.client, "/visitors/"+pathSeg(id), q)
+}
+
+// AssignNFCCard gives a visitor an NFC card (a token from
+// [NFCCardsService.Enroll] or the card list). A card another user or
+// visitor holds is refused ([ErrConflict]) unless ForceAdd moves it.
+//
+// API: PUT /api/v1/developer/visitors/:id/nfc_cards (permission edit:visitor)
+func (s *VisitorsService) AssignNFCCard(ctx context.Context, id string, req *NFCCardAssignment) (*Response, error) {
+	const op = "Visitors.AssignNFCCard"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if err := req.validate(op); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", "/visitors/"+pathSeg(id)+"/nfc_cards", nil, req, false)
+	return resp, err
+}
+
+// UnassignNFCCard takes an NFC card back from a visitor.
+//
+// API: PUT /api/v1/developer/visitors/:id/nfc_cards/delete (permission edit:visitor)
+func (s *VisitorsService) UnassignNFCCard(ctx context.Context, id, token string) (*Response, error) {
+	const op = "Visitors.UnassignNFCCard"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(token) == "" {
+		return nil, invalidArg(op, "token", "must not be empty")
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", "/visitors/"+pathSeg(id)+"/nfc_cards/delete", nil, tokenBody{token}, false)
+	return resp, err
+}
+
+// tokenBody is the body of the unassign-card calls.
+type tokenBody struct {
+	Token string `json:"token"`
+}
+
+// pinBody is the body of the assign-PIN calls.
+type pinBody struct {
+	PINCode string `json:"pin_code"`
+}
+
+// AssignPINCode gives a visitor a PIN (from [PINCodesService.Generate]),
+// replacing any PIN they had. A PIN someone else uses is refused with
+// CODE_CREDS_PIN_CODE_CREDS_ALREADY_EXIST ([ErrConflict]).
+//
+// API: PUT /api/v1/developer/visitors/:id/pin_codes (permission edit:visitor)
+func (s *VisitorsService) AssignPINCode(ctx context.Context, id, pin string) (*Response, error) {
+	const op = "Visitors.AssignPINCode"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if err := checkPIN(op, pin); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", "/visitors/"+pathSeg(id)+"/pin_codes", nil, pinBody{pin}, false)
+	return resp, err
+}
+
+// UnassignPINCode removes a visitor's PIN.
+//
+// API: DELETE /api/v1/developer/visitors/:id/pin_codes (permission edit:visitor)
+func (s *VisitorsService) UnassignPINCode(ctx context.Context, id string) (*Response, error) {
+	if err := checkID("Visitors.UnassignPINCode", "id", id); err != nil {
+		return nil, err
+	}
+	return del(ctx, s.client, "/visitors/"+pathSeg(id)+"/pin_codes", nil)
+}
+
+// AssignQRCode gives a visitor a QR code (controller 3.3.10 or later);
+// download its image with [QRCodesService.Download].
+//
+// API: PUT /api/v1/developer/visitors/:id/qr_codes (permission edit:visitor)
+func (s *VisitorsService) AssignQRCode(ctx context.Context, id string) (*Response, error) {
+	if err := checkID("Visitors.AssignQRCode", "id", id); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", "/visitors/"+pathSeg(id)+"/qr_codes", nil, nil, false)
+	return resp, err
+}
+
+// UnassignQRCode removes a visitor's QR code (controller 3.3.10 or later).
+//
+// API: DELETE /api/v1/developer/visitors/:id/qr_codes (permission edit:visitor)
+func (s *VisitorsService) UnassignQRCode(ctx context.Context, id string) (*Response, error) {
+	if err := checkID("Visitors.UnassignQRCode", "id", id); err != nil {
+		return nil, err
+	}
+	return del(ctx, s.client, "/visitors/"+pathSeg(id)+"/qr_codes", nil)
+}
+
+func checkPlates(op string, plates []string) error {
+	if len(plates) == 0 {
+		return invalidArg(op, "plates", "must not be empty")
+	}
+	for i, p := range plates {
+		if strings.TrimSpace(p) == "" {
+			return invalidArg(op, "plates["+strconv.Itoa(i)+"]", "must not be empty")
+		}
+	}
+	return nil
+}
+
+// AssignLicensePlates adds licence plates to a visitor (controller 3.3.10
+// or later). The body is a bare JSON array of plate numbers.
+//
+// API: PUT /api/v1/developer/visitors/:id/license_plates (permission edit:visitor)
+func (s *VisitorsService) AssignLicensePlates(ctx context.Context, id string, plates []string) (*Response, error) {
+	const op = "Visitors.AssignLicensePlates"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if err := checkPlates(op, plates); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", "/visitors/"+pathSeg(id)+"/license_plates", nil, plates, false)
+	return resp, err
+}
+
+// UnassignLicensePlate removes one licence plate (by its id, see
+// [LicensePlate]) from a visitor (controller 3.3.10 or later).
+//
+// API: DELETE /api/v1/developer/visitors/:visitor_id/license_plates/:license_plate_id (permission edit:visitor)
+func (s *VisitorsService) UnassignLicensePlate(ctx context.Context, visitorID, plateID string) (*Response, error) {
+	const op = "Visitors.UnassignLicensePlate"
+	if err := checkID(op, "visitorID", visitorID); err != nil {
+		return nil, err
+	}
+	if err := checkID(op, "plateID", plateID); err != nil {
+		return nil, err
+	}
+	return del(ctx, s.client, "/visitors/"+pathSeg(visitorID)+"/license_plates/"+pathSeg(plateID), nil)
 }

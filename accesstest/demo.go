@@ -188,7 +188,7 @@ func (s *Server) LoadDemoData() {
 			if i%2 == 0 {
 				src, typ = "apple", 10
 			}
-			tp.Bundles = []access.TouchPassBundle{{BundleID: g.id(), BundleStatus: "ACTIVE", DeviceID: "device-" + g.hex(8), DeviceName: u.FirstName + "'s phone", DeviceType: typ, Source: src}}
+			tp.Bundles = []access.TouchPassBundle{{BundleID: g.id(), BundleStatus: "ACTIVE", DeviceID: "device-" + g.hex(8), DeviceName: u.FirstName + "'s phone", DeviceType: typ, Source: access.TouchPassSource(src)}}
 		case i < 17:
 			u := users[2+i*5]
 			tp.Status, tp.UserID, tp.UserName, tp.UserEmail, tp.UserStatus = access.TouchPassPending, u.ID, u.FullName, u.UserEmail, "PENDING"
@@ -208,7 +208,7 @@ func (s *Server) LoadDemoData() {
 			ID: g.id(), FirstName: first, LastName: last, Status: status.String(),
 			InviterID: users[i%len(users)].ID, InviterName: users[i%len(users)].FullName,
 			MobilePhone: fmt.Sprintf("+4179%07d", g.r.IntN(10000000)), Email: strings.ToLower(first) + fmt.Sprintf(".v%d@example.org", i),
-			VisitorCompany: g.pick(demoCompanies), VisitReason: g.pick(demoReasons),
+			VisitorCompany: g.pick(demoCompanies), VisitReason: access.VisitReason(g.pick(demoReasons)),
 			StartTime: access.UnixTimeOf(start), EndTime: access.UnixTimeOf(start.Add(time.Duration(1+g.r.IntN(8)) * time.Hour)),
 			CreateTime: access.UnixTimeOf(start.AddDate(0, 0, -3)),
 			NFCCards:   []access.NFCCard{}, Resources: []access.Resource{doors[0], doors[3]},

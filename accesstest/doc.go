@@ -114,6 +114,38 @@
 // not match) and kept for [Server.APICertificate]; the fake keeps serving
 // its own certificate, as a console does until Access restarts.
 //
+// # Visitors and credentials
+//
+// Visitors created through the API change status on the fake's clock:
+// UPCOMING until their start time, VISITING until their end time, then
+// VISITED, each change delivered as access.visitor.status.changed (object
+// {visitor_id, first_name, last_name, status, previous_status}, a payload
+// the vendor does not document). A delete without is_force cancels
+// (CANCELLED, the timers stop); with it the record goes, and its cards and
+// PIN are free again. [Server.Visitor] reads one back.
+//
+// NFC enrollment sessions open on readers of the devices list with the
+// nfc capability ([DemoDeviceID] on the demo site); [Server.TapCard]
+// completes one with a card number (the token is derived from it, so a
+// number always gives the same token), [Server.FailTap] makes the next
+// poll answer CODE_CREDS_NFC_CARD_IS_PROVISION, _PROVISION_FAILED or
+// _INVALID, and a session ends after [EnrollmentSessionTimeout] of the
+// fake's time. [Server.EnrollmentSessions] lists the open ones. The card
+// list holds enrolled, imported and seeded cards ([Server.NFCCards]).
+//
+// An NFC token and a PIN belong to at most one user or visitor, read from
+// their records ([Server.NFCHolder], [Server.PINHolder]): assigning a held
+// card answers CODE_CREDS_NFC_HAS_BIND_USER unless force_add moves it, a
+// held card cannot be deleted (CODE_CREDS_NFC_CARD_CANNOT_BE_DELETE), and a
+// PIN in use is refused with CODE_CREDS_PIN_CODE_CREDS_ALREADY_EXIST.
+// Generated PINs have [PINLength] digits, are unique and never in use;
+// records show a PIN's token ([PINToken]), never its digits. Touch passes
+// go INACTIVE -> PENDING (assigned to a user, one a user) -> ACTIVE
+// ([Server.AddToWallet]) -> SUSPENDED (update, or unassigned from a pass
+// in a wallet; a never-used one goes back to INACTIVE), and the user's
+// touch_pass follows. QR code downloads are PNG images of a real QR code
+// of the visitor id.
+//
 // # Authentication
 //
 // Every request needs "Authorization: Bearer <token>". [Server.Token] has
@@ -154,6 +186,16 @@
 //     (controllers have been seen answering one object), creating INACTIVE
 //     passes with random card ids; search matches a case-insensitive
 //     substring of the card id or the user name. No payment happens.
+//   - Credentials: not-found answers are CODE_RESOURCE_NOT_FOUND (cards,
+//     touch passes, visitors, QR codes) and CODE_USER_WORKER_NOT_EXISTS
+//     (users), on HTTP 400. A touch pass assigned to a user who already
+//     has one, one that is not assignable, an ACTIVE status for a pass in
+//     no wallet, and a batch assignment with too few assignable passes
+//     (nothing is assigned then) get CODE_OPERATION_FORBIDDEN. PINs of 4
+//     to 12 digits are accepted. An import's duplicate aliases fail the
+//     whole file; ids that are not upper-case hex, cards already known
+//     and aliases in use fail their row. Credential changes publish no
+//     event: the vendor documents none.
 //   - No rate limiting, no version checks: use [Server.Inject] to simulate
 //     429s, CODE_DEVICE_API_NOT_SUPPORTED and the like.
 //   - Door groups: the vendor has no specific codes for their errors, so
@@ -219,6 +261,8 @@
 //     the system log.
 //   - Webhook deliveries are made for the door, lock-rule, emergency and
 //     doorbell changes above and when [Server.Emit] is called, once,
+//   - Webhook deliveries are made for the door, lock-rule, emergency,
+//     doorbell and visitor-status changes above and when [Server.Emit] is called, once,
 //     without retries; https receivers' certificates are not verified.
 //   - Notifications are sent when [Server.Notify] or [Server.NotifyRaw]
 //     is called and for the state changes listed under "Doors and the

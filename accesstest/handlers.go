@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/access-dev/access"
 )
@@ -46,11 +45,6 @@ func wireSchedule(sc *access.Schedule) *weeklySchedule {
 	return &weeklySchedule{Schedule: *sc, Weekly: sc.WeekSchedule}
 }
 
-type wireVisitor struct {
-	access.Visitor
-	Schedule *weeklySchedule `json:"schedule,omitempty"`
-}
-
 // ---- seeding and inspection ----
 
 // seed runs f under the lock and fails the test (or panics) on error.
@@ -62,38 +56,6 @@ func seed[T any](s *Server, f func() (T, error)) T {
 		s.fail("%v", err)
 	}
 	return v
-}
-
-// AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
-// Status UPCOMING. The visitor list returns visitors in insertion order.
-func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
-	return seed(s, func() (access.Visitor, error) {
-		if v.ID == "" {
-			v.ID = newID()
-		}
-		if v.Status == "" {
-			v.Status = access.VisitorStatusUpcoming.String()
-		}
-		for _, x := range s.visitors {
-			if x.ID == v.ID {
-				return access.Visitor{}, fmt.Errorf("accesstest: "+"AddVisitor: duplicate visitor id %q", v.ID)
-			}
-		}
-		c := clone(v)
-		s.visitors = append(s.visitors, &c)
-		return clone(c), nil
-	})
-}
-
-// Visitors returns every stored visitor, in insertion order.
-func (s *Server) Visitors() []access.Visitor {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]access.Visitor, len(s.visitors))
-	for i, v := range s.visitors {
-		out[i] = clone(*v)
-	}
-	return out
 }
 
 // AddDevice stores a device's access-method settings; an empty DeviceID
@@ -131,44 +93,6 @@ func (s *Server) DeviceIDs() []string {
 	return slices.Clone(s.deviceOrder)
 }
 
-// AddTouchPass stores a touch pass; an empty ID gets a UUID, an empty
-// CardID a random one and an empty Status ACTIVE.
-func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
-	return seed(s, func() (access.TouchPass, error) {
-		if tp.ID == "" {
-			tp.ID = newID()
-		}
-		if tp.CardID == "" {
-			tp.CardID = newCardID()
-		}
-		if tp.Status == "" {
-			tp.Status = access.TouchPassActive
-		}
-		if tp.Bundles == nil {
-			tp.Bundles = []access.TouchPassBundle{}
-		}
-		for _, x := range s.touchPasses {
-			if x.ID == tp.ID {
-				return access.TouchPass{}, fmt.Errorf("accesstest: "+"AddTouchPass: duplicate id %q", tp.ID)
-			}
-		}
-		c := clone(tp)
-		s.touchPasses = append(s.touchPasses, &c)
-		return clone(c), nil
-	})
-}
-
-// TouchPasses returns every touch pass, purchased ones included.
-func (s *Server) TouchPasses() []access.TouchPass {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]access.TouchPass, len(s.touchPasses))
-	for i, tp := range s.touchPasses {
-		out[i] = clone(*tp)
-	}
-	return out
-}
-
 // AddWebhook registers an endpoint directly; an empty ID or Secret is
 // generated. Registering a URL twice fails the test.
 func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
@@ -199,11 +123,6 @@ func (s *Server) Webhooks() []access.WebhookEndpoint {
 		out[i] = clone(*ep)
 	}
 	return out
-}
-
-func newCardID() string {
-	h := strings.ToUpper(randomHex(8))
-	return h[:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:]
 }
 
 // ---- operations ----
@@ -332,87 +251,6 @@ func positiveParam(q url.Values, key string, def int) (int, bool) {
 	return n, true
 }
 
-var visitorExpands = []string{"none", "access_policy", "resource", "schedule", "nfc_card", "pin_code"}
-
-func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	page, ok1 := positiveParam(q, "page_num", 1)
-	size, ok2 := positiveParam(q, "page_size", defaultPageSize)
-	if !ok1 || !ok2 {
-		badParams(w, "page_num and page_size must be positive integers.")
-		return
-	}
-	status := access.VisitorStatus(0)
-	if q.Has("status") {
-		n, err := strconv.Atoi(q.Get("status"))
-		if err != nil || !access.VisitorStatus(n).Valid() {
-			badParams(w, "status must be an integer from 1 to 6.")
-			return
-		}
-		status = access.VisitorStatus(n)
-	}
-	expand, ok := q["expand[]"]
-	for _, e := range expand {
-		if !slices.Contains(visitorExpands, e) {
-			badParams(w, "unknown expand[] value "+strconv.Quote(e)+".")
-			return
-		}
-	}
-	want := func(obj string) bool { return !ok || slices.Contains(expand, obj) }
-	keyword := strings.ToLower(strings.TrimSpace(q.Get("keyword")))
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var matched []*access.Visitor
-	for _, v := range s.visitors {
-		switch {
-		case keyword != "": // the status filter is off while searching
-			if !strings.HasPrefix(strings.ToLower(v.FirstName), keyword) && !strings.HasPrefix(strings.ToLower(v.LastName), keyword) &&
-				!strings.HasPrefix(strings.ToLower(v.FirstName+" "+v.LastName), keyword) {
-				continue
-			}
-		case status != 0:
-			if st, _ := v.StatusCode(); st != status {
-				continue
-			}
-		}
-		matched = append(matched, v)
-	}
-	total := len(matched)
-	start := total
-	if page-1 <= total/size { // (page-1)*size cannot overflow here
-		start = min((page-1)*size, total)
-	}
-	end := total
-	if size < total-start {
-		end = start + size
-	}
-	out := make([]wireVisitor, 0, end-start)
-	// Shallow copies: only their top-level fields change, and stored
-	// records are not modified while the lock, held until the answer is
-	// written, is ours.
-	for _, v := range matched[start:end] {
-		c := *v
-		if !want("resource") {
-			c.Resources = nil
-		}
-		if !want("nfc_card") {
-			c.NFCCards = nil
-		}
-		if !want("pin_code") {
-			c.PINCode = nil
-		}
-		sched := c.Schedule
-		if !want("schedule") {
-			sched = nil
-		}
-		c.Schedule = nil
-		out = append(out, wireVisitor{Visitor: c, Schedule: wireSchedule(sched)})
-	}
-	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
-		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})
-}
-
 func (s *Server) getDeviceSettings(w http.ResponseWriter, r *http.Request) {
 	d, ok := s.Device(r.PathValue("id"))
 	if !ok {
@@ -485,47 +323,4 @@ func (s *Server) updateDeviceSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	d.AccessMethods = recode[access.AccessMethods](current)
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: "success"})
-}
-
-func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Count json.RawMessage `json:"count"`
-	}
-	if err := decodeBody(r, &req); err != nil {
-		badParams(w, "Body must be an object with count.")
-		return
-	}
-	n, err := strconv.Atoi(string(req.Count))
-	if err != nil || n < 1 || n > maxPurchase {
-		badParams(w, fmt.Sprintf("count must be an integer from 1 to %d.", maxPurchase))
-		return
-	}
-	s.mu.Lock()
-	now := s.clockNow()
-	out := make([]access.TouchPass, n)
-	for i := range out {
-		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,
-			LastActivity: access.DateTime(now.Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
-		s.touchPasses = append(s.touchPasses, tp)
-		out[i] = clone(*tp)
-	}
-	s.mu.Unlock()
-	writeData(w, out)
-}
-
-func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
-	cond := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("condition")))
-	if cond == "" {
-		badParams(w, "condition is required.")
-		return
-	}
-	s.mu.Lock()
-	out := []access.TouchPass{}
-	for _, tp := range s.touchPasses {
-		if strings.Contains(strings.ToLower(tp.CardID), cond) || strings.Contains(strings.ToLower(tp.UserName), cond) {
-			out = append(out, clone(*tp))
-		}
-	}
-	s.mu.Unlock()
-	writeData(w, out)
 }

@@ -93,7 +93,7 @@ func (s *Server) checkPolicy(w http.ResponseWriter, self, name, scheduleID strin
 			return false
 		}
 		if !ok {
-			writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found: "+d.Type+" "+d.ID+".")
+			writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found: "+string(d.Type)+" "+d.ID+".")
 			return false
 		}
 	}

@@ -42,7 +42,7 @@ const (
 // AllPermissions returns every permission key.
 func AllPermissions() []Permission {
 	return []Permission{ViewWebhook, EditWebhook, ViewVisitor, ViewUser, ViewDevice, EditDevice, ViewPolicy, ViewCredential, EditCredential,
-		ViewSpace, EditSpace, EditUser, EditPolicy, ViewSystemLog, EditAPIServer}
+		ViewSpace, EditSpace, EditUser, EditPolicy, ViewSystemLog, EditAPIServer, EditVisitor}
 }
 
 // Op names an operation of the API, for [Server.Inject] and [Request.Op].
@@ -180,6 +180,7 @@ type Server struct {
 	space         spaceState  // doors.go: floors, doors, door groups, devices list
 	people        peopleState // users.go: user groups, policy order, avatars, Identity
 	logs          logState    // systemlogs.go: system log, static files; apiserver.go: certificate
+	creds         credState   // credentials.go, nfc.go: cards, sessions, PINs, visitor timers
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -465,6 +466,40 @@ var routes = []route{
 	{"GET " + apiPrefix + "/system/static/{path...}", OpSystemLogsDownloadStatic, ViewSystemLog, (*Server).downloadStatic},
 	{"POST " + apiPrefix + "/api_server/certificates", OpAPIServerUploadCertificate, EditAPIServer, (*Server).uploadCertificate},
 	{"DELETE " + apiPrefix + "/api_server/certificates", OpAPIServerDeleteCertificate, EditAPIServer, (*Server).deleteCertificate},
+	// Visitors and credentials (visitors.go, credentials.go, nfc.go, qrcodes.go).
+	{"POST " + apiPrefix + "/visitors", OpVisitorsCreate, EditVisitor, (*Server).createVisitor},
+	{"GET " + apiPrefix + "/visitors/{id}", OpVisitorsGet, ViewVisitor, (*Server).getVisitor},
+	{"PUT " + apiPrefix + "/visitors/{id}", OpVisitorsUpdate, EditVisitor, (*Server).updateVisitor},
+	{"DELETE " + apiPrefix + "/visitors/{id}", OpVisitorsDelete, EditVisitor, (*Server).deleteVisitor},
+	{"PUT " + apiPrefix + "/visitors/{id}/nfc_cards", OpVisitorsAssignNFCCard, EditVisitor, (*Server).assignVisitorNFC},
+	{"PUT " + apiPrefix + "/visitors/{id}/nfc_cards/delete", OpVisitorsUnassignNFCCard, EditVisitor, (*Server).unassignVisitorNFC},
+	{"PUT " + apiPrefix + "/visitors/{id}/pin_codes", OpVisitorsAssignPINCode, EditVisitor, (*Server).assignVisitorPIN},
+	{"DELETE " + apiPrefix + "/visitors/{id}/pin_codes", OpVisitorsUnassignPINCode, EditVisitor, (*Server).unassignVisitorPIN},
+	{"PUT " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsAssignQRCode, EditVisitor, (*Server).assignVisitorQRCode},
+	{"DELETE " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsUnassignQRCode, EditVisitor, (*Server).unassignVisitorQRCode},
+	{"PUT " + apiPrefix + "/visitors/{id}/license_plates", OpVisitorsAssignLicensePlates, EditVisitor, (*Server).assignVisitorPlates},
+	{"DELETE " + apiPrefix + "/visitors/{id}/license_plates/{plate}", OpVisitorsUnassignLicensePlate, EditVisitor, (*Server).unassignVisitorPlate},
+	{"POST " + apiPrefix + "/credentials/pin_codes", OpPINCodesGenerate, ViewCredential, (*Server).generatePIN},
+	{"POST " + apiPrefix + "/credentials/nfc_cards/sessions", OpNFCCardsStartEnrollment, EditCredential, (*Server).startEnrollment},
+	{"GET " + apiPrefix + "/credentials/nfc_cards/sessions/{id}", OpNFCCardsEnrollmentStatus, EditCredential, (*Server).enrollmentStatus},
+	{"DELETE " + apiPrefix + "/credentials/nfc_cards/sessions/{id}", OpNFCCardsEndEnrollment, EditCredential, (*Server).endEnrollment},
+	{"GET " + apiPrefix + "/credentials/nfc_cards/tokens/{token}", OpNFCCardsGet, ViewCredential, (*Server).getNFCCard},
+	{"GET " + apiPrefix + "/credentials/nfc_cards/tokens", OpNFCCardsList, ViewCredential, (*Server).listNFCCards},
+	{"DELETE " + apiPrefix + "/credentials/nfc_cards/tokens/{token}", OpNFCCardsDelete, EditCredential, (*Server).deleteNFCCard},
+	{"PUT " + apiPrefix + "/credentials/nfc_cards/tokens/{token}", OpNFCCardsUpdate, EditCredential, (*Server).updateNFCCard},
+	{"POST " + apiPrefix + "/credentials/nfc_cards/import", OpNFCCardsImport, EditCredential, (*Server).importNFCCards},
+	{"GET " + apiPrefix + "/credentials/touch_passes", OpTouchPassesList, ViewCredential, (*Server).listTouchPasses},
+	{"GET " + apiPrefix + "/credentials/touch_passes/assignable", OpTouchPassesListAssignable, ViewCredential, (*Server).listAssignableTouchPasses},
+	{"GET " + apiPrefix + "/credentials/touch_passes/{id}", OpTouchPassesGet, ViewCredential, (*Server).getTouchPass},
+	{"PUT " + apiPrefix + "/credentials/touch_passes/{id}", OpTouchPassesUpdate, EditCredential, (*Server).updateTouchPass},
+	{"GET " + apiPrefix + "/credentials/qr_codes/download/{id}", OpQRCodesDownload, ViewCredential, (*Server).downloadQRCode},
+	{"PUT " + apiPrefix + "/users/{id}/nfc_cards", OpUsersAssignNFCCard, EditUser, (*Server).assignUserNFC},
+	{"PUT " + apiPrefix + "/users/{id}/nfc_cards/delete", OpUsersUnassignNFCCard, EditUser, (*Server).unassignUserNFC},
+	{"PUT " + apiPrefix + "/users/{id}/pin_codes", OpUsersAssignPINCode, EditUser, (*Server).assignUserPIN},
+	{"DELETE " + apiPrefix + "/users/{id}/pin_codes", OpUsersUnassignPINCode, EditUser, (*Server).unassignUserPIN},
+	{"PUT " + apiPrefix + "/users/{id}/touch_passes/{tp}", OpUsersAssignTouchPass, EditUser, (*Server).assignUserTouchPass},
+	{"DELETE " + apiPrefix + "/users/{id}/touch_passes/{tp}", OpUsersUnassignTouchPass, EditUser, (*Server).unassignUserTouchPass},
+	{"PUT " + apiPrefix + "/users/touch_passes/assign", OpUsersBatchAssignTouchPasses, EditUser, (*Server).batchAssignTouchPasses},
 }
 
 func (s *Server) handler() http.Handler {

@@ -109,6 +109,7 @@ func TestAuthentication(t *testing.T) {
 			return err
 		},
 		accesstest.EditAPIServer: func(c *access.Client) error { _, err := c.APIServer.DeleteCertificate(ctx); return err },
+		accesstest.EditVisitor:   func(c *access.Client) error { _, err := c.Visitors.AssignQRCode(ctx, "v"); return err },
 	}
 	require.Len(t, calls, len(accesstest.AllPermissions()))
 	for perm, call := range calls {
@@ -186,7 +187,7 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 	status, body := raw(t, srv, "GET", "/api/v1/developer/no_such/operation", srv.Token(), "")
 	assert.Equal(t, 404, status)
 	assert.Contains(t, body, "CODE_RESOURCE_NOT_FOUND")
-	status, _ = raw(t, srv, "POST", "/api/v1/developer/visitors", srv.Token(), "")
+	status, _ = raw(t, srv, "PATCH", "/api/v1/developer/visitors", srv.Token(), "")
 	assert.Equal(t, 405, status)
 	status, _ = raw(t, srv, "POST", "/api/v1/developer/webhooks/endpoints", srv.Token(), `{"endpoint":"http://h/"}`+strings.Repeat(" ", 1<<20))
 	assert.Equal(t, 413, status)

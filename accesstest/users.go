@@ -380,6 +380,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.users = slices.Delete(s.users, i, i+1)
+	s.releaseUserCredentials(id)
 	p := s.ppl()
 	for _, g := range p.groups {
 		g.members = slices.DeleteFunc(g.members, func(m string) bool { return m == id })

@@ -8,7 +8,7 @@
 //
 //   - registers the employee and puts them in the group;
 //
-//   - (at merge: assigns a generated PIN code, see the marked step);
+//   - assigns them a PIN code the console generated;
 //
 //   - searches them back and lists the policies they get through the
 //     group;
@@ -83,11 +83,21 @@ func run(ctx context.Context, client *access.Client, doorID string, out io.Write
 	}
 	fmt.Fprintf(out, "registered %s %s\n", user.FirstName, user.LastName)
 
-	// 3. ---- PIN CODE: added by the lead at merge --------------------------
-	// Generate a PIN (credentials operations) and assign it with
-	// Users.AssignPINCode; both belong to the credentials work and are not
-	// on this branch.
-	// -----------------------------------------------------------------------
+	// 3. A PIN for the keypads: the console generates one that no one
+	// else holds, and it is assigned to the user.
+	pin, _, err := client.PINCodes.Generate(ctx)
+	if err != nil {
+		return fmt.Errorf("generate PIN: %w", err)
+	}
+	if _, err := client.Users.AssignPINCode(ctx, user.ID, pin); err != nil {
+		return fmt.Errorf("assign PIN: %w", err)
+	}
+	withPIN, _, err := client.Users.Get(ctx, user.ID, nil)
+	if err != nil {
+		return fmt.Errorf("get user: %w", err)
+	}
+	fmt.Fprintf(out, "assigned a generated %d-digit PIN (the console keeps only its hash: %t)\n",
+		len(pin), withPIN.PINCode != nil && withPIN.PINCode.Token != "" && withPIN.PINCode.Token != pin)
 
 	// 4. Search them back, and see what the group gives them.
 	var found []access.User

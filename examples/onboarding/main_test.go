@@ -17,6 +17,7 @@ func TestRun(t *testing.T) {
 	}
 	want := `group "New starters" holds policy "New starters: main entrance" on schedule "Onboarding office hours"
 registered Grace Hopper
+assigned a generated 6-digit PIN (the console keeps only its hash: true)
 found Grace Hopper (E-1906, ACTIVE)
   policy "New starters: main entrance" (through the group)
 delete while active: CODE_OPERATION_FORBIDDEN

@@ -161,7 +161,7 @@ func user(ctx context.Context, s *setup) error {
 	for _, p := range u.AccessPolicies {
 		names := make([]string, len(p.Resources))
 		for i, r := range p.Resources {
-			names[i] = r.Type + ":" + r.ID[:8]
+			names[i] = string(r.Type) + ":" + r.ID[:8]
 		}
 		fmt.Printf("  policy %-10s schedule %s, %s\n", p.Name, p.ScheduleID[:8], strings.Join(names, ", "))
 	}
