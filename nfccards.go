@@ -315,7 +315,7 @@ func (s *NFCCardsService) List(ctx context.Context, opts *NFCCardListOptions) ([
 
 // All iterates over every card, fetching pages lazily as the loop
 // advances; it pages like [VisitorsService.All]. opts is copied, never
-// modified.
+// modified. Permission view:credential; controller 1.22.16 or later.
 func (s *NFCCardsService) All(ctx context.Context, opts *NFCCardListOptions) iter.Seq2[NFCCard, error] {
 	var o NFCCardListOptions
 	if opts != nil {

@@ -209,7 +209,8 @@ func (s *TouchPassesService) List(ctx context.Context, opts *TouchPassListOption
 
 // All iterates over every touch pass matching opts, fetching pages lazily
 // as the loop advances; it pages like [VisitorsService.All]. opts is
-// copied, never modified.
+// copied, never modified. Permission view:credential; controller 3.2.20 or
+// later.
 func (s *TouchPassesService) All(ctx context.Context, opts *TouchPassListOptions) iter.Seq2[TouchPass, error] {
 	if err := opts.validate("TouchPasses.All"); err != nil {
 		return func(yield func(TouchPass, error) bool) { yield(TouchPass{}, err) }

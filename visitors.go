@@ -168,6 +168,7 @@ func (s *VisitorsService) List(ctx context.Context, opts *VisitorListOptions) ([
 // A console that caps page_size below what was asked for is followed at
 // its own size, so no visitor is lost; one that ignores page_num ends the
 // loop with [ErrPageRepeated]. opts is copied, never modified.
+// Permission view:visitor; any controller version (expand[] needs 1.22.16).
 //
 //	for v, err := range client.Visitors.All(ctx, nil) {
 //		if err != nil { return err }

@@ -104,6 +104,7 @@ func (s *WebhooksService) Update(ctx context.Context, id string, req *WebhookEnd
 // events or headers differ from req, it is updated in place (one PUT; the
 // id and the secret stay the same), else it is returned as it is. After a
 // rotated header credential, the endpoint thus carries the new value.
+// Permissions edit:webhook and view:webhook; controller 2.2.10 or later.
 func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointRequest) (*WebhookEndpoint, *Response, error) {
 	ep, resp, err := s.Create(ctx, req)
 	var apiErr *APIError
