@@ -1,8 +1,10 @@
 // Command quickstart walks through the SDK: it pages through visitors,
 // fetches a user with access policies, reads and updates a device's access
 // methods, fetches a schedule and the holiday groups, searches touch
-// passes, and registers a webhook endpoint, receives a signed delivery and
-// deletes the endpoint.
+// passes, lists the site's doors, door groups, devices, user groups,
+// access policies, schedules, NFC cards and touch passes, and registers a
+// webhook endpoint, receives a signed delivery and deletes the endpoint.
+// The other examples go deeper: doors, events, onboarding, frontdesk.
 //
 //	go run ./examples/quickstart
 //
@@ -99,6 +101,7 @@ func run(ctx context.Context) error {
 		{"Device access methods", device},
 		{"Schedule and holiday groups", schedules},
 		{"Touch passes", touchPasses},
+		{"Site: doors, devices, groups, policies, credentials", site},
 		{"Webhook round trip", webhook},
 	}
 	for _, st := range steps {
@@ -374,6 +377,60 @@ func webhook(ctx context.Context, s *setup) error {
 	}
 	fmt.Printf("deleted endpoint; %d left\n", len(s.fake.Webhooks()))
 	return nil
+}
+
+// site reads the rest of the site, one list per service; a token without
+// one of the permissions skips that list instead of failing.
+func site(ctx context.Context, s *setup) error {
+	c := s.client
+	count := func(what string, n int, resp *access.Response, err error) error {
+		switch {
+		case errors.Is(err, access.ErrForbidden), errors.Is(err, access.ErrUnsupported):
+			fmt.Printf("%-16s skipped (%v)\n", what, err)
+			return nil
+		case err != nil:
+			return err
+		}
+		if resp.Pagination != nil && resp.Pagination.Total > n {
+			fmt.Printf("%-16s %d (first page of %d)\n", what, n, resp.Pagination.Total)
+			return nil
+		}
+		fmt.Printf("%-16s %d\n", what, n)
+		return nil
+	}
+	doors, resp, err := c.Doors.List(ctx)
+	if err := count("doors", len(doors), resp, err); err != nil {
+		return err
+	}
+	for _, d := range doors[:min(len(doors), 3)] {
+		fmt.Printf("  %-20s lock %-6s position %s\n", d.Name, d.LockRelayStatus, orDash(string(d.PositionStatus)))
+	}
+	groups, resp, err := c.DoorGroups.List(ctx)
+	if err := count("door groups", len(groups), resp, err); err != nil {
+		return err
+	}
+	devices, resp, err := c.Devices.List(ctx, nil)
+	if err := count("devices", len(devices.Devices()), resp, err); err != nil {
+		return err
+	}
+	ugroups, resp, err := c.UserGroups.List(ctx)
+	if err := count("user groups", len(ugroups), resp, err); err != nil {
+		return err
+	}
+	policies, resp, err := c.AccessPolicies.List(ctx)
+	if err := count("access policies", len(policies), resp, err); err != nil {
+		return err
+	}
+	scheds, resp, err := c.Schedules.List(ctx)
+	if err := count("schedules", len(scheds), resp, err); err != nil {
+		return err
+	}
+	cards, resp, err := c.NFCCards.List(ctx, &access.NFCCardListOptions{PageSize: 25})
+	if err := count("NFC cards", len(cards), resp, err); err != nil {
+		return err
+	}
+	passes, resp, err := c.TouchPasses.List(ctx, &access.TouchPassListOptions{PageSize: 25})
+	return count("touch passes", len(passes), resp, err)
 }
 
 func orDash(s string) string {
