@@ -67,16 +67,6 @@ func (s *Server) cr() *credState {
 	return c
 }
 
-// credUser finds a stored user. The caller holds s.mu.
-func (s *Server) credUser(id string) *access.User {
-	for _, u := range s.users {
-		if u.ID == id {
-			return u
-		}
-	}
-	return nil
-}
-
 // ---- PIN codes ----
 
 // pinHash is the token a controller reports for a PIN.
@@ -162,7 +152,7 @@ func (s *Server) assignPIN(w http.ResponseWriter, r *http.Request, holderID stri
 func (s *Server) assignUserPIN(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -173,7 +163,7 @@ func (s *Server) assignUserPIN(w http.ResponseWriter, r *http.Request) {
 func (s *Server) unassignUserPIN(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -250,7 +240,7 @@ func (s *Server) assignUserNFC(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -265,7 +255,7 @@ func (s *Server) unassignUserNFC(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -391,7 +381,7 @@ func (s *Server) touchPass(id string) *access.TouchPass {
 // or removes it from userID's record when the pass no longer names them.
 // The caller holds s.mu.
 func (s *Server) syncPass(tp *access.TouchPass, userID string) {
-	if u := s.credUser(userID); u != nil {
+	if u := s.user(userID); u != nil {
 		if tp.UserID == userID {
 			u.TouchPass = access.TouchPasses{clone(*tp)}
 		} else {
@@ -448,7 +438,7 @@ func touchPassNotFound(w http.ResponseWriter) {
 func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -475,7 +465,7 @@ func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 func (s *Server) unassignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.credUser(r.PathValue("id"))
+	u := s.user(r.PathValue("id"))
 	if u == nil {
 		userNotFound(w)
 		return
@@ -504,7 +494,7 @@ func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) 
 	// Check everything first: the batch is all or nothing.
 	var users []*access.User
 	for _, id := range req.IDs {
-		u := s.credUser(id)
+		u := s.user(id)
 		if u == nil {
 			userNotFound(w)
 			return

@@ -140,7 +140,7 @@ func (s *Server) wireCard(rec *cardRec) access.NFCCard {
 	id, kind := s.nfcHolder(rec.Token)
 	switch kind {
 	case "USER":
-		u := s.credUser(id)
+		u := s.user(id)
 		out.Status, out.UserID, out.UserType = access.NFCCardAssigned, id, kind
 		out.User = &access.NFCCardOwner{ID: id, FirstName: u.FirstName, LastName: u.LastName, Name: strings.TrimSpace(u.FirstName + " " + u.LastName)}
 	case "VISITOR":
