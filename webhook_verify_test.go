@@ -403,3 +403,18 @@ func TestWebhookConfigRejected(t *testing.T) {
 		}
 	}
 }
+
+// The README's receiver prints ev.Data.Actor.GetName(): events whose actor,
+// location or device is null must not panic there.
+func TestEventGetNameIsNilSafe(t *testing.T) {
+	t.Parallel()
+	ev, err := ParseEvent([]byte(`{"event":"access.door.unlock","data":{"actor":null,"location":null,"device":null,"object":{}}}`))
+	require.NoError(t, err)
+	assert.Nil(t, ev.Data.Actor)
+	assert.Equal(t, "", ev.Data.Actor.GetName())
+	assert.Equal(t, "", ev.Data.Location.GetName())
+	assert.Equal(t, "", ev.Data.Device.GetName())
+	ev, err = ParseEvent([]byte(`{"event":"access.door.unlock","data":{"actor":{"name":"Ada"},"location":{"name":"Main"},"device":{"name":"Hub"}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada", "Main", "Hub"}, []string{ev.Data.Actor.GetName(), ev.Data.Location.GetName(), ev.Data.Device.GetName()})
+}

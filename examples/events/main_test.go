@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
 )
 
 func TestRunOnTheFake(t *testing.T) {
@@ -34,4 +42,32 @@ emergency: lockdown false, evacuation false
 	if got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestRunAgainstAConsole runs the console path against a fake standing in
+// for a console: it prints what the console sends until it is stopped.
+func TestRunAgainstAConsole(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	t.Setenv("ACCESS_URL", srv.URL())
+	t.Setenv("ACCESS_TOKEN", srv.Token())
+	t.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, pw)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan())
+	assert.Equal(t, "Watching "+srv.URL()+"; Ctrl-C to stop.", lines.Text())
+	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+	require.NoError(t, srv.Notify(&access.Notification{Event: access.NotificationSettingUpdate, Data: []byte(`{"evacuation":true,"lockdown":false}`)}))
+	require.True(t, lines.Scan())
+	assert.Equal(t, "emergency: lockdown false, evacuation true", lines.Text())
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	assert.ErrorIs(t, <-done, context.Canceled)
 }
