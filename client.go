@@ -345,8 +345,8 @@ type ignored struct{}
 // UnmarshalJSON implements json.Unmarshaler.
 func (*ignored) UnmarshalJSON([]byte) error { return nil }
 
-// noRetryKey marks a context whose request must be sent once, whatever the
-// retry policy (a purchase).
+// noRetryKey marks a context whose request must be sent once, whatever its
+// method and the retry policy (a purchase, a batch assignment).
 type noRetryKey struct{}
 
 // sendOnce marks ctx so that its request is never retried. A nil ctx is
@@ -456,7 +456,11 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
-	retryable := (idempotent(method) || ctx.Value(retrySafeKey{}) != nil || (c.cfg.retry.RetryWrites && ctx.Value(noRetryKey{}) == nil)) && stream == nil
+	// Sent once: a request marked so (whatever its method) and a streamed
+	// upload (its readers are consumed). Else GET, PUT and DELETE are
+	// retried, a POST when it is side-effect free or RetryWrites is set.
+	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
+		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
 	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any

@@ -46,11 +46,31 @@ type Holiday struct {
 }
 
 // HolidayGroupRequest creates a holiday group, or replaces one with
-// [HolidayGroupsService.Update]. Name is required on both.
+// [HolidayGroupsService.Update]. Name is required on both. A nil Holidays
+// sends no holidays member; an empty, non-nil one sends [] (on Update:
+// remove every holiday).
 type HolidayGroupRequest struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	Holidays    []HolidayRequest `json:"holidays,omitempty"`
+	Name        string
+	Description string
+	Holidays    []HolidayRequest
+}
+
+// MarshalJSON writes holidays as [] when Holidays is empty but not nil.
+func (r HolidayGroupRequest) MarshalJSON() ([]byte, error) {
+	return marshalCompact(struct {
+		Name        string            `json:"name"`
+		Description string            `json:"description,omitempty"`
+		Holidays    *[]HolidayRequest `json:"holidays,omitempty"`
+	}{r.Name, r.Description, nilIfNil(r.Holidays)})
+}
+
+// nilIfNil returns a pointer to s, or nil for a nil s, so that
+// "omitempty" leaves out a nil slice but writes an empty one as [].
+func nilIfNil[T any](s []T) *[]T {
+	if s == nil {
+		return nil
+	}
+	return &s
 }
 
 // HolidayRequest is a holiday to create or, with ID set (on Update), to

@@ -650,7 +650,7 @@ var allOps = []anOp{
 			v, r, err := c.Users.UnassignTouchPass(ctx, "u1", "tp1")
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"INACTIVE"}}`},
-	{"Users.BatchAssignTouchPasses", "PUT", "PUT /api/v1/developer/users/touch_passes/assign", true,
+	{"Users.BatchAssignTouchPasses", "PUT", "PUT /api/v1/developer/users/touch_passes/assign", false, // hands out passes: sent once
 		func(ctx context.Context, c *Client) (any, *Response, error) {
 			v, r, err := c.Users.BatchAssignTouchPasses(ctx, &BatchTouchPassAssignment{UserIDs: []string{"u1", "u2"}})
 			return sliceResult(v, err), r, err

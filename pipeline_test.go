@@ -507,3 +507,41 @@ func TestDeleteWithDataWhoseAnswerWasLost(t *testing.T) {
 	_, _, err = c.Users.UnassignTouchPass(context.Background(), "u1", "tp1")
 	assert.ErrorIs(t, err, ErrNotFound)
 }
+
+// Optional lists distinguish "leave as is" (nil: not sent) from "remove
+// all" (empty: sent as []).
+func TestEmptyListsAreSent(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		v    any
+		want string
+	}{
+		"visitor update, nil resources":   {VisitorUpdate{}, `{}`},
+		"visitor update, empty resources": {VisitorUpdate{Resources: []Resource{}}, `{"resources":[]}`},
+		"visitor create, no resources": {VisitorRequest{FirstName: "A", LastName: "B", VisitReason: VisitReasonOthers},
+			`{"first_name":"A","last_name":"B","visit_reason":"Others"}`},
+		"holiday group, nil holidays":   {HolidayGroupRequest{Name: "x"}, `{"name":"x"}`},
+		"holiday group, empty holidays": {HolidayGroupRequest{Name: "x", Holidays: []HolidayRequest{}}, `{"name":"x","holidays":[]}`},
+	} {
+		b, err := json.Marshal(tc.v)
+		require.NoError(t, err, name)
+		assert.JSONEq(t, tc.want, string(b), name)
+	}
+}
+
+// A request marked sendOnce is sent once whatever its method: the batch
+// touch-pass assignment is a PUT that hands out passes.
+func TestSendOnceOverridesTheMethod(t *testing.T) {
+	t.Parallel()
+	p := fastRetry()
+	p.RetryWrites = true
+	c, mux, _ := setup(t, WithRetryPolicy(p))
+	var n atomic.Int32
+	mux.HandleFunc("PUT /api/v1/developer/users/touch_passes/assign", func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		writeRaw(w, 503, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`)
+	})
+	_, _, err := c.Users.BatchAssignTouchPasses(context.Background(), &BatchTouchPassAssignment{UserIDs: []string{"u1"}})
+	assert.ErrorIs(t, err, ErrServer)
+	assert.Equal(t, int32(1), n.Load())
+}

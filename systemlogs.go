@@ -226,10 +226,15 @@ func logKey(e *SystemLog) string {
 		src.Actor.ID + "|" + src.Actor.DisplayName + "|" + src.Event.DisplayMessage
 }
 
-// exportLimit is the latest end of an export from since: the longest range an export may cover: one calendar
-// month, counted in the request's time zone.
+// exportLimit is the latest end of an export from since: one calendar
+// month later, counted in the request's time zone, on the same day of the
+// month or, when the next month is shorter, on its last day (from January
+// 31, February 28 or 29, not March 3 as time.AddDate would normalise it).
 func exportLimit(since time.Time, loc *time.Location) time.Time {
-	return since.In(loc).AddDate(0, 1, 0)
+	t := since.In(loc)
+	y, m, d := t.Date()
+	last := time.Date(y, m+2, 0, 0, 0, 0, 0, loc).Day() // days in the next month
+	return time.Date(y, m+1, min(d, last), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
 }
 
 // SystemLogExportRequest selects the entries of a CSV export.

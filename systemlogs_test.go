@@ -587,3 +587,25 @@ func FuzzStaticPath(f *testing.F) {
 		}
 	})
 }
+
+// One month from January 31 ends on the last day of February, not on
+// March 3 as time.AddDate normalises it.
+func TestExportLimitClampsToTheNextMonth(t *testing.T) {
+	t.Parallel()
+	utc := time.UTC
+	for since, want := range map[string]string{
+		"2026-01-31T08:00:00Z": "2026-02-28T08:00:00Z",
+		"2028-01-31T08:00:00Z": "2028-02-29T08:00:00Z",
+		"2026-03-15T00:00:00Z": "2026-04-15T00:00:00Z",
+		"2026-12-31T23:00:00Z": "2027-01-31T23:00:00Z",
+		"2026-05-31T00:00:00Z": "2026-06-30T00:00:00Z",
+	} {
+		s, _ := time.Parse(time.RFC3339, since)
+		assert.Equal(t, want, exportLimit(s, utc).Format(time.RFC3339), since)
+	}
+	c, _, _ := setup(t) // any request would fail the test
+	jan31 := time.Date(2026, 1, 31, 0, 0, 0, 0, utc)
+	_, err := c.SystemLogs.Export(context.Background(), &SystemLogExportRequest{Topic: SystemLogTopicAll, Since: jan31,
+		Until: time.Date(2026, 3, 2, 0, 0, 0, 0, utc), Timezone: "UTC"}, io.Discard)
+	assert.ErrorIs(t, err, ErrValidation)
+}

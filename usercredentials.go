@@ -117,6 +117,11 @@ type BatchTouchPassAssignment struct {
 // BatchAssignTouchPasses gives each user an assignable touch pass
 // (controller 3.2.20 or later) and returns the passes, PENDING.
 //
+// Although it is a PUT, each call hands out passes: a retry after a lost
+// answer could give every user a second one. It is therefore sent once
+// and never retried, not even with RetryPolicy.RetryWrites; after a
+// failure, check with [TouchPassesService.List] before calling again.
+//
 // API: PUT /api/v1/developer/users/touch_passes/assign (permission edit:user)
 func (s *UsersService) BatchAssignTouchPasses(ctx context.Context, req *BatchTouchPassAssignment) ([]TouchPass, *Response, error) {
 	const op = "Users.BatchAssignTouchPasses"
@@ -131,7 +136,7 @@ func (s *UsersService) BatchAssignTouchPasses(ctx context.Context, req *BatchTou
 			return nil, nil, invalidArg(op, "UserIDs["+strconv.Itoa(i)+"]", "must not be empty")
 		}
 	}
-	v, resp, err := call[TouchPasses](ctx, s.client, "PUT", "/users/touch_passes/assign", nil, req, false)
+	v, resp, err := call[TouchPasses](sendOnce(ctx), s.client, "PUT", "/users/touch_passes/assign", nil, req, false)
 	if err != nil {
 		return nil, resp, err
 	}

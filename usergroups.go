@@ -28,7 +28,9 @@ type UserGroup struct {
 type UserGroupRequest struct {
 	// Name is required, on Update too.
 	Name string `json:"name"`
-	// UpID is the parent group's id; empty makes a top-level group.
+	// UpID is the parent group's id. On Create, empty makes a top-level
+	// group; on Update, empty is not sent and leaves the parent as it is
+	// (the vendor documents no way to move a group back to the top).
 	UpID string `json:"up_id,omitempty"`
 }
 

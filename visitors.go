@@ -281,7 +281,7 @@ type visitorWire struct {
 	StartTime      *int64        `json:"start_time,omitempty"`
 	EndTime        *int64        `json:"end_time,omitempty"`
 	VisitReason    VisitReason   `json:"visit_reason,omitempty"`
-	Resources      []Resource    `json:"resources,omitempty"`
+	Resources      *[]Resource   `json:"resources,omitempty"`
 	WeekSchedule   *WeekSchedule `json:"week_schedule,omitempty"`
 }
 
@@ -303,10 +303,14 @@ func unixPtr(t time.Time) *int64 {
 // MarshalJSON writes the request as the API wants it: times as Unix
 // seconds, the weekly ranges as week_schedule.
 func (r VisitorRequest) MarshalJSON() ([]byte, error) {
+	var resources *[]Resource
+	if len(r.Resources) > 0 {
+		resources = &r.Resources
+	}
 	return json.Marshal(visitorWire{FirstName: &r.FirstName, LastName: &r.LastName, Remarks: nonEmpty(r.Remarks),
 		MobilePhone: nonEmpty(r.MobilePhone), Email: nonEmpty(r.Email), VisitorCompany: nonEmpty(r.VisitorCompany),
 		StartTime: unixPtr(r.StartTime), EndTime: unixPtr(r.EndTime), VisitReason: r.VisitReason,
-		Resources: r.Resources, WeekSchedule: fullWeek(r.WeekSchedule)})
+		Resources: resources, WeekSchedule: fullWeek(r.WeekSchedule)})
 }
 
 func checkSpan(op string, start, end time.Time) error {
@@ -351,7 +355,8 @@ type VisitorUpdate struct {
 	StartTime, EndTime time.Time
 	// VisitReason changes when not empty.
 	VisitReason VisitReason
-	// Resources replaces the doors and door groups when not nil.
+	// Resources replaces the doors and door groups when not nil; an empty,
+	// non-nil slice removes them all.
 	Resources []Resource
 	// WeekSchedule replaces the weekly ranges when not nil.
 	WeekSchedule *WeekSchedule
@@ -362,7 +367,7 @@ func (u VisitorUpdate) MarshalJSON() ([]byte, error) {
 	return json.Marshal(visitorWire{FirstName: u.FirstName, LastName: u.LastName, Remarks: u.Remarks,
 		MobilePhone: u.MobilePhone, Email: u.Email, VisitorCompany: u.VisitorCompany,
 		StartTime: unixPtr(u.StartTime), EndTime: unixPtr(u.EndTime), VisitReason: u.VisitReason,
-		Resources: u.Resources, WeekSchedule: fullWeek(u.WeekSchedule)})
+		Resources: nilIfNil(u.Resources), WeekSchedule: fullWeek(u.WeekSchedule)})
 }
 
 func (u *VisitorUpdate) validate(op string) error {

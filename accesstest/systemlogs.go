@@ -268,7 +268,7 @@ func readFilter(w http.ResponseWriter, r *http.Request, export bool) (*logFilter
 			badParams(w, "timezone is not a known IANA time zone.")
 			return nil, false
 		}
-		if f.until.After(f.since.In(loc).AddDate(0, 1, 0)) {
+		if f.until.After(oneMonthAfter(f.since.In(loc))) {
 			badParams(w, "The time range cannot exceed one month.")
 			return nil, false
 		}
@@ -395,4 +395,12 @@ func (s *Server) downloadStatic(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Length", fmt.Sprint(len(f.data)))
 	_, _ = w.Write(f.data)
+}
+
+// oneMonthAfter is the same day of the next month, or its last day when
+// the next month is shorter (the export limit, as the SDK checks it).
+func oneMonthAfter(t time.Time) time.Time {
+	y, m, d := t.Date()
+	last := time.Date(y, m+2, 0, 0, 0, 0, 0, t.Location()).Day()
+	return time.Date(y, m+1, min(d, last), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
 }
