@@ -596,3 +596,22 @@ func TestFakePagingSurvivesHugeValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, tps)
 }
+
+// A session whose card was read and then deleted still answers the card
+// it read (the fake used to panic there).
+func TestEnrollmentStatusAfterTheCardIsDeleted(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	sess, _, err := c.NFCCards.StartEnrollment(ctx, &access.EnrollmentRequest{DeviceID: accesstest.DemoDeviceID})
+	require.NoError(t, err)
+	token, err := srv.TapCard(accesstest.DemoDeviceID, "999")
+	require.NoError(t, err)
+	_, err = c.NFCCards.Delete(ctx, token)
+	require.NoError(t, err)
+	got, _, err := c.NFCCards.EnrollmentStatus(ctx, sess.SessionID)
+	require.NoError(t, err)
+	assert.Equal(t, token, got.Token)
+	assert.Equal(t, "999", got.CardID)
+}

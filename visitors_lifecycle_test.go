@@ -158,7 +158,7 @@ func TestVisitorUpdate(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrNotFound)
 	_, _, err = c.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "A", LastName: "B", StartTime: now, EndTime: now.Add(time.Hour),
 		VisitReason: access.VisitReasonOthers, Resources: []access.Resource{access.VisitDoor("no-such-door")}})
-	assert.ErrorIs(t, err, access.ErrInvalidParams)
+	assert.ErrorIs(t, err, access.ErrNotFound, "an unknown door, as for access policies and door groups")
 }
 
 func TestVisitorValidation(t *testing.T) {

@@ -86,6 +86,7 @@ func (s *Server) uploadCertificate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.logs.cert = &APICertificate{KeyPEM: key, CertPEM: cert, Leaf: leaf, UploadedAt: s.clockNow()}
+	s.publish(change{Log: "API server certificate uploaded"})
 	s.mu.Unlock()
 	writeSuccess(w)
 }
@@ -93,6 +94,7 @@ func (s *Server) uploadCertificate(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteCertificate(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	s.logs.cert = nil
+	s.publish(change{Log: "API server certificate deleted"})
 	s.mu.Unlock()
 	writeSuccess(w)
 }

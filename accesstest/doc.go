@@ -3,15 +3,14 @@
 // console, in the spirit of pstest for Pub/Sub.
 //
 // A [Server] listens on an HTTPS loopback address with a self-signed
-// certificate and implements the ten operations of the API, the
-// webhook-endpoint list, the doors, door groups, devices list and
-// doorbell operations, and the people and policy operations (users, user
-// groups, access policies, schedules, holiday groups, UniFi Identity),
-// with the controller's envelope, error codes, bearer authentication and
-// paging:
-// doorbell operations, the system logs (fetch, CSV export, resources,
-// static files) and the API server's certificate, with the controller's
-// envelope, error codes, bearer authentication and paging:
+// certificate and implements the whole developer API: webhooks, doors,
+// door groups, devices (list, access-method settings, doorbell), the
+// people and policy operations (users, user groups, access policies,
+// schedules, holiday groups, UniFi Identity), visitors and credentials
+// (NFC cards with enrollment, PIN codes, touch passes, QR codes), the
+// system logs (fetch, CSV export, resources, static files), the API
+// server's certificate and the notifications WebSocket, with the
+// controller's envelope, error codes, bearer authentication and paging:
 //
 //	srv := accesstest.New(t, accesstest.WithDemoData())
 //	client := srv.Client() // trusts the certificate, carries the token
@@ -92,8 +91,10 @@
 //     admin's rule, though its end is the system's), doorbells (and door
 //     position) device_events, visitor changes visitor. Changes an API
 //     call made carry the actor {type "open_api", display_name
-//     [APIActorName]} unless the request named one; those of the fake's
-//     timers (a rule's end, an unanswered ring) carry {type "system"}.
+//     [APIActorName]} unless the request named one (a doorbell or a visit
+//     cancelled through the API included); those of the fake's timers (a
+//     rule's end, an unanswered ring, a visit starting or ending) carry
+//     {type "system"}.
 //
 // Deliveries and notifications are sent in order and in the background,
 // outside the server's lock; [Server.WaitDeliveries] waits for both and
@@ -256,14 +257,17 @@
 //   - Identity: invitations to unknown users or users without a valid
 //     email are listed as failures inside a SUCCESS answer; the resource
 //     list uses the key "evstation", assignments "ev_station".
-//   - The people and policy changes have no webhook events; they reach
-//     the fake's one place for state changes as event-less changes, for
-//     the system log.
-//   - Webhook deliveries are made for the door, lock-rule, emergency and
-//     doorbell changes above and when [Server.Emit] is called, once,
+//   - Changes without a webhook event (users, user groups, policies,
+//     schedules, holiday groups, Identity, door groups, visitors created,
+//     updated or removed, lock rules other than keep_unlock and custom,
+//     webhook endpoints, device settings, the API certificate) reach the
+//     fake's one place for state changes as event-less changes: each
+//     becomes a system-log entry by the API caller (topic admin_activity,
+//     visitor for visitors) and its access.logs.add notification.
 //   - Webhook deliveries are made for the door, lock-rule, emergency,
-//     doorbell and visitor-status changes above and when [Server.Emit] is called, once,
-//     without retries; https receivers' certificates are not verified.
+//     doorbell and visitor-status changes above and when [Server.Emit]
+//     is called, once, without retries; https receivers' certificates
+//     are not verified.
 //   - Notifications are sent when [Server.Notify] or [Server.NotifyRaw]
 //     is called and for the state changes listed under "Doors and the
 //     fake's time". A slow subscriber makes the fake wait rather than lose

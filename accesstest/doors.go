@@ -607,6 +607,10 @@ func (s *Server) setLockRule(w http.ResponseWriter, r *http.Request) {
 		d.unlocked, d.relock = false, nil
 		d.rule, d.ruleEnds = access.LockRuleNone, time.Time{}
 	}
+	if req.Type != access.LockRuleKeepUnlock && req.Type != access.LockRuleCustom {
+		// No webhook event for these rules: the change is still logged.
+		s.publish(change{Log: "lock rule " + string(req.Type) + " set on " + d.door.Name, Location: sp.location(d)})
+	}
 	writeSuccess(w)
 }
 
@@ -790,6 +794,7 @@ func (s *Server) createDoorGroup(w http.ResponseWriter, r *http.Request) {
 	}
 	g := &access.DoorGroup{ID: newID(), Name: req.GroupName, Type: access.DoorGroupAccess, Resources: doorResources(*req.Resources)}
 	sp.groups = append(sp.groups, g)
+	s.publish(change{Log: "door group created: " + g.ID})
 	writeData(w, g)
 }
 
@@ -840,6 +845,7 @@ func (s *Server) updateDoorGroup(w http.ResponseWriter, r *http.Request) {
 	if req.Resources != nil {
 		g.Resources = doorResources(doors)
 	}
+	s.publish(change{Log: "door group updated: " + g.ID})
 	writeData(w, g)
 }
 
@@ -871,6 +877,7 @@ func (s *Server) deleteDoorGroup(w http.ResponseWriter, r *http.Request) {
 	for _, v := range s.visitors {
 		v.Resources = slices.DeleteFunc(v.Resources, isGroup)
 	}
+	s.publish(change{Log: "door group deleted: " + id})
 	writeSuccess(w)
 }
 
@@ -929,7 +936,7 @@ func (s *Server) triggerDoorbell(w http.ResponseWriter, r *http.Request) {
 			ring.timeout.stop()
 			delete(sp.rings, id)
 			s.publish(change{Event: access.EventDoorbellCompleted, Location: loc, Device: eventDevice(h),
-				Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 108}})
+				Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 108}, ByAPI: true})
 		}
 		writeSuccess(w)
 		return

@@ -194,6 +194,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
 		Events: slices.Clone(req.Events), Headers: req.Headers}
 	s.webhooks = append(s.webhooks, ep)
+	s.publish(change{Log: "webhook endpoint created: " + ep.ID})
 	writeData(w, clone(*ep))
 }
 
@@ -217,6 +218,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ep := s.webhooks[i]
 	ep.Endpoint, ep.Name, ep.Events, ep.Headers = req.Endpoint, req.Name, slices.Clone(req.Events), req.Headers
+	s.publish(change{Log: "webhook endpoint updated: " + ep.ID})
 	writeData(w, clone(*ep))
 }
 
@@ -230,6 +232,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	i := slices.IndexFunc(s.webhooks, func(ep *access.WebhookEndpoint) bool { return ep.ID == id })
 	if i >= 0 {
 		s.webhooks = slices.Delete(s.webhooks, i, i+1)
+		s.publish(change{Log: "webhook endpoint deleted: " + id})
 	}
 	s.mu.Unlock()
 	if i < 0 {
@@ -322,5 +325,6 @@ func (s *Server) updateDeviceSettings(w http.ResponseWriter, r *http.Request) {
 		maps.Copy(current[m], fields)
 	}
 	d.AccessMethods = recode[access.AccessMethods](current)
+	s.publish(change{Log: "access methods updated on device: " + d.DeviceID})
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: "success"})
 }

@@ -36,10 +36,15 @@ type change struct {
 	// encoding/json.
 	Object any
 	// Log describes a change that has no webhook event (a user created,
-	// a policy deleted, ...). Such a change (Event empty) goes only to the
-	// system log: it is neither delivered nor notified. The system-log
-	// hook turns the description into an entry.
+	// a policy deleted, ...). Such a change (Event empty) is neither
+	// delivered nor notified as an event of its own: it becomes a
+	// system-log entry, which subscribers see as access.logs.add.
 	Log string
+	// LogTopic is the topic of that entry; empty means admin_activity.
+	LogTopic access.SystemLogTopic
+	// ByAPI marks a change an API call made when Actor is nil: its log
+	// entry's actor is the API token rather than the system (timers).
+	ByAPI bool
 }
 
 // wireEvent is the webhook payload: like access.WebhookEvent, but with

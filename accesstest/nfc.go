@@ -49,6 +49,7 @@ type sessionRec struct {
 	id, deviceID string
 	reset        bool
 	token        string           // set by a tap
+	cardID       string           // the tapped card's number, kept if the card is deleted
 	code         access.ErrorCode // set by a failed tap, answered once
 	expiry       *timer
 }
@@ -199,7 +200,7 @@ func (s *Server) TapCard(deviceID, cardNumber string) (string, error) {
 		return "", fmt.Errorf("%w %q", errNoSession, deviceID)
 	}
 	token := cardToken(cardNumber)
-	ss.token, ss.code = token, ""
+	ss.token, ss.cardID, ss.code = token, cardNumber, ""
 	if s.card(token) == nil {
 		s.cr().cards = append(s.cr().cards, &cardRec{Token: token, DisplayID: cardNumber, CardType: "ua_card"})
 	}
@@ -306,7 +307,7 @@ func (s *Server) enrollmentStatus(w http.ResponseWriter, r *http.Request) {
 	case ss.token == "":
 		writeError(w, http.StatusOK, access.CodeCredsNFCReadPollTokenEmpty, "The NFC token is empty.")
 	default:
-		writeData(w, access.EnrolledCard{Token: ss.token, CardID: s.card(ss.token).DisplayID})
+		writeData(w, access.EnrolledCard{Token: ss.token, CardID: ss.cardID})
 	}
 }
 

@@ -85,7 +85,7 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	switch {
 	case c.Actor != nil:
 		src.Actor = access.SystemLogActor{ID: c.Actor.ID, Type: c.Actor.Type, DisplayName: c.Actor.Name}
-	case c.Event == "" || c.Event == access.EventTemporaryUnlockStart || c.Event == access.EventDeviceEmergencyStatus || c.Event == access.EventDoorbellIncoming:
+	case c.ByAPI || c.Event == "" || c.Event == access.EventTemporaryUnlockStart || c.Event == access.EventDeviceEmergencyStatus || c.Event == access.EventDoorbellIncoming:
 		src.Actor = apiActor() // only API calls cause these in the fake
 	default:
 		src.Actor = systemActor // timers: relocks, rule ends, unanswered rings
@@ -139,7 +139,11 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	if c.Event == "" { // an administrative change without a webhook event
 		ev.Type, ev.DisplayMessage, ev.LogKey = "access.admin.activity", c.Log, "dashboard.admin_activity"
 	}
-	return SystemLogEntry{Topic: topicOf(c.Event), SystemLog: e}
+	topic := topicOf(c.Event)
+	if c.LogTopic != "" {
+		topic = c.LogTopic
+	}
+	return SystemLogEntry{Topic: topic, SystemLog: e}
 }
 
 // ---- seeding and inspection ----

@@ -229,7 +229,7 @@ func TestStateChangesOnTheWebSocket(t *testing.T) {
 	}
 	assert.Equal(t, []row{
 		{access.SystemLogTopicDeviceEvents, "access.doorbell.incoming", "open_api"},
-		{access.SystemLogTopicDeviceEvents, "access.doorbell.completed", "system"},
+		{access.SystemLogTopicDeviceEvents, "access.doorbell.completed", "open_api"}, // cancelled through the API
 		{access.SystemLogTopicCritical, "access.device.emergency_status", "open_api"},
 		{access.SystemLogTopicCritical, "access.device.emergency_status", "open_api"},
 		{access.SystemLogTopicAdminActivity, "access.temporary_unlock.start", "open_api"},
@@ -513,4 +513,54 @@ func TestAdministrativeChangesAreLogged(t *testing.T) {
 	assert.Equal(t, []string{"user deleted: " + u.ID, "user updated: " + u.ID, "user created: " + u.ID}, msgs, "newest first")
 	require.NoError(t, srv.WaitDeliveries(ctx))
 	assert.Empty(t, srv.Deliveries(), "no webhook event for these changes")
+}
+
+// A visitor's life through the API lands in the visitor topic, by the API
+// caller: created, cancelled (a status change), removed.
+func TestVisitorChangesAreLogged(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	now := srv.Now()
+	v, _, err := c.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "Ada", LastName: "Lovelace",
+		StartTime: now.Add(time.Hour), EndTime: now.Add(2 * time.Hour), VisitReason: access.VisitReasonBusiness})
+	require.NoError(t, err)
+	_, err = c.Visitors.Delete(ctx, v.ID, nil)
+	require.NoError(t, err)
+	_, err = c.Visitors.Delete(ctx, v.ID, &access.VisitorDeleteOptions{Force: true})
+	require.NoError(t, err)
+	type row struct{ event, actor, message string }
+	var got []row
+	for _, e := range srv.SystemLogs() {
+		if e.Topic == access.SystemLogTopicVisitor {
+			got = append(got, row{e.Source.Event.Type, e.Source.Actor.Type, e.Source.Event.DisplayMessage})
+		}
+	}
+	require.Len(t, got, 3)
+	assert.Equal(t, row{"access.admin.activity", "open_api", "visitor created: " + v.ID}, got[0])
+	assert.Equal(t, "access.visitor.status.changed", got[1].event)
+	assert.Equal(t, "open_api", got[1].actor, "cancelled through the API")
+	assert.Equal(t, row{"access.admin.activity", "open_api", "visitor deleted: " + v.ID}, got[2])
+}
+
+// Lock rules without a webhook event (keep_lock, lock_now, ...) are still
+// logged, with the door as the target.
+func TestLockRulesWithoutAnEventAreLogged(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	for _, typ := range []access.LockRuleType{access.LockRuleKeepLock, access.LockRuleLockNow} {
+		_, err := c.Doors.SetLockRule(ctx, accesstest.DemoDoorID, &access.LockRuleRequest{Type: typ})
+		require.NoError(t, err)
+	}
+	var msgs []string
+	for _, e := range srv.SystemLogs() {
+		if e.Topic == access.SystemLogTopicAdminActivity {
+			msgs = append(msgs, e.Source.Event.DisplayMessage)
+			door, ok := e.Door()
+			assert.True(t, ok)
+			assert.Equal(t, accesstest.DemoDoorID, door.ID)
+		}
+	}
+	assert.Equal(t, []string{"lock rule keep_lock set on Main entrance", "lock rule lock_now set on Main entrance"}, msgs)
 }

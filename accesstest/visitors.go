@@ -193,7 +193,7 @@ func (s *Server) visitor(id string) *access.Visitor {
 
 // setVisitorStatus changes a visitor's status and publishes the change.
 // The caller holds s.mu.
-func (s *Server) setVisitorStatus(v *access.Visitor, st access.VisitorStatus) {
+func (s *Server) setVisitorStatus(v *access.Visitor, st access.VisitorStatus, byAPI bool) {
 	prev := v.Status
 	if prev == st.String() {
 		return
@@ -203,7 +203,7 @@ func (s *Server) setVisitorStatus(v *access.Visitor, st access.VisitorStatus) {
 		return // a new visitor's first status is no change
 	}
 	s.publish(change{Event: access.EventVisitorStatusChanged, Object: visitorStatusObject{
-		VisitorID: v.ID, FirstName: v.FirstName, LastName: v.LastName, Status: v.Status, PreviousStatus: prev}})
+		VisitorID: v.ID, FirstName: v.FirstName, LastName: v.LastName, Status: v.Status, PreviousStatus: prev}, ByAPI: byAPI})
 }
 
 // planVisit sets a visitor's status from its times and schedules the
@@ -224,19 +224,19 @@ func (s *Server) planVisit(v *access.Visitor) {
 	move := func(st access.VisitorStatus) func() {
 		return func() {
 			if x := s.visitor(id); x != nil && x.Status != access.VisitorStatusCancelled.String() {
-				s.setVisitorStatus(x, st)
+				s.setVisitorStatus(x, st, false)
 			}
 		}
 	}
 	switch {
 	case now.Before(start):
-		s.setVisitorStatus(v, access.VisitorStatusUpcoming)
+		s.setVisitorStatus(v, access.VisitorStatusUpcoming, false)
 		c.visitTimers[id] = []*timer{s.after(start.Sub(now), move(access.VisitorStatusVisiting)), s.after(end.Sub(now), move(access.VisitorStatusVisited))}
 	case now.Before(end):
-		s.setVisitorStatus(v, access.VisitorStatusVisiting)
+		s.setVisitorStatus(v, access.VisitorStatusVisiting, false)
 		c.visitTimers[id] = []*timer{s.after(end.Sub(now), move(access.VisitorStatusVisited))}
 	default:
-		s.setVisitorStatus(v, access.VisitorStatusVisited)
+		s.setVisitorStatus(v, access.VisitorStatusVisited, false)
 	}
 }
 
@@ -355,6 +355,17 @@ func wireVisitorOf(v *access.Visitor) wireVisitor {
 	return wireVisitor{Visitor: c, Schedule: wireSchedule(sched)}
 }
 
+// visitorBodyError answers a visitor body applyVisitor refused: an unknown
+// door or door group is not found, like in access policies and door
+// groups; anything else is an invalid parameter.
+func visitorBodyError(w http.ResponseWriter, msg string) {
+	if strings.HasPrefix(msg, "unknown door") {
+		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found: "+msg)
+		return
+	}
+	badParams(w, msg)
+}
+
 func visitorNotFound(w http.ResponseWriter) {
 	writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The visitor does not exist.")
 }
@@ -373,12 +384,13 @@ func (s *Server) createVisitor(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	v := &access.Visitor{ID: newID(), NFCCards: []access.NFCCard{}, Resources: []access.Resource{}, CreateTime: access.UnixTimeOf(s.clockNow())}
 	if msg := s.applyVisitor(v, &b); msg != "" {
-		badParams(w, msg)
+		visitorBodyError(w, msg)
 		return
 	}
 	v.Status = ""
 	s.visitors = append(s.visitors, v)
 	s.planVisit(v)
+	s.publish(change{Log: "visitor created: " + v.ID, LogTopic: access.SystemLogTopicVisitor})
 	writeData(w, wireVisitorOf(v))
 }
 
@@ -410,13 +422,14 @@ func (s *Server) updateVisitor(w http.ResponseWriter, r *http.Request) {
 	}
 	upd := clone(*v)
 	if msg := s.applyVisitor(&upd, &b); msg != "" {
-		badParams(w, msg)
+		visitorBodyError(w, msg)
 		return
 	}
 	*v = upd
 	if b.StartTime != nil || b.EndTime != nil {
 		s.planVisit(v)
 	}
+	s.publish(change{Log: "visitor updated: " + v.ID, LogTopic: access.SystemLogTopicVisitor})
 	writeData(w, wireVisitorOf(v))
 }
 
@@ -440,8 +453,9 @@ func (s *Server) deleteVisitor(w http.ResponseWriter, r *http.Request) {
 	if force {
 		s.visitors = slices.DeleteFunc(s.visitors, func(x *access.Visitor) bool { return x.ID == id })
 		delete(s.cr().qr, id)
+		s.publish(change{Log: "visitor deleted: " + id, LogTopic: access.SystemLogTopicVisitor})
 	} else {
-		s.setVisitorStatus(v, access.VisitorStatusCancelled)
+		s.setVisitorStatus(v, access.VisitorStatusCancelled, true)
 	}
 	writeData(w, nil)
 }
