@@ -185,3 +185,32 @@ func TestTouchPassPermissions(t *testing.T) {
 	_, _, err = c.Users.AssignTouchPass(ctx, accesstest.DemoUserID, "c83b69ff-1992-4e7f-9287-1e6a161adeea")
 	assert.ErrorIs(t, err, access.ErrForbidden, "user writes need edit:user")
 }
+
+// A pass given to another user does not carry the previous holder's
+// wallets: it is PENDING with no bundles until the new holder adds it.
+func TestTouchPassHandedOnStartsClean(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t)
+	c := srv.Client()
+	ctx := context.Background()
+	ann := srv.AddUser(access.User{FirstName: "Ann", LastName: "Lee", UserEmail: "ann@example.com"})
+	ben := srv.AddUser(access.User{FirstName: "Ben", LastName: "Ng", UserEmail: "ben@example.com"})
+	bought, _, err := c.TouchPasses.Purchase(ctx, 1)
+	require.NoError(t, err)
+	id := bought[0].ID
+	_, _, err = c.Users.AssignTouchPass(ctx, ann.ID, id)
+	require.NoError(t, err)
+	_, ok := srv.AddToWallet(id, access.SourceApple, "Ann's phone")
+	require.True(t, ok)
+	tp, _, err := c.Users.UnassignTouchPass(ctx, ann.ID, id)
+	require.NoError(t, err)
+	assert.Equal(t, access.TouchPassSuspended, tp.Status, "it was in a wallet")
+
+	tp, _, err = c.Users.AssignTouchPass(ctx, ben.ID, id)
+	require.NoError(t, err)
+	assert.Equal(t, access.TouchPassPending, tp.Status)
+	got, _, err := c.TouchPasses.Get(ctx, id)
+	require.NoError(t, err)
+	assert.Empty(t, got.Bundles, "Ann's phone is not Ben's")
+	assert.Contains(t, []string{"", "{}"}, string(got.ActivatedAt), "not activated")
+}

@@ -427,6 +427,8 @@ func (s *Server) linkPass(tp *access.TouchPass, u *access.User, email string) {
 		email = u.UserEmail
 	}
 	tp.Status, tp.UserID, tp.UserName, tp.UserEmail, tp.UserStatus = access.TouchPassPending, u.ID, name, email, string(u.Status)
+	// The previous holder's wallets and activation are not the new one's.
+	tp.Bundles, tp.ActivatedAt = []access.TouchPassBundle{}, nil
 	tp.LastActivity = access.DateTime(s.clockNow().Format(time.RFC3339))
 	s.syncPass(tp, u.ID)
 }
