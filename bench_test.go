@@ -277,54 +277,6 @@ func baselineCallLenient[T any](ctx context.Context, hc *http.Client, url string
 	return env.Data, nil
 }
 
-// baselineAvatar uploads the test picture as a careful user would by hand
-// under the same rule as the SDK (never hold the file in memory): a
-// multipart writer in a goroutine feeding the request through a pipe.
-func baselineAvatar(ctx context.Context, hc *http.Client, url string, file io.Reader) error {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		h := make(textproto.MIMEHeader)
-		h.Set("Content-Disposition", `form-data; name="file"; filename="a.png"`)
-		h.Set("Content-Type", "image/png")
-		part, err := mw.CreatePart(h)
-		if err == nil {
-			_, err = io.Copy(part, file)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	req, err := http.NewRequestWithContext(ctx, "POST", url, pr)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Code string  `json:"code"`
-		Data *Avatar `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || env.Code != "SUCCESS" {
-		return fmt.Errorf("status %d code %s", resp.StatusCode, env.Code)
-	}
-	return nil
-}
-
 // baselines mirror allOps, request for request.
 func baselines(base string) map[string]func(ctx context.Context, hc *http.Client) error {
 	api := base + "/api/v1/developer"
@@ -484,7 +436,7 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 			return err
 		},
 		"Users.UploadAvatar": func(ctx context.Context, hc *http.Client) error {
-			return baselineAvatar(ctx, hc, api+"/users/u1/avatar", strings.NewReader(avatarBytes))
+			return baselineFileUpload[Avatar](ctx, hc, api+"/users/u1/avatar", "file", "a.png", "image/png", strings.NewReader(avatarBytes))
 		},
 		"UserGroups.Create": func(ctx context.Context, hc *http.Client) error {
 			_, err := baselineCall[json.RawMessage](ctx, hc, "POST", api+"/user_groups", map[string]string{"name": "Firmware", "up_id": "g0"})
@@ -667,7 +619,8 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 			return err
 		},
 		"NFCCards.Import": func(ctx context.Context, hc *http.Client) error {
-			return baselineImport(ctx, hc, api+"/credentials/nfc_cards/import", "04A2B3C4D5E680, Contractor 1\n")
+			return baselineFileUpload[[]NFCImportResult](ctx, hc, api+"/credentials/nfc_cards/import", "file", "nfc_cards.csv", "text/csv",
+				strings.NewReader("04A2B3C4D5E680, Contractor 1\n"))
 		},
 		"PINCodes.Generate": func(ctx context.Context, hc *http.Client) error {
 			_, err := baselineCall[string](ctx, hc, "POST", api+"/credentials/pin_codes", nil)
@@ -1090,19 +1043,20 @@ func TestVisitorsAllMemoryIsFlat(t *testing.T) {
 
 const benchTok = "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c"
 
-// baselineImport is a hand-written streamed CSV upload, as the SDK's
-// Import is: a multipart.Writer in a goroutine feeding the request body
-// through an io.Pipe, the request, the envelope.
-func baselineImport(ctx context.Context, hc *http.Client, url, csv string) error {
+// baselineFileUpload is a single-file upload as a careful user writes it by
+// hand under the same rule as the SDK (never hold the file in memory): a
+// multipart writer in a goroutine feeding the request through an io.Pipe,
+// then the envelope decoded into T.
+func baselineFileUpload[T any](ctx context.Context, hc *http.Client, url, field, filename, contentType string, file io.Reader) error {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
 		h := make(textproto.MIMEHeader)
-		h.Set("Content-Disposition", `form-data; name="file"; filename="nfc_cards.csv"`)
-		h.Set("Content-Type", "text/csv")
+		h.Set("Content-Disposition", `form-data; name="`+field+`"; filename="`+filename+`"`)
+		h.Set("Content-Type", contentType)
 		part, err := mw.CreatePart(h)
 		if err == nil {
-			_, err = io.WriteString(part, csv)
+			_, err = io.Copy(part, file)
 		}
 		if err == nil {
 			err = mw.Close()
@@ -1121,11 +1075,15 @@ func baselineImport(ctx context.Context, hc *http.Client, url, csv string) error
 		return err
 	}
 	defer resp.Body.Close()
-	var env struct {
-		Code string            `json:"code"`
-		Data []NFCImportResult `json:"data"`
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+	var env struct {
+		Code string `json:"code"`
+		Data *T     `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
 		return err
 	}
 	if resp.StatusCode != http.StatusOK || env.Code != "SUCCESS" {

@@ -206,7 +206,13 @@ func doorWireCases() []wireCase {
 // and device-list operation and the decoding of the vendor's sample answer.
 func TestDoorOperationsWire(t *testing.T) {
 	t.Parallel()
-	for _, tc := range doorWireCases() {
+	runWireCases(t, doorWireCases())
+}
+
+// runWireCases checks, for each case, the exact request on the wire and
+// the decoding of the vendor sample the fake console answers with.
+func runWireCases(t *testing.T, cases []wireCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			sample, err := os.ReadFile("testdata/samples/" + tc.sample + ".json")

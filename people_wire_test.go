@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"testing"
 	"time"
 
@@ -360,29 +357,5 @@ type invited struct {
 // operation and the decoding of its sample answer.
 func TestPeopleOperationsWire(t *testing.T) {
 	t.Parallel()
-	for _, tc := range peopleWireCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			sample, err := os.ReadFile("testdata/samples/" + tc.sample + ".json")
-			require.NoError(t, err)
-			type seen struct{ method, uri, body string }
-			got := make(chan seen, 1)
-			c, mux, _ := setup(t)
-			mux.HandleFunc("/api/v1/developer/", func(w http.ResponseWriter, r *http.Request) {
-				testHeaders(t, r, tc.body != "")
-				b, _ := io.ReadAll(r.Body)
-				got <- seen{r.Method, r.URL.RequestURI(), string(b)}
-				writeRaw(w, 200, "application/json", string(sample))
-			})
-			v, err := tc.call(context.Background(), c)
-			require.NoError(t, err)
-			s := <-got
-			assert.Equal(t, tc.method, s.method)
-			assert.Equal(t, "/api/v1/developer"+tc.uri, s.uri)
-			assert.Equal(t, tc.body, s.body)
-			if tc.check != nil {
-				tc.check(t, v)
-			}
-		})
-	}
+	runWireCases(t, peopleWireCases())
 }
