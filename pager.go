@@ -51,11 +51,12 @@ func paginate[T any](ctx context.Context, start, size int, key func(*T) string, 
 			if len(p.items) == 0 {
 				return
 			}
-			if first := key(&p.items[0]); first != "" && first == prevFirst {
+			first := key(&p.items[0])
+			if first != "" && first == prevFirst {
 				yield(zero, ErrPageRepeated)
 				return
 			}
-			prevFirst = key(&p.items[0])
+			prevFirst = first
 			for _, v := range p.items {
 				if !yield(v, nil) {
 					return

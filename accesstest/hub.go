@@ -18,7 +18,7 @@ import (
 //   - signed webhook deliveries to every registered endpoint subscribed to
 //     the event (queued here, made in order by one goroutine, outside
 //     s.mu; see [Server.WaitDeliveries] and [Server.Deliveries]);
-//   - WebSocket notifications ([Server.notifyWebSocket]), queued on the
+//   - WebSocket notifications ([Server.wsNotification]), queued on the
 //     same queue and sent by the same goroutine, in order, outside s.mu;
 //   - a system-log entry and its access.logs.add notification
 //     ([Server.appendSystemLog]).
@@ -100,16 +100,18 @@ func (s *Server) publish(c change) {
 		s.fail("accesstest: publish %s: %v", c.Event, err)
 		return
 	}
-	s.notifyWebSocket(c, payload, at)
+	if n := s.wsNotification(c, at); n != nil {
+		s.queueNotification(n)
+	}
 	s.appendSystemLog(c, at)
 	for _, ep := range s.subscribers(c.Event) {
 		s.queueDelivery(hubJob{ep: ep, event: c.Event, payload: payload, at: at})
 	}
 }
 
-// notifyWebSocket queues the WebSocket form of c for the connected
-// subscribers of the notifications WebSocket, as a console sends it
-// (full-api.md §2.4):
+// wsNotification is the WebSocket form of c for the subscribers of the
+// notifications WebSocket, as a console sends it (full-api.md §2.4), or
+// nil when a console sends none:
 //
 //   - access.door.unlock: access.data.device.remote_unlock, data the door
 //     (a [access.NotificationLocation]);
@@ -122,19 +124,9 @@ func (s *Server) publish(c change) {
 //   - access.temporary_unlock.start/.end: access.data.v2.location.update
 //     with the door's state (lock, remain_unlock).
 //
-// appendSystemLog then queues the access.logs.add of the entry. payload is
-// the webhook body (unused: the WebSocket form is built from c). The
-// caller holds s.mu; the messages are sent in order, outside the lock, by
-// the delivery goroutine.
-func (s *Server) notifyWebSocket(c change, payload []byte, at time.Time) {
-	_ = payload
-	n := s.wsNotification(c, at)
-	if n == nil {
-		return
-	}
-	s.queueNotification(n)
-}
-
+// publish queues it, and appendSystemLog then the access.logs.add of the
+// entry; the delivery goroutine sends them in order, outside the lock.
+// The caller holds s.mu.
 func (s *Server) wsNotification(c change, at time.Time) *access.Notification {
 	sp := s.sp()
 	var d *doorRec
