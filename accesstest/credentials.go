@@ -150,26 +150,16 @@ func (s *Server) assignPIN(w http.ResponseWriter, r *http.Request, holderID stri
 }
 
 func (s *Server) assignUserPIN(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	s.assignPIN(w, r, u.ID, func(p *access.PINCode) { u.PINCode = p })
+	s.withUser(w, r, func(u *access.User) {
+		s.assignPIN(w, r, u.ID, func(p *access.PINCode) { u.PINCode = p })
+	})
 }
 
 func (s *Server) unassignUserPIN(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	u.PINCode = nil
-	writeSuccess(w)
+	s.withUser(w, r, func(u *access.User) {
+		u.PINCode = nil
+		writeSuccess(w)
+	})
 }
 
 func (s *Server) assignVisitorPIN(w http.ResponseWriter, r *http.Request) {
@@ -238,14 +228,9 @@ func (s *Server) assignUserNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	s.assignNFC(w, b, u.ID, &u.NFCCards)
+	s.withUser(w, r, func(u *access.User) {
+		s.assignNFC(w, b, u.ID, &u.NFCCards)
+	})
 }
 
 func (s *Server) unassignUserNFC(w http.ResponseWriter, r *http.Request) {
@@ -253,14 +238,9 @@ func (s *Server) unassignUserNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	unassignNFC(w, b.Token, &u.NFCCards)
+	s.withUser(w, r, func(u *access.User) {
+		unassignNFC(w, b.Token, &u.NFCCards)
+	})
 }
 
 func (s *Server) assignVisitorNFC(w http.ResponseWriter, r *http.Request) {
@@ -438,48 +418,38 @@ func touchPassNotFound(w http.ResponseWriter) {
 }
 
 func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	tp := s.touchPass(r.PathValue("tp"))
-	switch {
-	case tp == nil:
-		touchPassNotFound(w)
-		return
-	case tp.UserID == u.ID:
+	s.withUser(w, r, func(u *access.User) {
+		tp := s.touchPass(r.PathValue("tp"))
+		switch {
+		case tp == nil:
+			touchPassNotFound(w)
+			return
+		case tp.UserID == u.ID:
+			writeData(w, clone(*tp))
+			return
+		case !assignable(tp):
+			operationForbidden(w, "The touch pass is not assignable.")
+			return
+		case slices.ContainsFunc(s.touchPasses, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
+			operationForbidden(w, "A user can only be assigned one touch pass.")
+			return
+		}
+		s.linkPass(tp, u, "")
 		writeData(w, clone(*tp))
-		return
-	case !assignable(tp):
-		operationForbidden(w, "The touch pass is not assignable.")
-		return
-	case slices.ContainsFunc(s.touchPasses, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
-		operationForbidden(w, "A user can only be assigned one touch pass.")
-		return
-	}
-	s.linkPass(tp, u, "")
-	writeData(w, clone(*tp))
+	})
 }
 
 func (s *Server) unassignUserTouchPass(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	tp := s.touchPass(r.PathValue("tp"))
-	if tp == nil || tp.UserID != u.ID {
-		touchPassNotFound(w)
-		return
-	}
-	s.unlinkPass(tp)
-	s.syncPass(tp, u.ID)
-	writeData(w, clone(*tp))
+	s.withUser(w, r, func(u *access.User) {
+		tp := s.touchPass(r.PathValue("tp"))
+		if tp == nil || tp.UserID != u.ID {
+			touchPassNotFound(w)
+			return
+		}
+		s.unlinkPass(tp)
+		s.syncPass(tp, u.ID)
+		writeData(w, clone(*tp))
+	})
 }
 
 func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) {

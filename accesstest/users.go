@@ -129,6 +129,19 @@ func (s *Server) user(id string) *access.User {
 	return nil
 }
 
+// withUser runs f, under the lock, on the user named by the request's
+// {id}, or answers that there is none.
+func (s *Server) withUser(w http.ResponseWriter, r *http.Request, f func(u *access.User)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.user(r.PathValue("id"))
+	if u == nil {
+		userNotFound(w)
+		return
+	}
+	f(u)
+}
+
 func userNotFound(w http.ResponseWriter) {
 	writeError(w, http.StatusBadRequest, access.CodeUserWorkerNotExists, "The requested user does not exist.")
 }
@@ -241,33 +254,28 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, access.CodeUserEmailError, "The provided email format is invalid.")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
+	s.withUser(w, r, func(u *access.User) {
+		set := func(dst *string, v *string) {
+			if v != nil {
+				*dst = *v
+			}
 		}
-	}
-	set(&u.FirstName, req.FirstName)
-	set(&u.LastName, req.LastName)
-	set(&u.UserEmail, req.UserEmail)
-	set(&u.EmployeeNumber, req.EmployeeNumber)
-	if req.OnboardTime != nil {
-		u.OnboardTime = *req.OnboardTime
-	}
-	if req.FirstName != nil || req.LastName != nil {
-		u.FullName = u.FirstName + " " + u.LastName
-	}
-	if req.Status != nil {
-		u.Status = access.UserStatus(*req.Status)
-	}
-	s.publish(change{Log: "user updated: " + u.ID})
-	writeData(w, nil)
+		set(&u.FirstName, req.FirstName)
+		set(&u.LastName, req.LastName)
+		set(&u.UserEmail, req.UserEmail)
+		set(&u.EmployeeNumber, req.EmployeeNumber)
+		if req.OnboardTime != nil {
+			u.OnboardTime = *req.OnboardTime
+		}
+		if req.FirstName != nil || req.LastName != nil {
+			u.FullName = u.FirstName + " " + u.LastName
+		}
+		if req.Status != nil {
+			u.Status = access.UserStatus(*req.Status)
+		}
+		s.publish(change{Log: "user updated: " + u.ID})
+		writeData(w, nil)
+	})
 }
 
 // pageParams reads page_num and page_size (defaults 1 and 25).
@@ -421,20 +429,15 @@ func uniq(ids []string) []string {
 }
 
 func (s *Server) setUserPolicies(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	ids, ok := s.policyIDsBody(w, r)
-	if !ok {
-		return
-	}
-	u.AccessPolicyIDs = ids
-	s.publish(change{Log: "access policies assigned to user: " + u.ID})
-	writeSuccess(w)
+	s.withUser(w, r, func(u *access.User) {
+		ids, ok := s.policyIDsBody(w, r)
+		if !ok {
+			return
+		}
+		u.AccessPolicyIDs = ids
+		s.publish(change{Log: "access policies assigned to user: " + u.ID})
+		writeSuccess(w)
+	})
 }
 
 // listUserPolicies answers the user's own policies and, unless
@@ -447,26 +450,21 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 		badParams(w, "only_user_policies must be true or false.")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	ids := slices.Clone(u.AccessPolicyIDs)
-	if only != "true" {
-		p := s.ppl()
-		for _, g := range p.groups {
-			if slices.Contains(g.members, u.ID) {
-				ids = append(ids, g.policyIDs...)
-				for _, up := range p.ancestors(g) {
-					ids = append(ids, p.group(up).policyIDs...)
+	s.withUser(w, r, func(u *access.User) {
+		ids := slices.Clone(u.AccessPolicyIDs)
+		if only != "true" {
+			p := s.ppl()
+			for _, g := range p.groups {
+				if slices.Contains(g.members, u.ID) {
+					ids = append(ids, g.policyIDs...)
+					for _, up := range p.ancestors(g) {
+						ids = append(ids, p.group(up).policyIDs...)
+					}
 				}
 			}
 		}
-	}
-	writeData(w, s.policiesOf(uniq(ids)))
+		writeData(w, s.policiesOf(uniq(ids)))
+	})
 }
 
 // policiesOf returns the stored policies with these ids, skipping unknown
@@ -512,46 +510,36 @@ func (s *Server) assignPlates(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	for _, p := range plates {
-		if s.plateTaken(p, u.ID) {
-			badParams(w, "The licence plate "+strconv.Quote(p)+" already exists.")
-			return
+	s.withUser(w, r, func(u *access.User) {
+		for _, p := range plates {
+			if s.plateTaken(p, u.ID) {
+				badParams(w, "The licence plate "+strconv.Quote(p)+" already exists.")
+				return
+			}
 		}
-	}
-	for _, p := range plates {
-		if slices.ContainsFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return strings.EqualFold(lp.Credential, p) }) {
-			continue
+		for _, p := range plates {
+			if slices.ContainsFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return strings.EqualFold(lp.Credential, p) }) {
+				continue
+			}
+			u.LicensePlates = append(u.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
 		}
-		u.LicensePlates = append(u.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
-	}
-	s.publish(change{Log: "licence plates assigned to user: " + u.ID})
-	writeData(w, nil)
+		s.publish(change{Log: "licence plates assigned to user: " + u.ID})
+		writeData(w, nil)
+	})
 }
 
 func (s *Server) unassignPlate(w http.ResponseWriter, r *http.Request) {
 	plate := r.PathValue("plate")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	i := slices.IndexFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return lp.ID == plate })
-	if i < 0 {
-		resourceNotFound(w)
-		return
-	}
-	u.LicensePlates = slices.Delete(u.LicensePlates, i, i+1)
-	s.publish(change{Log: "licence plate unassigned from user: " + u.ID})
-	writeData(w, nil)
+	s.withUser(w, r, func(u *access.User) {
+		i := slices.IndexFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return lp.ID == plate })
+		if i < 0 {
+			resourceNotFound(w)
+			return
+		}
+		u.LicensePlates = slices.Delete(u.LicensePlates, i, i+1)
+		s.publish(change{Log: "licence plate unassigned from user: " + u.ID})
+		writeData(w, nil)
+	})
 }
 
 // uploadAvatar reads the multipart part "file" and keeps it (see
@@ -588,17 +576,12 @@ func (s *Server) uploadAvatar(w http.ResponseWriter, r *http.Request) {
 		badParams(w, "file is required.")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	rel := "/avatar/" + newID()
-	av.URL = s.srv.URL + rel
-	u.AvatarRelativePath = rel
-	s.ppl().avatars[u.ID] = av
-	s.publish(change{Log: "avatar uploaded for user: " + u.ID})
-	writeData(w, access.Avatar{AvatarURL: av.URL})
+	s.withUser(w, r, func(u *access.User) {
+		rel := "/avatar/" + newID()
+		av.URL = s.srv.URL + rel
+		u.AvatarRelativePath = rel
+		s.ppl().avatars[u.ID] = av
+		s.publish(change{Log: "avatar uploaded for user: " + u.ID})
+		writeData(w, access.Avatar{AvatarURL: av.URL})
+	})
 }
