@@ -141,26 +141,31 @@ func (s *Server) listIdentityResources(w http.ResponseWriter, r *http.Request) {
 	writeData(w, out)
 }
 
-// assignIdentity adds resources of one type to the assignments in m.
-// The caller holds s.mu.
-func (s *Server) assignIdentity(w http.ResponseWriter, r *http.Request, assigned map[access.IdentityResourceType][]string) bool {
+// assignIdentity adds resources of one type to what holder (a user or a
+// group, of the given kind, in all) is assigned, logs the change and
+// answers. The caller holds s.mu.
+func (s *Server) assignIdentity(w http.ResponseWriter, r *http.Request, all map[string]map[access.IdentityResourceType][]string, holder, kind string) {
 	var req struct {
 		ResourceType access.IdentityResourceType `json:"resource_type"`
 		ResourceIDs  []string                    `json:"resource_ids"`
 	}
 	if err := decodeBody(r, &req); err != nil || !slices.Contains(identityTypes, req.ResourceType) || len(req.ResourceIDs) == 0 {
 		badParams(w, "Body must have resource_type (ev_station, vpn or wifi) and resource_ids.")
-		return false
+		return
 	}
 	st := &s.ppl().identity
 	for _, id := range req.ResourceIDs {
 		if !slices.ContainsFunc(st.resources[req.ResourceType], func(x access.IdentityResource) bool { return x.ID == id }) {
 			resourceNotFound(w)
-			return false
+			return
 		}
 	}
-	assigned[req.ResourceType] = uniq(append(assigned[req.ResourceType], req.ResourceIDs...))
-	return true
+	if all[holder] == nil {
+		all[holder] = map[access.IdentityResourceType][]string{}
+	}
+	all[holder][req.ResourceType] = uniq(append(all[holder][req.ResourceType], req.ResourceIDs...))
+	s.publish(change{Log: "identity resources assigned to " + kind + ": " + holder})
+	writeData(w, nil)
 }
 
 // assignedView answers assignments under the assignment keys
@@ -180,35 +185,19 @@ func (s *Server) assignedView(assigned map[access.IdentityResourceType][]string)
 }
 
 func (s *Server) assignIdentityToUser(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := &s.ppl().identity
-	st.init()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	if st.users[u.ID] == nil {
-		st.users[u.ID] = map[access.IdentityResourceType][]string{}
-	}
-	if s.assignIdentity(w, r, st.users[u.ID]) {
-		s.publish(change{Log: "identity resources assigned to user: " + u.ID})
-		writeData(w, nil)
-	}
+	s.withUser(w, r, func(u *access.User) {
+		st := &s.ppl().identity
+		st.init()
+		s.assignIdentity(w, r, st.users, u.ID, "user")
+	})
 }
 
 func (s *Server) listIdentityForUser(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := &s.ppl().identity
-	st.init()
-	u := s.user(r.PathValue("id"))
-	if u == nil {
-		userNotFound(w)
-		return
-	}
-	writeData(w, s.assignedView(st.users[u.ID]))
+	s.withUser(w, r, func(u *access.User) {
+		st := &s.ppl().identity
+		st.init()
+		writeData(w, s.assignedView(st.users[u.ID]))
+	})
 }
 
 func (s *Server) assignIdentityToGroup(w http.ResponseWriter, r *http.Request) {
@@ -216,16 +205,8 @@ func (s *Server) assignIdentityToGroup(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	st := &s.ppl().identity
 	st.init()
-	g := s.groupOf(w, r)
-	if g == nil {
-		return
-	}
-	if st.groups[g.id] == nil {
-		st.groups[g.id] = map[access.IdentityResourceType][]string{}
-	}
-	if s.assignIdentity(w, r, st.groups[g.id]) {
-		s.publish(change{Log: "identity resources assigned to user group: " + g.id})
-		writeData(w, nil)
+	if g := s.groupOf(w, r); g != nil {
+		s.assignIdentity(w, r, st.groups, g.id, "user group")
 	}
 }
 
