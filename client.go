@@ -515,16 +515,22 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, ex.invalid(st.readErr)
 	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		var e errorEnvelope
-		if json.Unmarshal(ex.raw, &e) == nil {
-			ex.resp.Code, ex.resp.Message = e.Code, e.Msg
-		}
-		if e.Msg == "" {
-			e.Msg = http.StatusText(hresp.StatusCode)
-		}
-		return ex, ex.apiError(e.Code, e.Msg, nil)
+		return ex, ex.statusError()
 	}
 	return ex, nil
+}
+
+// statusError is the APIError of a non-2xx answer: the envelope's code and
+// message when the body has them, else the status text.
+func (ex *exchange) statusError() *APIError {
+	var e errorEnvelope
+	if json.Unmarshal(ex.raw, &e) == nil {
+		ex.resp.Code, ex.resp.Message = e.Code, e.Msg
+	}
+	if e.Msg == "" {
+		e.Msg = http.StatusText(ex.resp.StatusCode)
+	}
+	return ex.apiError(e.Code, e.Msg, nil)
 }
 
 // errBodyTooLarge is returned when a body exceeds the client's cap.

@@ -375,14 +375,8 @@ func (st *stream) upgradeRefused(resp *http.Response) (err error, fatal bool) {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024)) // the library kept at most 1 KiB
 		resp.Body.Close()
 	}
-	e := &APIError{StatusCode: resp.StatusCode, Method: http.MethodGet, URL: st.url, Attempts: 1, Body: redactBody(body)}
-	var env errorEnvelope
-	if json.Unmarshal(body, &env) == nil {
-		e.Code, e.Message = env.Code, env.Msg
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(resp.StatusCode)
-	}
+	ex := &exchange{method: http.MethodGet, url: st.url, attempts: 1, resp: &Response{Response: resp}, raw: body}
+	e := ex.statusError() // as for every other call: code, message, redacted body, Retry-After
 	switch {
 	case e.Code == CodeDeviceAPINotSupported || resp.StatusCode == http.StatusNotFound:
 		return fmt.Errorf("%w: %w", ErrUnsupported, e), true
