@@ -234,3 +234,66 @@ func (s *DevicesService) TriggerDoorbell(ctx context.Context, deviceID string, r
 	_, resp, err := call[ignored](sendOnce(ctx), s.client, "POST", "/devices/"+pathSeg(deviceID)+"/doorbell", nil, req, false)
 	return resp, err
 }
+
+// DeviceSettings is the access-method configuration of a device.
+type DeviceSettings struct {
+	DeviceID      string        `json:"device_id"`
+	AccessMethods AccessMethods `json:"access_methods"`
+}
+
+// AccessMethods lists a device's access methods. A nil member is a method
+// the device does not report (in a response) or that is left unchanged (in
+// an update).
+type AccessMethods struct {
+	NFC        *AccessMethod  `json:"nfc,omitempty"`
+	BTTap      *AccessMethod  `json:"bt_tap,omitempty"`
+	BTButton   *AccessMethod  `json:"bt_button,omitempty"`
+	BTShake    *AccessMethod  `json:"bt_shake,omitempty"`
+	MobileWave *AccessMethod  `json:"mobile_wave,omitempty"`
+	PINCode    *PINCodeMethod `json:"pin_code,omitempty"`
+	Face       *FaceMethod    `json:"face,omitempty"`
+	Wave       *AccessMethod  `json:"wave,omitempty"`
+	QRCode     *AccessMethod  `json:"qr_code,omitempty"`
+	TouchPass  *AccessMethod  `json:"touch_pass,omitempty"`
+}
+
+// AccessMethod is an access method with only an on/off switch.
+type AccessMethod struct {
+	Enabled YesNo `json:"enabled,omitempty"`
+}
+
+// PINCodeMethod configures PIN entry. PINCodeShuffle (shuffled keypad)
+// takes effect only while the method is enabled.
+type PINCodeMethod struct {
+	Enabled        YesNo `json:"enabled,omitempty"`
+	PINCodeShuffle YesNo `json:"pin_code_shuffle,omitempty"`
+}
+
+// FaceMethod configures face unlock. The tuning takes effect only while
+// the method is enabled, and only in the combinations no/far, no/medium,
+// medium/near and high/near (anti-spoofing/distance).
+type FaceMethod struct {
+	Enabled           YesNo             `json:"enabled,omitempty"`
+	AntiSpoofingLevel AntiSpoofingLevel `json:"anti_spoofing_level,omitempty"`
+	DetectDistance    DetectDistance    `json:"detect_distance,omitempty"`
+}
+
+// AntiSpoofingLevel is the face-unlock liveness check level.
+type AntiSpoofingLevel string
+
+// Anti-spoofing levels.
+const (
+	AntiSpoofingHigh   AntiSpoofingLevel = "high"
+	AntiSpoofingMedium AntiSpoofingLevel = "medium"
+	AntiSpoofingNo     AntiSpoofingLevel = "no"
+)
+
+// DetectDistance is the face-unlock detection distance.
+type DetectDistance string
+
+// Detection distances.
+const (
+	DetectNear   DetectDistance = "near"
+	DetectMedium DetectDistance = "medium"
+	DetectFar    DetectDistance = "far"
+)

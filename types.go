@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -247,69 +246,6 @@ type LicensePlate struct {
 	CredentialStatus string `json:"credential_status"`
 }
 
-// DeviceSettings is the access-method configuration of a device.
-type DeviceSettings struct {
-	DeviceID      string        `json:"device_id"`
-	AccessMethods AccessMethods `json:"access_methods"`
-}
-
-// AccessMethods lists a device's access methods. A nil member is a method
-// the device does not report (in a response) or that is left unchanged (in
-// an update).
-type AccessMethods struct {
-	NFC        *AccessMethod  `json:"nfc,omitempty"`
-	BTTap      *AccessMethod  `json:"bt_tap,omitempty"`
-	BTButton   *AccessMethod  `json:"bt_button,omitempty"`
-	BTShake    *AccessMethod  `json:"bt_shake,omitempty"`
-	MobileWave *AccessMethod  `json:"mobile_wave,omitempty"`
-	PINCode    *PINCodeMethod `json:"pin_code,omitempty"`
-	Face       *FaceMethod    `json:"face,omitempty"`
-	Wave       *AccessMethod  `json:"wave,omitempty"`
-	QRCode     *AccessMethod  `json:"qr_code,omitempty"`
-	TouchPass  *AccessMethod  `json:"touch_pass,omitempty"`
-}
-
-// AccessMethod is an access method with only an on/off switch.
-type AccessMethod struct {
-	Enabled YesNo `json:"enabled,omitempty"`
-}
-
-// PINCodeMethod configures PIN entry. PINCodeShuffle (shuffled keypad)
-// takes effect only while the method is enabled.
-type PINCodeMethod struct {
-	Enabled        YesNo `json:"enabled,omitempty"`
-	PINCodeShuffle YesNo `json:"pin_code_shuffle,omitempty"`
-}
-
-// FaceMethod configures face unlock. The tuning takes effect only while
-// the method is enabled, and only in the combinations no/far, no/medium,
-// medium/near and high/near (anti-spoofing/distance).
-type FaceMethod struct {
-	Enabled           YesNo             `json:"enabled,omitempty"`
-	AntiSpoofingLevel AntiSpoofingLevel `json:"anti_spoofing_level,omitempty"`
-	DetectDistance    DetectDistance    `json:"detect_distance,omitempty"`
-}
-
-// AntiSpoofingLevel is the face-unlock liveness check level.
-type AntiSpoofingLevel string
-
-// Anti-spoofing levels.
-const (
-	AntiSpoofingHigh   AntiSpoofingLevel = "high"
-	AntiSpoofingMedium AntiSpoofingLevel = "medium"
-	AntiSpoofingNo     AntiSpoofingLevel = "no"
-)
-
-// DetectDistance is the face-unlock detection distance.
-type DetectDistance string
-
-// Detection distances.
-const (
-	DetectNear   DetectDistance = "near"
-	DetectMedium DetectDistance = "medium"
-	DetectFar    DetectDistance = "far"
-)
-
 // Secret is a webhook signing secret. It formats as "REDACTED" with every
 // fmt verb and in slog, so that printing or logging a [WebhookEndpoint]
 // does not leak it; [Secret.Value] returns the real value, and JSON
@@ -343,61 +279,3 @@ func (s Secret) Format(f fmt.State, verb rune) {
 
 // LogValue implements slog.LogValuer with the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
-
-// WebhookEndpoint is a registered webhook endpoint (spec §2.2).
-type WebhookEndpoint struct {
-	ID       string      `json:"id"`
-	Endpoint string      `json:"endpoint"`
-	Name     string      `json:"name"`
-	Secret   Secret      `json:"secret"`
-	Events   []EventType `json:"events"`
-	// Headers are added to every delivery. They often carry a credential,
-	// so String and LogValue print only their names.
-	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// String describes the endpoint without its secret or header values.
-func (e WebhookEndpoint) String() string {
-	return fmt.Sprintf("WebhookEndpoint{ID:%s Name:%q Endpoint:%s Events:%v Headers:%v Secret:%s}",
-		e.ID, e.Name, e.Endpoint, e.Events, headerNames(e.Headers), e.Secret)
-}
-
-// GoString is String, so that %#v does not print the secret either.
-func (e WebhookEndpoint) GoString() string { return e.String() }
-
-// LogValue implements slog.LogValuer without the secret or header values.
-func (e WebhookEndpoint) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("id", e.ID), slog.String("name", e.Name),
-		slog.String("endpoint", e.Endpoint), slog.Any("events", e.Events),
-		slog.Any("headers", headerNames(e.Headers)))
-}
-
-// WebhookEndpointRequest is the body of [WebhooksService.Create].
-type WebhookEndpointRequest struct {
-	// Endpoint is the http or https URL deliveries are posted to.
-	Endpoint string `json:"endpoint"`
-	Name     string `json:"name"`
-	// Events names the events to deliver; at least one.
-	Events []EventType `json:"events"`
-	// Headers are added to every delivery (controller 3.1.30 or later);
-	// use them to authenticate deliveries, see [WebhookHandler].
-	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// String describes the request without header values.
-func (r WebhookEndpointRequest) String() string {
-	return fmt.Sprintf("WebhookEndpointRequest{Name:%q Endpoint:%s Events:%v Headers:%v}",
-		r.Name, r.Endpoint, r.Events, headerNames(r.Headers))
-}
-
-// GoString is String, so that %#v does not print header values either.
-func (r WebhookEndpointRequest) GoString() string { return r.String() }
-
-func headerNames(h map[string]string) []string {
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}

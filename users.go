@@ -437,39 +437,6 @@ func (s *UsersService) ListAccessPolicies(ctx context.Context, id string, opts *
 	return list[AccessPolicy](ctx, s.client, userPath(id)+"/access_policies", opts)
 }
 
-// AssignLicensePlates adds licence plates (their numbers, e.g. "JQ178")
-// to a user. The body is a bare JSON array of the numbers. Requires
-// controller 3.3.10 or later.
-//
-// API: PUT /api/v1/developer/users/{id}/license_plates (permission edit:user)
-func (s *UsersService) AssignLicensePlates(ctx context.Context, id string, plates []string) (*Response, error) {
-	const op = "Users.AssignLicensePlates"
-	if err := checkID(op, "id", id); err != nil {
-		return nil, err
-	}
-	if err := checkIDs(op, "plates", plates, false); err != nil {
-		return nil, err
-	}
-	_, resp, err := call[ignored](ctx, s.client, "PUT", userPath(id)+"/license_plates", nil, plates, false)
-	return resp, err
-}
-
-// UnassignLicensePlate removes a licence plate from a user; plateID is
-// the plate's [LicensePlate.ID], not its number. Requires controller
-// 3.3.10 or later.
-//
-// API: DELETE /api/v1/developer/users/{user_id}/license_plates/{license_plate_id} (permission edit:user)
-func (s *UsersService) UnassignLicensePlate(ctx context.Context, userID, plateID string) (*Response, error) {
-	const op = "Users.UnassignLicensePlate"
-	if err := checkID(op, "userID", userID); err != nil {
-		return nil, err
-	}
-	if err := checkID(op, "plateID", plateID); err != nil {
-		return nil, err
-	}
-	return del(ctx, s.client, userPath(userID)+"/license_plates/"+pathSeg(plateID), nil)
-}
-
 // AvatarOptions names the uploaded picture. The zero value sends the
 // file name "avatar" with Content-Type application/octet-stream; set
 // them when the controller needs to recognise the image type.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -434,4 +435,62 @@ func WebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "OK")
 	}), nil
+}
+
+// WebhookEndpoint is a registered webhook endpoint (spec §2.2).
+type WebhookEndpoint struct {
+	ID       string      `json:"id"`
+	Endpoint string      `json:"endpoint"`
+	Name     string      `json:"name"`
+	Secret   Secret      `json:"secret"`
+	Events   []EventType `json:"events"`
+	// Headers are added to every delivery. They often carry a credential,
+	// so String and LogValue print only their names.
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// String describes the endpoint without its secret or header values.
+func (e WebhookEndpoint) String() string {
+	return fmt.Sprintf("WebhookEndpoint{ID:%s Name:%q Endpoint:%s Events:%v Headers:%v Secret:%s}",
+		e.ID, e.Name, e.Endpoint, e.Events, headerNames(e.Headers), e.Secret)
+}
+
+// GoString is String, so that %#v does not print the secret either.
+func (e WebhookEndpoint) GoString() string { return e.String() }
+
+// LogValue implements slog.LogValuer without the secret or header values.
+func (e WebhookEndpoint) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("id", e.ID), slog.String("name", e.Name),
+		slog.String("endpoint", e.Endpoint), slog.Any("events", e.Events),
+		slog.Any("headers", headerNames(e.Headers)))
+}
+
+// WebhookEndpointRequest is the body of [WebhooksService.Create].
+type WebhookEndpointRequest struct {
+	// Endpoint is the http or https URL deliveries are posted to.
+	Endpoint string `json:"endpoint"`
+	Name     string `json:"name"`
+	// Events names the events to deliver; at least one.
+	Events []EventType `json:"events"`
+	// Headers are added to every delivery (controller 3.1.30 or later);
+	// use them to authenticate deliveries, see [WebhookHandler].
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// String describes the request without header values.
+func (r WebhookEndpointRequest) String() string {
+	return fmt.Sprintf("WebhookEndpointRequest{Name:%q Endpoint:%s Events:%v Headers:%v}",
+		r.Name, r.Endpoint, r.Events, headerNames(r.Headers))
+}
+
+// GoString is String, so that %#v does not print header values either.
+func (r WebhookEndpointRequest) GoString() string { return r.String() }
+
+func headerNames(h map[string]string) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
 }

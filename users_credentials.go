@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The credential operations of users: NFC cards, PIN codes and touch
-// passes.
+// The credential operations of users: NFC cards, PIN codes, touch passes
+// and licence plates.
 
 // AssignNFCCard gives a user an NFC card (a token from
 // [NFCCardsService.Enroll] or the card list). A card another user or
@@ -144,4 +144,37 @@ func (s *UsersService) BatchAssignTouchPasses(ctx context.Context, req *BatchTou
 		return []TouchPass{}, resp, nil
 	}
 	return *v, resp, nil
+}
+
+// AssignLicensePlates adds licence plates (their numbers, e.g. "JQ178")
+// to a user. The body is a bare JSON array of the numbers. Requires
+// controller 3.3.10 or later.
+//
+// API: PUT /api/v1/developer/users/{id}/license_plates (permission edit:user)
+func (s *UsersService) AssignLicensePlates(ctx context.Context, id string, plates []string) (*Response, error) {
+	const op = "Users.AssignLicensePlates"
+	if err := checkID(op, "id", id); err != nil {
+		return nil, err
+	}
+	if err := checkIDs(op, "plates", plates, false); err != nil {
+		return nil, err
+	}
+	_, resp, err := call[ignored](ctx, s.client, "PUT", userPath(id)+"/license_plates", nil, plates, false)
+	return resp, err
+}
+
+// UnassignLicensePlate removes a licence plate from a user; plateID is
+// the plate's [LicensePlate.ID], not its number. Requires controller
+// 3.3.10 or later.
+//
+// API: DELETE /api/v1/developer/users/{user_id}/license_plates/{license_plate_id} (permission edit:user)
+func (s *UsersService) UnassignLicensePlate(ctx context.Context, userID, plateID string) (*Response, error) {
+	const op = "Users.UnassignLicensePlate"
+	if err := checkID(op, "userID", userID); err != nil {
+		return nil, err
+	}
+	if err := checkID(op, "plateID", plateID); err != nil {
+		return nil, err
+	}
+	return del(ctx, s.client, userPath(userID)+"/license_plates/"+pathSeg(plateID), nil)
 }
