@@ -337,7 +337,7 @@ func (s *Server) getHolidayGroup(w http.ResponseWriter, r *http.Request) {
 // RFC 3339; they are stored and answered in the console's own format.
 type holidayGroupRequest struct {
 	Name        *string `json:"name"`
-	Description string  `json:"description"`
+	Description *string `json:"description"`
 	Holidays    []struct {
 		ID          string `json:"id"`
 		Name        string `json:"name"`
@@ -406,14 +406,18 @@ func (s *Server) createHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g := &access.HolidayGroup{ID: newID(), Name: *req.Name, Description: req.Description, Holidays: hs}
+	g := &access.HolidayGroup{ID: newID(), Name: *req.Name, Holidays: hs}
+	if req.Description != nil {
+		g.Description = *req.Description
+	}
 	s.holidayGroups = append(s.holidayGroups, g)
 	s.publish(change{Log: "holiday group created: " + g.ID})
 	writeData(w, clone(*g))
 }
 
-// updateHolidayGroup replaces the group's name, description and holidays
-// (holidays left out are removed). The default group cannot be edited.
+// updateHolidayGroup changes the group's name and, when present, its
+// description and holidays (given holidays, those left out are removed).
+// The default group cannot be edited.
 func (s *Server) updateHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	var req holidayGroupRequest
 	if err := decodeBody(r, &req); err != nil {
@@ -435,7 +439,13 @@ func (s *Server) updateHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.Name, g.Description, g.Holidays = *req.Name, req.Description, hs
+	g.Name = *req.Name
+	if req.Description != nil {
+		g.Description = *req.Description
+	}
+	if req.Holidays != nil {
+		g.Holidays = hs
+	}
 	s.publish(change{Log: "holiday group updated: " + g.ID})
 	writeData(w, clone(*g))
 }

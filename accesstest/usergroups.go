@@ -187,8 +187,13 @@ func (s *Server) getUserGroup(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// updateUserGroup keeps the parent when up_id is absent; an empty up_id
+// moves the group to the top.
 func (s *Server) updateUserGroup(w http.ResponseWriter, r *http.Request) {
-	var req groupRequest
+	var req struct {
+		Name *string `json:"name"`
+		UpID *string `json:"up_id"`
+	}
 	if err := decodeBody(r, &req); err != nil || req.Name == nil {
 		badParams(w, "Body must be an object with name.")
 		return
@@ -196,10 +201,17 @@ func (s *Server) updateUserGroup(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.groupOf(w, r)
-	if g == nil || !s.checkGroupName(w, g, *req.Name, req.UpID) {
+	if g == nil {
 		return
 	}
-	g.name, g.upID = *req.Name, req.UpID
+	upID := g.upID
+	if req.UpID != nil {
+		upID = *req.UpID
+	}
+	if !s.checkGroupName(w, g, *req.Name, upID) {
+		return
+	}
+	g.name, g.upID = *req.Name, upID
 	s.publish(change{Log: "user group updated: " + g.id})
 	writeSuccess(w)
 }
