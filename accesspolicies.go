@@ -42,13 +42,17 @@ type AccessPolicyRequest struct {
 	ScheduleID string `json:"schedule_id"`
 }
 
-// AccessPolicyUpdate changes an access policy. An empty Name or
-// ScheduleID keeps the current one; nil Resources keep the doors, and an
-// empty non-nil slice removes them all.
+// AccessPolicyUpdate changes an access policy with
+// [AccessPoliciesService.Update]. A nil member keeps the policy's value; a
+// non-nil one sets it (see [Ptr]). A policy always has a name and a
+// schedule, so Ptr("") is refused; an empty, non-nil Resources removes
+// every door and door group.
 type AccessPolicyUpdate struct {
-	Name       string
+	Name *string
+	// Resources replaces the doors and door groups when not nil; each
+	// needs ID and Type. Name is not sent.
 	Resources  []Resource
-	ScheduleID string
+	ScheduleID *string
 }
 
 // wireResource is a resource as requests send it: id and type only.
@@ -87,9 +91,9 @@ func (r AccessPolicyRequest) MarshalJSON() ([]byte, error) {
 // MarshalJSON sends only what changes.
 func (u AccessPolicyUpdate) MarshalJSON() ([]byte, error) {
 	w := struct {
-		Name       string          `json:"name,omitempty"`
+		Name       *string         `json:"name,omitempty"`
 		Resources  *[]wireResource `json:"resources,omitempty"`
-		ScheduleID string          `json:"schedule_id,omitempty"`
+		ScheduleID *string         `json:"schedule_id,omitempty"`
 	}{Name: u.Name, ScheduleID: u.ScheduleID}
 	if u.Resources != nil {
 		rs := wireResources(u.Resources)
@@ -137,8 +141,12 @@ func (s *AccessPoliciesService) Update(ctx context.Context, id string, req *Acce
 	switch {
 	case req == nil:
 		return nil, invalidArg(op, "req", "must not be nil")
-	case req.Name == "" && req.Resources == nil && req.ScheduleID == "":
+	case req.Name == nil && req.Resources == nil && req.ScheduleID == nil:
 		return nil, invalidArg(op, "req", "changes nothing: set Name, Resources or ScheduleID")
+	case req.Name != nil && strings.TrimSpace(*req.Name) == "":
+		return nil, invalidArg(op, "Name", "must not be empty when set")
+	case req.ScheduleID != nil && strings.TrimSpace(*req.ScheduleID) == "":
+		return nil, invalidArg(op, "ScheduleID", "must not be empty when set")
 	}
 	if err := checkResources(op, req.Resources); err != nil {
 		return nil, err

@@ -68,7 +68,11 @@ func credWireCases() []wireCase {
 			func(ctx context.Context, c *Client) (any, error) { return none(c.NFCCards.Delete(ctx, tok)) }, nil},
 		{"NFCCards.Update", "PUT", "/credentials/nfc_cards/tokens/" + tok, `{"alias":"Spare 1"}`, "success",
 			func(ctx context.Context, c *Client) (any, error) {
-				return none(c.NFCCards.Update(ctx, tok, &NFCCardUpdate{Alias: "Spare 1"}))
+				return none(c.NFCCards.Update(ctx, tok, &NFCCardUpdate{Alias: Ptr("Spare 1")}))
+			}, nil},
+		{"NFCCards.Update (clear the alias)", "PUT", "/credentials/nfc_cards/tokens/" + tok, `{"alias":""}`, "success",
+			func(ctx context.Context, c *Client) (any, error) {
+				return none(c.NFCCards.Update(ctx, tok, &NFCCardUpdate{Alias: Ptr("")}))
 			}, nil},
 		// PIN codes
 		{"PINCodes.Generate", "POST", "/credentials/pin_codes", "", "pin_generate",
@@ -119,8 +123,31 @@ func credWireCases() []wireCase {
 			}},
 		{"Visitors.Update", "PUT", "/visitors/v1", `{"remarks":"","end_time":1688550060,"visit_reason":"Business","resources":[{"id":"d1","type":"door"}]}`, "visitor_get",
 			func(ctx context.Context, c *Client) (any, error) {
-				v, _, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr(""), EndTime: start.Add(time.Hour), VisitReason: VisitReasonBusiness,
+				v, _, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr(""), EndTime: Ptr(start.Add(time.Hour)), VisitReason: Ptr(VisitReasonBusiness),
 					Resources: []Resource{VisitDoor("d1")}})
+				return v, err
+			}, nil},
+		{"Visitors.Update (set every member)", "PUT", "/visitors/v1",
+			`{"first_name":"Ada","last_name":"King","remarks":"r","mobile_phone":"+41791234567","email":"ada@example.com","visitor_company":"AE","start_time":1688546460,"end_time":1688550060,"visit_reason":"Interview","resources":[{"id":"g1","type":"door_group"}],"week_schedule":{"sunday":[],"monday":[{"start_time":"09:00:00","end_time":"12:00:59"}],"tuesday":[],"wednesday":[],"thursday":[],"friday":[],"saturday":[]}}`,
+			"visitor_get",
+			func(ctx context.Context, c *Client) (any, error) {
+				v, _, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{FirstName: Ptr("Ada"), LastName: Ptr("King"), Remarks: Ptr("r"),
+					MobilePhone: Ptr("+41791234567"), Email: Ptr("ada@example.com"), VisitorCompany: Ptr("AE"),
+					StartTime: Ptr(start), EndTime: Ptr(start.Add(time.Hour)), VisitReason: Ptr(VisitReasonInterview),
+					Resources:    []Resource{VisitDoorGroup("g1")},
+					WeekSchedule: &WeekSchedule{Monday: []TimeRange{{StartTime: "09:00:00", EndTime: "12:00:59"}}}})
+				return v, err
+			}, nil},
+		{"Visitors.Update (clear)", "PUT", "/visitors/v1",
+			`{"remarks":"","mobile_phone":"","email":"","visitor_company":"","resources":[]}`, "visitor_get",
+			func(ctx context.Context, c *Client) (any, error) {
+				v, _, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr(""), MobilePhone: Ptr(""), Email: Ptr(""),
+					VisitorCompany: Ptr(""), Resources: []Resource{}})
+				return v, err
+			}, nil},
+		{"Visitors.Update (keep everything)", "PUT", "/visitors/v1", `{}`, "visitor_get",
+			func(ctx context.Context, c *Client) (any, error) {
+				v, _, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{})
 				return v, err
 			}, nil},
 		{"Visitors.Delete (cancel)", "DELETE", "/visitors/v1", "", "webhook_delete",
@@ -200,7 +227,7 @@ func credWireCases() []wireCase {
 		{"TouchPasses.Update", "PUT", "/credentials/touch_passes/tp1",
 			`{"card_name":"Ada's phone","status":"SUSPENDED","bundles":[{"bundle_id":"b1","bundle_status":"DISABLED"}]}`, "touch_pass_get",
 			func(ctx context.Context, c *Client) (any, error) {
-				v, _, err := c.TouchPasses.Update(ctx, "tp1", &TouchPassUpdate{CardName: Ptr("Ada's phone"), Status: TouchPassSuspended,
+				v, _, err := c.TouchPasses.Update(ctx, "tp1", &TouchPassUpdate{CardName: Ptr("Ada's phone"), Status: Ptr(TouchPassSuspended),
 					Bundles: []BundleUpdate{{BundleID: "b1", BundleStatus: BundleDisabled}}})
 				return v, err
 			}, func(t *testing.T, v any) { assert.Equal(t, TouchPassSuspended, v.(*TouchPass).Status) }},

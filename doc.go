@@ -56,6 +56,21 @@
 // context) are a [*RequestError]; errors.Is(err, context.Canceled) works
 // through it.
 //
+// # Updates
+//
+// Every update type ([UserUpdate], [UserGroupUpdate], [VisitorUpdate],
+// [AccessPolicyUpdate], [ScheduleUpdate], [HolidayGroupUpdate],
+// [DoorGroupUpdate], [NFCCardUpdate], [TouchPassUpdate]) follows one rule:
+// an optional member is a pointer or a slice; nil keeps the controller's
+// value, a value set with [Ptr] changes it, and the empty value
+// (Ptr(""), an empty non-nil slice) clears it where the vendor allows
+// that. Times a caller passes are [time.Time] everywhere.
+//
+//	_, err := client.Users.Update(ctx, id, &access.UserUpdate{
+//		EmployeeNumber: access.Ptr("E-1042"), // set
+//		UserEmail:      access.Ptr(""),       // clear
+//	}) // the other members are nil: kept
+//
 // # Retries
 //
 // GET, PUT and DELETE are retried on connection errors and on HTTP 429, 502,

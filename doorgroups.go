@@ -1,9 +1,7 @@
 package access
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 )
 
 // DoorGroupsService reads the site's floors and doors and manages door
@@ -78,30 +76,23 @@ type DoorGroupRequest struct {
 	Resources []string `json:"resources"`
 }
 
-// DoorGroupUpdate changes a door group. An empty GroupName keeps the name;
-// nil Resources keep the doors, and an empty non-nil slice removes them all.
+// DoorGroupUpdate changes a door group with [DoorGroupsService.Update]. A
+// nil member keeps the group's value; a non-nil one sets it (see [Ptr]).
+// A group always has a name, so Ptr("") is refused; an empty, non-nil
+// Resources removes every door.
 type DoorGroupUpdate struct {
-	GroupName string
+	GroupName *string
+	// Resources replaces the ids of the group's doors when not nil.
 	Resources []string
 }
 
 // MarshalJSON sends only what changes: group_name when set, resources when
 // non-nil ([] when empty).
 func (u DoorGroupUpdate) MarshalJSON() ([]byte, error) {
-	w := struct {
-		GroupName string    `json:"group_name,omitempty"`
+	return marshalCompact(struct {
+		GroupName *string   `json:"group_name,omitempty"`
 		Resources *[]string `json:"resources,omitempty"`
-	}{GroupName: u.GroupName}
-	if u.Resources != nil {
-		w.Resources = &u.Resources
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	}{u.GroupName, nilIfNil(u.Resources)})
 }
 
 func checkDoorIDs(op string, ids []string) error {
@@ -172,8 +163,10 @@ func (s *DoorGroupsService) Update(ctx context.Context, id string, req *DoorGrou
 	switch {
 	case req == nil:
 		return nil, nil, invalidArg(op, "req", "must not be nil")
-	case req.GroupName == "" && req.Resources == nil:
+	case req.GroupName == nil && req.Resources == nil:
 		return nil, nil, invalidArg(op, "req", "changes nothing: set GroupName or Resources")
+	case req.GroupName != nil && *req.GroupName == "":
+		return nil, nil, invalidArg(op, "GroupName", "must not be empty when set")
 	}
 	if err := checkDoorIDs(op, req.Resources); err != nil {
 		return nil, nil, err

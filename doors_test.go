@@ -154,7 +154,7 @@ func doorWireCases() []wireCase {
 			}, nil},
 		{"DoorGroups.Update (rename)", "PUT", "/door_groups/0140fa3d", `{"group_name":"Labs & more"}`, "door_group_update",
 			func(ctx context.Context, c *Client) (any, error) {
-				v, _, err := c.DoorGroups.Update(ctx, "0140fa3d", &DoorGroupUpdate{GroupName: "Labs & more"})
+				v, _, err := c.DoorGroups.Update(ctx, "0140fa3d", &DoorGroupUpdate{GroupName: Ptr("Labs & more")})
 				return v, err
 			}, nil},
 		{"DoorGroups.List", "GET", "/door_groups", "", "door_groups_list",
@@ -291,8 +291,10 @@ func TestDoorOperationsValidation(t *testing.T) {
 	add("Update nil", err)
 	_, _, err = c.DoorGroups.Update(ctx, "g1", &DoorGroupUpdate{})
 	add("Update nothing", err)
-	_, _, err = c.DoorGroups.Update(ctx, "", &DoorGroupUpdate{GroupName: "x"})
+	_, _, err = c.DoorGroups.Update(ctx, "", &DoorGroupUpdate{GroupName: Ptr("x")})
 	add("Update empty id", err)
+	_, _, err = c.DoorGroups.Update(ctx, "g1", &DoorGroupUpdate{GroupName: Ptr("")})
+	add("Update clear name", err)
 	_, err = c.DoorGroups.Delete(ctx, "")
 	add("Delete empty id", err)
 	_, _, err = c.Devices.List(nilCtx, nil)
@@ -308,7 +310,7 @@ func TestDoorOperationsValidation(t *testing.T) {
 		assert.True(t, errors.As(err, &ve), "%s: %v", name, err)
 		assert.ErrorIs(t, err, ErrValidation, name)
 	}
-	assert.Len(t, errs, 28)
+	assert.Len(t, errs, 29)
 }
 
 // TestDoorOperationsErrorCodes: the controller's error codes reach the

@@ -197,7 +197,7 @@ func ExampleUsersService_AssignTouchPass() {
 	}
 	fmt.Println(tp.Status, tp.Bundles[0].Source, tp.Bundles[0].DeviceName)
 
-	tp, _, err = client.TouchPasses.Update(ctx, tp.ID, &access.TouchPassUpdate{Status: access.TouchPassSuspended})
+	tp, _, err = client.TouchPasses.Update(ctx, tp.ID, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassSuspended)})
 	if err != nil {
 		log.Fatal(err)
 	}

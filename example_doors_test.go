@@ -196,7 +196,7 @@ func ExampleDoorGroupsService_Create() {
 	}
 	fmt.Println(group.Name, group.Type, len(group.Resources), "doors")
 
-	group, _, err = client.DoorGroups.Update(ctx, group.ID, &access.DoorGroupUpdate{GroupName: "All entrances"})
+	group, _, err = client.DoorGroups.Update(ctx, group.ID, &access.DoorGroupUpdate{GroupName: access.Ptr("All entrances")})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func ExampleUsersService_Delete() {
 	if errors.As(err, &apiErr) {
 		fmt.Println("delete an active user:", apiErr.Code)
 	}
-	if _, err := client.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.UserStatusDeactivated}); err != nil {
+	if _, err := client.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)}); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := client.Users.Delete(ctx, u.ID); err != nil {

@@ -45,10 +45,9 @@ type Holiday struct {
 	IsTemplate  bool     `json:"is_template"`
 }
 
-// HolidayGroupRequest creates a holiday group, or replaces one with
-// [HolidayGroupsService.Update]. Name is required on both. A nil Holidays
-// sends no holidays member; an empty, non-nil one sends [] (on Update:
-// remove every holiday).
+// HolidayGroupRequest creates a holiday group with
+// [HolidayGroupsService.Create]. Name is required; an empty Description
+// and a nil Holidays are not sent.
 type HolidayGroupRequest struct {
 	Name        string
 	Description string
@@ -62,6 +61,30 @@ func (r HolidayGroupRequest) MarshalJSON() ([]byte, error) {
 		Description string            `json:"description,omitempty"`
 		Holidays    *[]HolidayRequest `json:"holidays,omitempty"`
 	}{r.Name, r.Description, nilIfNil(r.Holidays)})
+}
+
+// HolidayGroupUpdate changes a holiday group with
+// [HolidayGroupsService.Update]. Name is required by the vendor on every
+// update (pass the current name to keep it). A nil member keeps the
+// group's value; a non-nil one sets it (see [Ptr]): Description is
+// cleared with Ptr(""), and Holidays replaces the holidays, an empty,
+// non-nil slice removing them all.
+type HolidayGroupUpdate struct {
+	Name        string
+	Description *string
+	// Holidays with an ID are kept and changed, those without are added,
+	// and the group's holidays left out are removed.
+	Holidays []HolidayRequest
+}
+
+// MarshalJSON writes name and the members that are set, holidays as []
+// when Holidays is empty but not nil.
+func (u HolidayGroupUpdate) MarshalJSON() ([]byte, error) {
+	return marshalCompact(struct {
+		Name        string            `json:"name"`
+		Description *string           `json:"description,omitempty"`
+		Holidays    *[]HolidayRequest `json:"holidays,omitempty"`
+	}{u.Name, u.Description, nilIfNil(u.Holidays)})
 }
 
 // nilIfNil returns a pointer to s, or nil for a nil s, so that
@@ -104,13 +127,24 @@ func (h HolidayRequest) MarshalJSON() ([]byte, error) {
 }
 
 func (r *HolidayGroupRequest) validate(op string) error {
-	switch {
-	case r == nil:
+	if r == nil {
 		return invalidArg(op, "req", "must not be nil")
-	case strings.TrimSpace(r.Name) == "":
+	}
+	return checkHolidayGroup(op, r.Name, r.Holidays)
+}
+
+func (u *HolidayGroupUpdate) validate(op string) error {
+	if u == nil {
+		return invalidArg(op, "req", "must not be nil")
+	}
+	return checkHolidayGroup(op, u.Name, u.Holidays)
+}
+
+func checkHolidayGroup(op, name string, holidays []HolidayRequest) error {
+	if strings.TrimSpace(name) == "" {
 		return invalidArg(op, "Name", "must not be empty")
 	}
-	for _, h := range r.Holidays {
+	for _, h := range holidays {
 		switch {
 		case strings.TrimSpace(h.Name) == "":
 			return invalidArg(op, "Holidays", "every holiday needs a name")
@@ -139,14 +173,15 @@ func (s *HolidayGroupsService) Create(ctx context.Context, req *HolidayGroupRequ
 	return call[HolidayGroup](ctx, s.client, "POST", "/access_policies/holiday_groups", nil, req, true)
 }
 
-// Update replaces a holiday group's name, description and holidays:
-// holidays with an ID are kept and changed, those without are added, and
-// holidays the request leaves out are removed. Name is required. The
-// default group cannot be edited (CODE_HOLIDAY_GROUP_CAN_NOT_EDIT).
+// Update changes a holiday group's name and the members of req that are
+// set (see [HolidayGroupUpdate]): given Holidays, holidays with an ID are
+// kept and changed, those without are added, and holidays the request
+// leaves out are removed. Name is required. The default group cannot be
+// edited (CODE_HOLIDAY_GROUP_CAN_NOT_EDIT).
 // Any controller version.
 //
 // API: PUT /api/v1/developer/access_policies/holiday_groups/{id} (permission edit:policy)
-func (s *HolidayGroupsService) Update(ctx context.Context, id string, req *HolidayGroupRequest) (*HolidayGroup, *Response, error) {
+func (s *HolidayGroupsService) Update(ctx context.Context, id string, req *HolidayGroupUpdate) (*HolidayGroup, *Response, error) {
 	const op = "HolidayGroups.Update"
 	if err := checkID(op, "id", id); err != nil {
 		return nil, nil, err

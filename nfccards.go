@@ -343,10 +343,11 @@ func (s *NFCCardsService) Delete(ctx context.Context, token string) (*Response, 
 	return del(ctx, s.client, "/credentials/nfc_cards/tokens/"+pathSeg(token), nil)
 }
 
-// NFCCardUpdate is the body of [NFCCardsService.Update].
+// NFCCardUpdate is the body of [NFCCardsService.Update]. A nil member
+// keeps the card's value; a non-nil one sets it (see [Ptr]).
 type NFCCardUpdate struct {
-	// Alias is the card's new display name.
-	Alias string `json:"alias"`
+	// Alias is the card's display name; Ptr("") clears it.
+	Alias *string `json:"alias,omitempty"`
 }
 
 // Update renames a card (controller 3.1.30 or later).
@@ -357,8 +358,11 @@ func (s *NFCCardsService) Update(ctx context.Context, token string, req *NFCCard
 	if err := checkID(op, "token", token); err != nil {
 		return nil, err
 	}
-	if req == nil {
+	switch {
+	case req == nil:
 		return nil, invalidArg(op, "req", "must not be nil")
+	case req.Alias == nil:
+		return nil, invalidArg(op, "req", "changes nothing: set Alias")
 	}
 	_, resp, err := call[ignored](ctx, s.client, "PUT", "/credentials/nfc_cards/tokens/"+pathSeg(token), nil, req, false)
 	return resp, err

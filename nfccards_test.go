@@ -241,6 +241,8 @@ func TestEnrollValidation(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrValidation)
 	_, err = c.NFCCards.Update(ctx, "t", nil)
 	assert.ErrorIs(t, err, access.ErrValidation)
+	_, err = c.NFCCards.Update(ctx, "t", &access.NFCCardUpdate{})
+	assert.ErrorIs(t, err, access.ErrValidation, "changes nothing")
 	_, _, err = c.NFCCards.List(ctx, &access.NFCCardListOptions{PageSize: -1})
 	assert.ErrorIs(t, err, access.ErrValidation)
 	for _, err := range c.NFCCards.All(ctx, &access.NFCCardListOptions{PageNum: -1}) {
@@ -414,7 +416,7 @@ func TestNFCOwnershipOnTheFake(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrNotFound, "Bob no longer holds it")
 	require.NoError(t, ignoreResp(c.Visitors.UnassignNFCCard(ctx, v.ID, token)))
 	assert.Empty(t, srv.NFCHolder(token))
-	require.NoError(t, ignoreResp(c.NFCCards.Update(ctx, token, &access.NFCCardUpdate{Alias: "Spare 1"})))
+	require.NoError(t, ignoreResp(c.NFCCards.Update(ctx, token, &access.NFCCardUpdate{Alias: access.Ptr("Spare 1")})))
 	card, _, err = c.NFCCards.Get(ctx, token)
 	require.NoError(t, err)
 	assert.Equal(t, "Spare 1", card.Alias)

@@ -174,7 +174,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
 	{"DoorGroups.Update", "PUT", "PUT /api/v1/developer/door_groups/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.DoorGroups.Update(ctx, "g1", &DoorGroupUpdate{GroupName: "test", Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
+			v, r, err := c.DoorGroups.Update(ctx, "g1", &DoorGroupUpdate{GroupName: Ptr("test"), Resources: []string{"6ff875d2-af87-470b-9cb5-774c6596afc8"}})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
 	{"DoorGroups.List", "GET", "GET /api/v1/developer/door_groups", true,
@@ -211,7 +211,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"u1","first_name":"Ada","last_name":"Lovelace"}}`},
 	{"Users.Update", "PUT", "PUT /api/v1/developer/users/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			return noResult(c.Users.Update(ctx, "u1", &UserUpdate{Status: UserStatusDeactivated}))
+			return noResult(c.Users.Update(ctx, "u1", &UserUpdate{Status: Ptr(UserStatusDeactivated)}))
 		}, `{"code":"SUCCESS","msg":"success","data":null}`},
 	{"Users.List", "GET", "GET /api/v1/developer/users", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -265,7 +265,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"g1"}}`},
 	{"UserGroups.Update", "PUT", "PUT /api/v1/developer/user_groups/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			return noResult(c.UserGroups.Update(ctx, "g1", &UserGroupRequest{Name: "FW"}))
+			return noResult(c.UserGroups.Update(ctx, "g1", &UserGroupUpdate{Name: "FW"}))
 		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
 	{"UserGroups.Delete", "DELETE", "DELETE /api/v1/developer/user_groups/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -305,7 +305,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"p1"}}`},
 	{"AccessPolicies.Update", "PUT", "PUT /api/v1/developer/access_policies/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			return noResult(c.AccessPolicies.Update(ctx, "p1", &AccessPolicyUpdate{Name: "x"}))
+			return noResult(c.AccessPolicies.Update(ctx, "p1", &AccessPolicyUpdate{Name: Ptr("x")}))
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"p1"}}`},
 	{"AccessPolicies.Delete", "DELETE", "DELETE /api/v1/developer/access_policies/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -328,7 +328,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"s1","weekly":null}}`},
 	{"Schedules.Update", "PUT", "PUT /api/v1/developer/access_policies/schedules/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			return noResult(c.Schedules.Update(ctx, "s1", &ScheduleRequest{Name: "Office"}))
+			return noResult(c.Schedules.Update(ctx, "s1", &ScheduleUpdate{Name: Ptr("Office")}))
 		}, `{"code":"SUCCESS","msg":"success","data":{}}`},
 	{"Schedules.List", "GET", "GET /api/v1/developer/access_policies/schedules", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
@@ -346,7 +346,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"h1","holidays":[]}}`},
 	{"HolidayGroups.Update", "PUT", "PUT /api/v1/developer/access_policies/holiday_groups/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.HolidayGroups.Update(ctx, "h1", &HolidayGroupRequest{Name: "Public"})
+			v, r, err := c.HolidayGroups.Update(ctx, "h1", &HolidayGroupUpdate{Name: "Public"})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"h1","holidays":[]}}`},
 	{"HolidayGroups.Delete", "DELETE", "DELETE /api/v1/developer/access_policies/holiday_groups/{id}", true,
@@ -473,7 +473,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":"success"}`},
 	{"NFCCards.Update", "PUT", "PUT /api/v1/developer/credentials/nfc_cards/tokens/{token}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			r, err := c.NFCCards.Update(ctx, "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c", &NFCCardUpdate{Alias: "Spare 1"})
+			r, err := c.NFCCards.Update(ctx, "821f90edfe57ae2b2f9e2a4dda2e3e9e2b96d4a55a8c7c7c3a1b4b5a6e0f1d2c", &NFCCardUpdate{Alias: Ptr("Spare 1")})
 			if err != nil {
 				return nil, r, err
 			}
@@ -504,7 +504,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"v1","status":"VISITED"}}`},
 	{"Visitors.Update", "PUT", "PUT /api/v1/developer/visitors/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr("Parking"), VisitReason: VisitReasonBusiness})
+			v, r, err := c.Visitors.Update(ctx, "v1", &VisitorUpdate{Remarks: Ptr("Parking"), VisitReason: Ptr(VisitReasonBusiness)})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"v1"}}`},
 	{"Visitors.Delete", "DELETE", "DELETE /api/v1/developer/visitors/{id}", true,
@@ -596,7 +596,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","activated_at":{},"expired_at":{},"bundles":[]}}`},
 	{"TouchPasses.Update", "PUT", "PUT /api/v1/developer/credentials/touch_passes/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.TouchPasses.Update(ctx, "tp1", &TouchPassUpdate{Status: TouchPassSuspended})
+			v, r, err := c.TouchPasses.Update(ctx, "tp1", &TouchPassUpdate{Status: Ptr(TouchPassSuspended)})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"tp1","status":"SUSPENDED"}}`},
 	{"QRCodes.Download", "GET", "GET /api/v1/developer/credentials/qr_codes/download/{id}", true,

@@ -22,7 +22,7 @@ func peopleWireCases() []wireCase {
 		{"Users.Create", "POST", "/users",
 			`{"first_name":"Ada","last_name":"Lovelace","user_email":"ada@example.com","employee_number":"E1","onboard_time":1689047588}`, "user_create",
 			func(ctx context.Context, c *Client) (any, error) {
-				v, _, err := c.Users.Create(ctx, &UserRequest{FirstName: "Ada", LastName: "Lovelace", UserEmail: "ada@example.com", EmployeeNumber: "E1", OnboardTime: 1689047588})
+				v, _, err := c.Users.Create(ctx, &UserRequest{FirstName: "Ada", LastName: "Lovelace", UserEmail: "ada@example.com", EmployeeNumber: "E1", OnboardTime: time.Unix(1689047588, 0)})
 				return v, err
 			}, func(t *testing.T, v any) {
 				assert.Equal(t, &User{ID: "37f2b996-c2c4-4a8b-9c3d-4f1a0d7e2b11", FirstName: "Ada", LastName: "Lovelace", UserEmail: "ada@example.com"}, v)
@@ -34,11 +34,15 @@ func peopleWireCases() []wireCase {
 			}, nil},
 		{"Users.Update (deactivate)", "PUT", "/users/" + uid, `{"status":"DEACTIVATED"}`, "null",
 			func(ctx context.Context, c *Client) (any, error) {
-				return c.Users.Update(ctx, uid, &UserUpdate{Status: UserStatusDeactivated})
+				return c.Users.Update(ctx, uid, &UserUpdate{Status: Ptr(UserStatusDeactivated)})
+			}, nil},
+		{"Users.Update (set onboard time)", "PUT", "/users/" + uid, `{"onboard_time":1689047588}`, "null",
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.Users.Update(ctx, uid, &UserUpdate{OnboardTime: Ptr(time.Date(2023, 7, 11, 4, 53, 8, 900, time.FixedZone("x", 3600)))})
 			}, nil},
 		{"Users.Update (fields)", "PUT", "/users/u%2F1", `{"first_name":"Ada","last_name":"King","user_email":"","employee_number":"E2","onboard_time":0}`, "null",
 			func(ctx context.Context, c *Client) (any, error) {
-				return c.Users.Update(ctx, "u/1", &UserUpdate{FirstName: Ptr("Ada"), LastName: Ptr("King"), UserEmail: Ptr(""), EmployeeNumber: Ptr("E2"), OnboardTime: Ptr(UnixTime(0))})
+				return c.Users.Update(ctx, "u/1", &UserUpdate{FirstName: Ptr("Ada"), LastName: Ptr("King"), UserEmail: Ptr(""), EmployeeNumber: Ptr("E2"), OnboardTime: Ptr(time.Time{})})
 			}, nil},
 		{"Users.List", "GET", "/users?expand%5B%5D=access_policy&page_num=2&page_size=50", "", "users_list",
 			func(ctx context.Context, c *Client) (any, error) {
@@ -138,7 +142,15 @@ func peopleWireCases() []wireCase {
 			}, func(t *testing.T, v any) { assert.Equal(t, "Engineering / Firmware", v.(*UserGroup).FullName) }},
 		{"UserGroups.Update", "PUT", "/user_groups/" + gid, `{"name":"FW"}`, "success",
 			func(ctx context.Context, c *Client) (any, error) {
-				return c.UserGroups.Update(ctx, gid, &UserGroupRequest{Name: "FW"})
+				return c.UserGroups.Update(ctx, gid, &UserGroupUpdate{Name: "FW"})
+			}, nil},
+		{"UserGroups.Update (move)", "PUT", "/user_groups/" + gid, `{"name":"FW","up_id":"g0"}`, "success",
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.UserGroups.Update(ctx, gid, &UserGroupUpdate{Name: "FW", UpID: Ptr("g0")})
+			}, nil},
+		{"UserGroups.Update (to the top)", "PUT", "/user_groups/" + gid, `{"name":"FW","up_id":""}`, "success",
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.UserGroups.Update(ctx, gid, &UserGroupUpdate{Name: "FW", UpID: Ptr("")})
 			}, nil},
 		{"UserGroups.Delete", "DELETE", "/user_groups/" + gid, "", "success",
 			func(ctx context.Context, c *Client) (any, error) { return c.UserGroups.Delete(ctx, gid) }, nil},
@@ -197,7 +209,7 @@ func peopleWireCases() []wireCase {
 			}, nil},
 		{"AccessPolicies.Update (clear doors, rename)", "PUT", "/access_policies/p1", `{"name":"x","resources":[],"schedule_id":"s2"}`, "null",
 			func(ctx context.Context, c *Client) (any, error) {
-				return c.AccessPolicies.Update(ctx, "p1", &AccessPolicyUpdate{Name: "x", Resources: []Resource{}, ScheduleID: "s2"})
+				return c.AccessPolicies.Update(ctx, "p1", &AccessPolicyUpdate{Name: Ptr("x"), Resources: []Resource{}, ScheduleID: Ptr("s2")})
 			}, nil},
 		{"AccessPolicies.Delete", "DELETE", "/access_policies/p1", "", "success",
 			func(ctx context.Context, c *Client) (any, error) { return c.AccessPolicies.Delete(ctx, "p1") }, nil},
@@ -232,7 +244,20 @@ func peopleWireCases() []wireCase {
 			}},
 		{"Schedules.Update", "PUT", "/access_policies/schedules/s1", `{"name":"Office"}`, "schedule_update",
 			func(ctx context.Context, c *Client) (any, error) {
-				return c.Schedules.Update(ctx, "s1", &ScheduleRequest{Name: "Office"})
+				return c.Schedules.Update(ctx, "s1", &ScheduleUpdate{Name: Ptr("Office")})
+			}, nil},
+		{"Schedules.Update (set every member)", "PUT", "/access_policies/schedules/s1",
+			`{"name":"Office","week_schedule":{"sunday":[],"monday":[{"start_time":"10:00:00","end_time":"17:00:59"}],"tuesday":[],"wednesday":[],"thursday":[],"friday":[],"saturday":[]},"holiday_group_id":"h2","holiday_schedule":[{"start_time":"09:15:00","end_time":"11:45:59"}]}`,
+			"schedule_update",
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.Schedules.Update(ctx, "s1", &ScheduleUpdate{Name: Ptr("Office"),
+					WeekSchedule:   &WeekSchedule{Monday: []TimeRange{{StartTime: "10:00:00", EndTime: "17:00:59"}}},
+					HolidayGroupID: Ptr("h2"), HolidaySchedule: []TimeRange{{StartTime: "09:15:00", EndTime: "11:45:59"}}})
+			}, nil},
+		{"Schedules.Update (clear holiday group and ranges)", "PUT", "/access_policies/schedules/s1",
+			`{"holiday_group_id":"","holiday_schedule":[]}`, "schedule_update",
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.Schedules.Update(ctx, "s1", &ScheduleUpdate{HolidayGroupID: Ptr(""), HolidaySchedule: []TimeRange{}})
 			}, nil},
 		{"Schedules.List (SUCCEED)", "GET", "/access_policies/schedules", "", "schedules_list",
 			func(ctx context.Context, c *Client) (any, error) {
@@ -269,8 +294,19 @@ func peopleWireCases() []wireCase {
 			`{"name":"G","description":"d","holidays":[{"id":"h1","name":"H","description":"x","repeat":true,"is_template":true,"start_time":"2026-12-25T00:00:00Z","end_time":"2026-12-26T00:00:00Z"}]}`,
 			"holiday_group_get",
 			func(ctx context.Context, c *Client) (any, error) {
-				v, _, err := c.HolidayGroups.Update(ctx, "g1", &HolidayGroupRequest{Name: "G", Description: "d", Holidays: []HolidayRequest{{ID: "h1", Name: "H", Description: "x",
+				v, _, err := c.HolidayGroups.Update(ctx, "g1", &HolidayGroupUpdate{Name: "G", Description: Ptr("d"), Holidays: []HolidayRequest{{ID: "h1", Name: "H", Description: "x",
 					Repeat: true, IsTemplate: true, StartTime: time.Date(2026, 12, 25, 0, 0, 0, 0, time.UTC), EndTime: time.Date(2026, 12, 26, 0, 0, 0, 0, time.UTC)}}})
+				return v, err
+			}, nil},
+		{"HolidayGroups.Update (rename, keep the rest)", "PUT", "/access_policies/holiday_groups/g1", `{"name":"G"}`, "holiday_group_get",
+			func(ctx context.Context, c *Client) (any, error) {
+				v, _, err := c.HolidayGroups.Update(ctx, "g1", &HolidayGroupUpdate{Name: "G"})
+				return v, err
+			}, nil},
+		{"HolidayGroups.Update (clear description and holidays)", "PUT", "/access_policies/holiday_groups/g1",
+			`{"name":"G","description":"","holidays":[]}`, "holiday_group_get",
+			func(ctx context.Context, c *Client) (any, error) {
+				v, _, err := c.HolidayGroups.Update(ctx, "g1", &HolidayGroupUpdate{Name: "G", Description: Ptr(""), Holidays: []HolidayRequest{}})
 				return v, err
 			}, nil},
 		{"HolidayGroups.Delete", "DELETE", "/access_policies/holiday_groups/g1", "", "success",

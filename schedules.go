@@ -51,41 +51,56 @@ func (s *Schedule) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ScheduleRequest creates a schedule, or changes one with
-// [SchedulesService.Update].
+// ScheduleRequest creates a schedule with [SchedulesService.Create].
 //
 // It is sent with the weekly ranges under week_schedule, as the vendor
 // requires; the controller reads them back under weekly (both decode into
 // [Schedule.WeekSchedule]). Days without ranges are sent as [].
 type ScheduleRequest struct {
-	// Name is required on Create and must be unique on the controller;
-	// empty on Update keeps the name.
+	// Name is required and must be unique on the controller.
 	Name string
-	// WeekSchedule is required on Create; nil on Update keeps the ranges.
+	// WeekSchedule is required.
 	WeekSchedule *WeekSchedule
 	// HolidayGroupID names the holiday group whose holidays follow
-	// HolidaySchedule instead of the weekly ranges; empty keeps it.
+	// HolidaySchedule instead of the weekly ranges; empty is not sent.
 	HolidayGroupID string
 	// HolidaySchedule are the ranges in force on holidays (controller
-	// 1.20.11 or later); nil keeps them.
+	// 1.20.11 or later); nil is not sent.
 	HolidaySchedule []TimeRange
 }
 
 // MarshalJSON writes the vendor's request form (week_schedule).
 func (r ScheduleRequest) MarshalJSON() ([]byte, error) {
-	w := struct {
-		Name            string        `json:"name,omitempty"`
+	return ScheduleUpdate{Name: nonEmpty(r.Name), WeekSchedule: r.WeekSchedule,
+		HolidayGroupID: nonEmpty(r.HolidayGroupID), HolidaySchedule: r.HolidaySchedule}.MarshalJSON()
+}
+
+// ScheduleUpdate changes a schedule with [SchedulesService.Update]. A nil
+// member keeps the schedule's value; a non-nil one sets it (see [Ptr]).
+// It is sent like [ScheduleRequest].
+type ScheduleUpdate struct {
+	// Name must not be empty when set.
+	Name *string
+	// WeekSchedule replaces the weekly ranges when not nil (days left nil
+	// are sent as []).
+	WeekSchedule *WeekSchedule
+	// HolidayGroupID names another holiday group; Ptr("") detaches the
+	// schedule from its holiday group.
+	HolidayGroupID *string
+	// HolidaySchedule replaces the holiday ranges when not nil; an empty,
+	// non-nil slice removes them all.
+	HolidaySchedule []TimeRange
+}
+
+// MarshalJSON writes the members that are set, the weekly ranges as
+// week_schedule.
+func (u ScheduleUpdate) MarshalJSON() ([]byte, error) {
+	return marshalCompact(struct {
+		Name            *string       `json:"name,omitempty"`
 		WeekSchedule    *WeekSchedule `json:"week_schedule,omitempty"`
-		HolidayGroupID  string        `json:"holiday_group_id,omitempty"`
+		HolidayGroupID  *string       `json:"holiday_group_id,omitempty"`
 		HolidaySchedule *[]TimeRange  `json:"holiday_schedule,omitempty"`
-	}{Name: r.Name, HolidayGroupID: r.HolidayGroupID}
-	if r.WeekSchedule != nil {
-		w.WeekSchedule = fullWeek(r.WeekSchedule)
-	}
-	if r.HolidaySchedule != nil {
-		w.HolidaySchedule = &r.HolidaySchedule
-	}
-	return marshalCompact(w)
+	}{u.Name, fullWeek(u.WeekSchedule), u.HolidayGroupID, nilIfNil(u.HolidaySchedule)})
 }
 
 // validRange reports whether r is "HH:MM:SS" to a later "HH:MM:SS".
@@ -95,25 +110,39 @@ func validRange(r TimeRange) bool {
 	return err1 == nil && err2 == nil && len(r.StartTime) == 8 && len(r.EndTime) == 8 && a.Before(b)
 }
 
-func (r *ScheduleRequest) validate(op string, create bool) error {
+func (r *ScheduleRequest) validate(op string) error {
 	switch {
 	case r == nil:
 		return invalidArg(op, "req", "must not be nil")
-	case create && strings.TrimSpace(r.Name) == "":
+	case strings.TrimSpace(r.Name) == "":
 		return invalidArg(op, "Name", "must not be empty")
-	case create && r.WeekSchedule == nil:
+	case r.WeekSchedule == nil:
 		return invalidArg(op, "WeekSchedule", "must not be nil")
-	case !create && r.Name == "" && r.WeekSchedule == nil && r.HolidayGroupID == "" && r.HolidaySchedule == nil:
-		return invalidArg(op, "req", "changes nothing")
 	}
+	return checkRanges(op, r.WeekSchedule, r.HolidaySchedule)
+}
+
+func (u *ScheduleUpdate) validate(op string) error {
+	switch {
+	case u == nil:
+		return invalidArg(op, "req", "must not be nil")
+	case u.Name == nil && u.WeekSchedule == nil && u.HolidayGroupID == nil && u.HolidaySchedule == nil:
+		return invalidArg(op, "req", "changes nothing")
+	case u.Name != nil && strings.TrimSpace(*u.Name) == "":
+		return invalidArg(op, "Name", "must not be empty when set")
+	}
+	return checkRanges(op, u.WeekSchedule, u.HolidaySchedule)
+}
+
+func checkRanges(op string, week *WeekSchedule, holiday []TimeRange) error {
 	for d := time.Sunday; d <= time.Saturday; d++ {
-		for _, tr := range r.WeekSchedule.Day(d) {
+		for _, tr := range week.Day(d) {
 			if !validRange(tr) {
 				return invalidArg(op, "WeekSchedule", d.String()+" has a range that is not HH:MM:SS to a later HH:MM:SS")
 			}
 		}
 	}
-	for _, tr := range r.HolidaySchedule {
+	for _, tr := range holiday {
 		if !validRange(tr) {
 			return invalidArg(op, "HolidaySchedule", "has a range that is not HH:MM:SS to a later HH:MM:SS")
 		}
@@ -132,23 +161,24 @@ func schedulePath(id string) string { return "/access_policies/schedules/" + pat
 //
 // API: POST /api/v1/developer/access_policies/schedules (permission edit:policy)
 func (s *SchedulesService) Create(ctx context.Context, req *ScheduleRequest) (*Schedule, *Response, error) {
-	if err := req.validate("Schedules.Create", true); err != nil {
+	if err := req.validate("Schedules.Create"); err != nil {
 		return nil, nil, err
 	}
 	return call[Schedule](ctx, s.client, "POST", "/access_policies/schedules", nil, req, true)
 }
 
-// Update changes a schedule; fields left empty keep their value (see
-// [ScheduleRequest]). Controllers answer with an empty object; fetch the
+// Update changes the members of req that are set (see
+// [ScheduleUpdate]); an update that changes nothing is a
+// [*ValidationError]. Controllers answer with an empty object; fetch the
 // schedule with Get. Any controller version.
 //
 // API: PUT /api/v1/developer/access_policies/schedules/{id} (permission edit:policy)
-func (s *SchedulesService) Update(ctx context.Context, id string, req *ScheduleRequest) (*Response, error) {
+func (s *SchedulesService) Update(ctx context.Context, id string, req *ScheduleUpdate) (*Response, error) {
 	const op = "Schedules.Update"
 	if err := checkID(op, "id", id); err != nil {
 		return nil, err
 	}
-	if err := req.validate(op, false); err != nil {
+	if err := req.validate(op); err != nil {
 		return nil, err
 	}
 	_, resp, err := call[ignored](ctx, s.client, "PUT", schedulePath(id), nil, req, false)

@@ -246,15 +246,16 @@ func (s *TouchPassesService) Get(ctx context.Context, id string) (*TouchPass, *R
 	return call[TouchPass](ctx, s.client, "GET", "/credentials/touch_passes/"+pathSeg(id), nil, nil, true)
 }
 
-// TouchPassUpdate is the body of [TouchPassesService.Update]; only the
-// fields set are sent.
+// TouchPassUpdate is the body of [TouchPassesService.Update]. A nil
+// member keeps the pass's value; a non-nil one sets it (see [Ptr]).
 type TouchPassUpdate struct {
-	// CardName renames the pass.
+	// CardName renames the pass; Ptr("") clears the name.
 	CardName *string `json:"card_name,omitempty"`
 	// Status suspends ([TouchPassSuspended]) or reactivates
 	// ([TouchPassActive]) the pass; no other value is accepted.
-	Status TouchPassStatus `json:"status,omitempty"`
-	// Bundles disables bundles (phones) of the pass.
+	Status *TouchPassStatus `json:"status,omitempty"`
+	// Bundles disables bundles (phones) of the pass; nil or empty sends
+	// none (a disabled bundle cannot be enabled through the API).
 	Bundles []BundleUpdate `json:"bundles,omitempty"`
 }
 
@@ -277,7 +278,7 @@ func (s *TouchPassesService) Update(ctx context.Context, id string, req *TouchPa
 	if req == nil {
 		return nil, nil, invalidArg(op, "req", "must not be nil")
 	}
-	if req.Status != "" && req.Status != TouchPassActive && req.Status != TouchPassSuspended {
+	if req.Status != nil && *req.Status != TouchPassActive && *req.Status != TouchPassSuspended {
 		return nil, nil, invalidArg(op, "Status", "must be ACTIVE or SUSPENDED")
 	}
 	for i, b := range req.Bundles {

@@ -49,7 +49,7 @@ func TestTouchPassLifecycleOnTheFake(t *testing.T) {
 	assert.True(t, tp.Activated())
 	assert.False(t, tp.Expires())
 
-	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.TouchPassSuspended, CardName: access.Ptr("Bob's pass"),
+	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassSuspended), CardName: access.Ptr("Bob's pass"),
 		Bundles: []access.BundleUpdate{{BundleID: tp.Bundles[0].BundleID, BundleStatus: access.BundleDisabled}}})
 	require.NoError(t, err)
 	assert.Equal(t, access.TouchPassSuspended, tp.Status)
@@ -57,7 +57,7 @@ func TestTouchPassLifecycleOnTheFake(t *testing.T) {
 	assert.Equal(t, access.BundleDisabled, tp.Bundles[0].BundleStatus)
 	u, _ = srv.User(bob.ID)
 	assert.Equal(t, access.TouchPassSuspended, u.TouchPass[0].Status, "the user's record follows")
-	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.TouchPassActive})
+	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassActive)})
 	require.NoError(t, err)
 	assert.Equal(t, access.TouchPassActive, tp.Status)
 
@@ -69,7 +69,7 @@ func TestTouchPassLifecycleOnTheFake(t *testing.T) {
 	assert.Empty(t, u.TouchPass)
 	_, _, err = c.Users.UnassignTouchPass(ctx, bob.ID, id)
 	assert.ErrorIs(t, err, access.ErrNotFound)
-	_, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.TouchPassActive})
+	_, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassActive)})
 	assert.ErrorIs(t, err, access.ErrForbidden, "no user, cannot be active")
 	_, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Bundles: []access.BundleUpdate{{BundleID: "nope", BundleStatus: access.BundleDisabled}}})
 	assert.ErrorIs(t, err, access.ErrInvalidParams)
@@ -159,7 +159,7 @@ func TestTouchPassUpdateValidation(t *testing.T) {
 	ctx := context.Background()
 	for name, req := range map[string]*access.TouchPassUpdate{
 		"nil":           nil,
-		"status":        {Status: access.TouchPassPending},
+		"status":        {Status: access.Ptr(access.TouchPassPending)},
 		"bundle status": {Bundles: []access.BundleUpdate{{BundleID: "b", BundleStatus: access.BundleActive}}},
 		"bundle id":     {Bundles: []access.BundleUpdate{{BundleStatus: access.BundleDisabled}}},
 	} {
@@ -180,7 +180,7 @@ func TestTouchPassPermissions(t *testing.T) {
 	ctx := context.Background()
 	_, _, err := c.TouchPasses.List(ctx, nil)
 	require.NoError(t, err)
-	_, _, err = c.TouchPasses.Update(ctx, "c83b69ff-1992-4e7f-9287-1e6a161adeea", &access.TouchPassUpdate{Status: access.TouchPassSuspended})
+	_, _, err = c.TouchPasses.Update(ctx, "c83b69ff-1992-4e7f-9287-1e6a161adeea", &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassSuspended)})
 	assert.ErrorIs(t, err, access.ErrForbidden)
 	_, _, err = c.Users.AssignTouchPass(ctx, accesstest.DemoUserID, "c83b69ff-1992-4e7f-9287-1e6a161adeea")
 	assert.ErrorIs(t, err, access.ErrForbidden, "user writes need edit:user")

@@ -9,8 +9,22 @@ import (
 	"time"
 )
 
-// Ptr returns a pointer to a copy of v, for optional request fields.
+// Ptr returns a pointer to a copy of v, to set an optional member of an
+// update (a nil member keeps the value):
+//
+//	&access.UserUpdate{EmployeeNumber: access.Ptr("E-42"), Status: access.Ptr(access.UserStatusDeactivated)}
 func Ptr[T any](v T) *T { return &v }
+
+// unixOrZero is t in Unix seconds, or 0 for the zero time.
+func unixOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// beforeEpoch reports whether t is set and cannot be sent as Unix seconds.
+func beforeEpoch(t time.Time) bool { return !t.IsZero() && t.Unix() < 0 }
 
 // YesNo is a flag the controller writes as the string "yes" or "no" (device
 // access-method settings). Decoding is lenient: "yes"/"no", "true"/"false"

@@ -24,13 +24,11 @@ type UserGroup struct {
 	UpIDs []string `json:"up_ids"`
 }
 
-// UserGroupRequest creates or changes a user group.
+// UserGroupRequest creates a user group with [UserGroupsService.Create].
 type UserGroupRequest struct {
-	// Name is required, on Update too.
+	// Name is required.
 	Name string `json:"name"`
-	// UpID is the parent group's id. On Create, empty makes a top-level
-	// group; on Update, empty is not sent and leaves the parent as it is
-	// (the vendor documents no way to move a group back to the top).
+	// UpID is the parent group's id; empty makes a top-level group.
 	UpID string `json:"up_id,omitempty"`
 }
 
@@ -42,6 +40,18 @@ func (r *UserGroupRequest) validate(op string) error {
 		return invalidArg(op, "Name", "must not be empty")
 	}
 	return nil
+}
+
+// UserGroupUpdate changes a user group with [UserGroupsService.Update].
+// Name is required by the vendor on every update (pass the current name
+// to keep it).
+type UserGroupUpdate struct {
+	Name string `json:"name"`
+	// UpID moves the group under another parent when not nil; nil keeps
+	// the parent. Ptr("") sends an empty up_id, asking for a top-level
+	// group: the vendor documents neither that nor another way back to
+	// the top (accesstest honours it).
+	UpID *string `json:"up_id,omitempty"`
 }
 
 func userGroupPath(id string) string { return "/user_groups/" + pathSeg(id) }
@@ -123,17 +133,20 @@ func (s *UserGroupsService) Get(ctx context.Context, id string) (*UserGroup, *Re
 	return call[UserGroup](ctx, s.client, "GET", userGroupPath(id), nil, nil, true)
 }
 
-// Update renames a user group or moves it under another parent; Name is
-// required. A group cannot be moved under itself or its descendants.
+// Update renames a user group or moves it under another parent (see
+// [UserGroupUpdate]); Name is required. A group cannot be moved under itself or its descendants.
 //
 // API: PUT /api/v1/developer/user_groups/{id} (permission edit:user)
-func (s *UserGroupsService) Update(ctx context.Context, id string, req *UserGroupRequest) (*Response, error) {
+func (s *UserGroupsService) Update(ctx context.Context, id string, req *UserGroupUpdate) (*Response, error) {
 	const op = "UserGroups.Update"
 	if err := checkID(op, "id", id); err != nil {
 		return nil, err
 	}
-	if err := req.validate(op); err != nil {
-		return nil, err
+	switch {
+	case req == nil:
+		return nil, invalidArg(op, "req", "must not be nil")
+	case strings.TrimSpace(req.Name) == "":
+		return nil, invalidArg(op, "Name", "must not be empty")
 	}
 	_, resp, err := call[ignored](ctx, s.client, "PUT", userGroupPath(id), nil, req, false)
 	return resp, err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // UsersService creates, updates, lists, searches and deletes users, and
@@ -100,12 +101,27 @@ func (s *UsersService) Get(ctx context.Context, id string, opts *UserGetOptions)
 // UserRequest registers a user with [UsersService.Create].
 type UserRequest struct {
 	// FirstName and LastName are required.
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-	// UserEmail needs controller 1.22.16 or later.
-	UserEmail      string   `json:"user_email,omitempty"`
-	EmployeeNumber string   `json:"employee_number,omitempty"`
-	OnboardTime    UnixTime `json:"onboard_time,omitempty"`
+	FirstName string
+	LastName  string
+	// UserEmail needs controller 1.22.16 or later; empty is not sent.
+	UserEmail string
+	// EmployeeNumber is not sent when empty.
+	EmployeeNumber string
+	// OnboardTime is sent as Unix seconds (sub-second precision is
+	// dropped); the zero time is not sent.
+	OnboardTime time.Time
+}
+
+// MarshalJSON writes the vendor's form: onboard_time as Unix seconds,
+// empty optional members left out.
+func (r UserRequest) MarshalJSON() ([]byte, error) {
+	return marshalCompact(struct {
+		FirstName      string `json:"first_name"`
+		LastName       string `json:"last_name"`
+		UserEmail      string `json:"user_email,omitempty"`
+		EmployeeNumber string `json:"employee_number,omitempty"`
+		OnboardTime    *int64 `json:"onboard_time,omitempty"`
+	}{r.FirstName, r.LastName, r.UserEmail, r.EmployeeNumber, unixPtr(r.OnboardTime)})
 }
 
 // Create registers a user, who starts ACTIVE. The controller answers with
@@ -124,30 +140,51 @@ func (s *UsersService) Create(ctx context.Context, req *UserRequest) (*User, *Re
 		return nil, nil, invalidArg(op, "FirstName", "must not be empty")
 	case strings.TrimSpace(req.LastName) == "":
 		return nil, nil, invalidArg(op, "LastName", "must not be empty")
-	case req.OnboardTime < 0:
-		return nil, nil, invalidArg(op, "OnboardTime", "must not be negative")
+	case beforeEpoch(req.OnboardTime):
+		return nil, nil, invalidArg(op, "OnboardTime", "must not be before 1970")
 	}
 	return call[User](ctx, s.client, "POST", "/users", nil, req, true)
 }
 
-// UserUpdate changes a user with [UsersService.Update]. Nil fields are
-// left as they are; an empty Status too.
+// UserUpdate changes a user with [UsersService.Update]. A nil member
+// keeps the user's value; a non-nil one sets it (see [Ptr]).
+// UserEmail and EmployeeNumber are cleared with Ptr(""), OnboardTime
+// with Ptr(time.Time{}) (sent as 0, the vendor's "unknown"); the names
+// cannot be cleared.
 type UserUpdate struct {
-	FirstName      *string   `json:"first_name,omitempty"`
-	LastName       *string   `json:"last_name,omitempty"`
-	UserEmail      *string   `json:"user_email,omitempty"`
-	EmployeeNumber *string   `json:"employee_number,omitempty"`
-	OnboardTime    *UnixTime `json:"onboard_time,omitempty"`
+	FirstName      *string
+	LastName       *string
+	UserEmail      *string
+	EmployeeNumber *string
+	// OnboardTime is sent as Unix seconds.
+	OnboardTime *time.Time
 	// Status is UserStatusActive or UserStatusDeactivated (deactivate a
 	// user before deleting them).
-	Status UserStatus `json:"status,omitempty"`
+	Status *UserStatus
+}
+
+// MarshalJSON writes the members that are set, onboard_time as Unix
+// seconds.
+func (u UserUpdate) MarshalJSON() ([]byte, error) {
+	var onboard *int64
+	if u.OnboardTime != nil {
+		onboard = Ptr(unixOrZero(*u.OnboardTime))
+	}
+	return marshalCompact(struct {
+		FirstName      *string     `json:"first_name,omitempty"`
+		LastName       *string     `json:"last_name,omitempty"`
+		UserEmail      *string     `json:"user_email,omitempty"`
+		EmployeeNumber *string     `json:"employee_number,omitempty"`
+		OnboardTime    *int64      `json:"onboard_time,omitempty"`
+		Status         *UserStatus `json:"status,omitempty"`
+	}{u.FirstName, u.LastName, u.UserEmail, u.EmployeeNumber, onboard, u.Status})
 }
 
 // Update changes a user's names, email, employee number, onboarding time
 // or status; an update that changes nothing is a [*ValidationError].
 // Deactivate a user with
 //
-//	client.Users.Update(ctx, id, &access.UserUpdate{Status: access.UserStatusDeactivated})
+//	client.Users.Update(ctx, id, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)})
 //
 // Any controller version.
 //
@@ -162,14 +199,14 @@ func (s *UsersService) Update(ctx context.Context, id string, req *UserUpdate) (
 		return nil, invalidArg(op, "req", "must not be nil")
 	case *req == UserUpdate{}:
 		return nil, invalidArg(op, "req", "changes nothing")
-	case req.Status != "" && req.Status != UserStatusActive && req.Status != UserStatusDeactivated:
+	case req.Status != nil && *req.Status != UserStatusActive && *req.Status != UserStatusDeactivated:
 		return nil, invalidArg(op, "Status", "must be ACTIVE or DEACTIVATED")
 	case req.FirstName != nil && strings.TrimSpace(*req.FirstName) == "":
 		return nil, invalidArg(op, "FirstName", "must not be empty")
 	case req.LastName != nil && strings.TrimSpace(*req.LastName) == "":
 		return nil, invalidArg(op, "LastName", "must not be empty")
-	case req.OnboardTime != nil && *req.OnboardTime < 0:
-		return nil, invalidArg(op, "OnboardTime", "must not be negative")
+	case req.OnboardTime != nil && beforeEpoch(*req.OnboardTime):
+		return nil, invalidArg(op, "OnboardTime", "must not be before 1970")
 	}
 	_, resp, err := call[ignored](ctx, s.client, "PUT", userPath(id), nil, req, false)
 	return resp, err
@@ -265,7 +302,7 @@ func userKey(u *User) string { return u.ID }
 // CODE_OPERATION_FORBIDDEN ([CodeOperationForbidden], matching
 // [ErrForbidden]), which is what accesstest answers. Deactivate first:
 //
-//	_, err := client.Users.Update(ctx, id, &access.UserUpdate{Status: access.UserStatusDeactivated})
+//	_, err := client.Users.Update(ctx, id, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)})
 //	if err == nil {
 //		_, err = client.Users.Delete(ctx, id)
 //	}

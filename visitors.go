@@ -341,32 +341,45 @@ func (r *VisitorRequest) validate(op string) error {
 	return checkResources(op, r.Resources)
 }
 
-// VisitorUpdate is the body of [VisitorsService.Update]: only the fields
-// set are sent and changed. It has no status: the vendor does not let an
-// update change it (cancel with [VisitorsService.Delete]).
+// VisitorUpdate is the body of [VisitorsService.Update]. A nil member
+// keeps the visitor's value; a non-nil one sets it (see [Ptr]). It has no
+// status: the vendor does not let an update change it (cancel with
+// [VisitorsService.Delete]).
 type VisitorUpdate struct {
-	// FirstName and LastName change the name when set; they must not be
-	// empty.
+	// FirstName and LastName must not be empty when set.
 	FirstName, LastName *string
-	// Remarks, MobilePhone, Email and VisitorCompany change when set;
-	// set them to "" (access.Ptr("")) to clear them.
+	// Remarks, MobilePhone, Email and VisitorCompany are cleared with
+	// Ptr("").
 	Remarks, MobilePhone, Email, VisitorCompany *string
-	// StartTime and EndTime move the visit; the zero time leaves them.
-	StartTime, EndTime time.Time
-	// VisitReason changes when not empty.
-	VisitReason VisitReason
+	// StartTime and EndTime move the visit (sent as Unix seconds); a visit
+	// always has both, so the zero time is refused.
+	StartTime, EndTime *time.Time
+	// VisitReason must be one of the four documented reasons when set.
+	VisitReason *VisitReason
 	// Resources replaces the doors and door groups when not nil; an empty,
 	// non-nil slice removes them all.
 	Resources []Resource
-	// WeekSchedule replaces the weekly ranges when not nil.
+	// WeekSchedule replaces the weekly ranges when not nil (days left nil
+	// are sent as []); &access.WeekSchedule{} leaves no range on any day.
 	WeekSchedule *WeekSchedule
 }
 
-// MarshalJSON writes the fields that are set.
+func unixOf(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	return Ptr(unixOrZero(*t))
+}
+
+// MarshalJSON writes the members that are set.
 func (u VisitorUpdate) MarshalJSON() ([]byte, error) {
+	var reason VisitReason
+	if u.VisitReason != nil {
+		reason = *u.VisitReason
+	}
 	return json.Marshal(visitorWire{FirstName: u.FirstName, LastName: u.LastName, Remarks: u.Remarks,
 		MobilePhone: u.MobilePhone, Email: u.Email, VisitorCompany: u.VisitorCompany,
-		StartTime: unixPtr(u.StartTime), EndTime: unixPtr(u.EndTime), VisitReason: u.VisitReason,
+		StartTime: unixOf(u.StartTime), EndTime: unixOf(u.EndTime), VisitReason: reason,
 		Resources: nilIfNil(u.Resources), WeekSchedule: fullWeek(u.WeekSchedule)})
 }
 
@@ -378,11 +391,21 @@ func (u *VisitorUpdate) validate(op string) error {
 		return invalidArg(op, "FirstName", "must not be empty when set")
 	case u.LastName != nil && strings.TrimSpace(*u.LastName) == "":
 		return invalidArg(op, "LastName", "must not be empty when set")
-	case u.VisitReason != "" && !u.VisitReason.Valid():
+	case u.VisitReason != nil && !u.VisitReason.Valid():
 		return invalidArg(op, "VisitReason", "must be Interview, Business, Cooperation or Others")
+	case u.StartTime != nil && u.StartTime.IsZero():
+		return invalidArg(op, "StartTime", "must not be the zero time when set")
+	case u.EndTime != nil && u.EndTime.IsZero():
+		return invalidArg(op, "EndTime", "must not be the zero time when set")
+	case u.StartTime != nil && beforeEpoch(*u.StartTime):
+		return invalidArg(op, "StartTime", "must not be before 1970")
+	case u.EndTime != nil && beforeEpoch(*u.EndTime):
+		return invalidArg(op, "EndTime", "must not be before 1970")
 	}
-	if err := checkSpan(op, u.StartTime, u.EndTime); err != nil {
-		return err
+	if u.StartTime != nil && u.EndTime != nil {
+		if err := checkSpan(op, *u.StartTime, *u.EndTime); err != nil {
+			return err
+		}
 	}
 	return checkResources(op, u.Resources)
 }

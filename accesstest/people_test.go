@@ -62,7 +62,7 @@ func TestUsersRoundTrip(t *testing.T) {
 	got, _, _ = c.Users.Get(ctx, u.ID, nil)
 	assert.Equal(t, "Ada King", got.FullName)
 	assert.Equal(t, "E2", got.EmployeeNumber)
-	_, err = c.Users.Update(ctx, "nobody", &access.UserUpdate{Status: access.UserStatusActive})
+	_, err = c.Users.Update(ctx, "nobody", &access.UserUpdate{Status: access.Ptr(access.UserStatusActive)})
 	wantCode(t, err, access.CodeUserWorkerNotExists)
 
 	// Policies: unknown ids are refused, known ones expand.
@@ -107,7 +107,7 @@ func TestUsersRoundTrip(t *testing.T) {
 	e := apiErr(t, err)
 	assert.Equal(t, access.CodeOperationForbidden, e.Code)
 	assert.ErrorIs(t, err, access.ErrForbidden)
-	_, err = c.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.UserStatusDeactivated})
+	_, err = c.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)})
 	require.NoError(t, err)
 	_, err = c.Users.Delete(ctx, u.ID)
 	require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestUserGroupsRoundTrip(t *testing.T) {
 	require.NoError(t, err, "the same name under another parent")
 	_, err = c.UserGroups.Create(ctx, &access.UserGroupRequest{Name: "X", UpID: "nope"})
 	wantCode(t, err, access.CodeResourceNotFound)
-	_, err = c.UserGroups.Update(ctx, eng.ID, &access.UserGroupRequest{Name: "Engineering", UpID: fw.ID})
+	_, err = c.UserGroups.Update(ctx, eng.ID, &access.UserGroupUpdate{Name: "Engineering", UpID: access.Ptr(fw.ID)})
 	wantCode(t, err, access.CodeParamsInvalid)
 
 	a := st.srv.AddUser(access.User{FirstName: "A", LastName: "A"})
@@ -244,14 +244,14 @@ func TestUserGroupsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = c.UserGroups.Get(ctx, fw.ID)
 	wantCode(t, err, access.CodeResourceNotFound)
-	_, err = c.UserGroups.Update(ctx, eng.ID, &access.UserGroupRequest{Name: "R&D"})
+	_, err = c.UserGroups.Update(ctx, eng.ID, &access.UserGroupUpdate{Name: "R&D"})
 	require.NoError(t, err)
 	g, _, err := c.UserGroups.Get(ctx, eng.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "R&D", g.Name)
 
 	// Deleting a user removes the membership.
-	_, _ = c.Users.Update(ctx, a.ID, &access.UserUpdate{Status: access.UserStatusDeactivated})
+	_, _ = c.Users.Update(ctx, a.ID, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)})
 	_, err = c.Users.Delete(ctx, a.ID)
 	require.NoError(t, err)
 	assert.Empty(t, st.srv.GroupMembers(eng.ID))
@@ -299,12 +299,12 @@ func TestAccessPoliciesRoundTrip(t *testing.T) {
 	assert.Equal(t, 200, status)
 	assert.Contains(t, body, `"resources":[{"id":"`+st.door+`","type":"door"}]`)
 
-	_, err = c.AccessPolicies.Update(ctx, p.ID, &access.AccessPolicyUpdate{Name: "Late", Resources: []access.Resource{}})
+	_, err = c.AccessPolicies.Update(ctx, p.ID, &access.AccessPolicyUpdate{Name: access.Ptr("Late"), Resources: []access.Resource{}})
 	require.NoError(t, err)
 	got, _, err := c.AccessPolicies.Get(ctx, p.ID)
 	require.NoError(t, err)
 	assert.Equal(t, access.AccessPolicy{ID: p.ID, Name: "Late", ScheduleID: st.sched, Resources: []access.Resource{}}, *got)
-	_, err = c.AccessPolicies.Update(ctx, p.ID, &access.AccessPolicyUpdate{ScheduleID: "nope"})
+	_, err = c.AccessPolicies.Update(ctx, p.ID, &access.AccessPolicyUpdate{ScheduleID: access.Ptr("nope")})
 	wantCode(t, err, access.CodeAccessPolicyScheduleNotFound)
 	all, _, err := c.AccessPolicies.List(ctx)
 	require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestSchedulesRoundTrip(t *testing.T) {
 	_, _, err = c.Schedules.Create(ctx, &access.ScheduleRequest{Name: "Other", WeekSchedule: &access.WeekSchedule{}, HolidayGroupID: "nope"})
 	wantCode(t, err, access.CodeAccessPolicyHolidayGroupNotFound)
 
-	_, err = c.Schedules.Update(ctx, s.ID, &access.ScheduleRequest{Name: "Early birds", WeekSchedule: &access.WeekSchedule{Tuesday: office}})
+	_, err = c.Schedules.Update(ctx, s.ID, &access.ScheduleUpdate{Name: access.Ptr("Early birds"), WeekSchedule: &access.WeekSchedule{Tuesday: office}})
 	require.NoError(t, err)
 	got, _, err := c.Schedules.Get(ctx, s.ID)
 	require.NoError(t, err)
@@ -358,9 +358,9 @@ func TestSchedulesRoundTrip(t *testing.T) {
 	assert.Equal(t, office, got.WeekSchedule.Tuesday)
 	assert.Empty(t, got.WeekSchedule.Monday)
 	assert.Equal(t, st.holidays, got.HolidayGroupID, "kept")
-	_, err = c.Schedules.Update(ctx, "nope", &access.ScheduleRequest{Name: "x"})
+	_, err = c.Schedules.Update(ctx, "nope", &access.ScheduleUpdate{Name: access.Ptr("x")})
 	wantCode(t, err, access.CodeAccessPolicyScheduleNotFound)
-	_, err = c.Schedules.Update(ctx, s.ID, &access.ScheduleRequest{Name: "Office hours"})
+	_, err = c.Schedules.Update(ctx, s.ID, &access.ScheduleUpdate{Name: access.Ptr("Office hours")})
 	wantCode(t, err, access.CodeAccessPolicyScheduleNameExist)
 
 	list, _, err := c.Schedules.List(ctx)
@@ -410,7 +410,7 @@ func TestHolidayGroupsRoundTrip(t *testing.T) {
 	wantCode(t, err, access.CodeAccessPolicyHolidayNameExist)
 
 	// Update keeps holidays named by id, adds new ones, drops the rest.
-	up, _, err := c.HolidayGroups.Update(ctx, g.ID, &access.HolidayGroupRequest{Name: "Swiss 2026", Holidays: []access.HolidayRequest{
+	up, _, err := c.HolidayGroups.Update(ctx, g.ID, &access.HolidayGroupUpdate{Name: "Swiss 2026", Holidays: []access.HolidayRequest{
 		{ID: g.Holidays[0].ID, Name: "Xmas", StartTime: time.Date(2026, 12, 25, 0, 0, 0, 0, time.UTC), EndTime: time.Date(2026, 12, 26, 0, 0, 0, 0, time.UTC)},
 		{Name: "New Year", StartTime: day, EndTime: day.Add(24 * time.Hour)},
 	}})
@@ -422,12 +422,12 @@ func TestHolidayGroupsRoundTrip(t *testing.T) {
 	got, _, err := c.HolidayGroups.Get(ctx, g.ID)
 	require.NoError(t, err)
 	assert.Equal(t, up, got)
-	_, _, err = c.HolidayGroups.Update(ctx, g.ID, &access.HolidayGroupRequest{Name: "Swiss", Holidays: []access.HolidayRequest{
+	_, _, err = c.HolidayGroups.Update(ctx, g.ID, &access.HolidayGroupUpdate{Name: "Swiss", Holidays: []access.HolidayRequest{
 		{ID: "nope", Name: "x", StartTime: day, EndTime: day.Add(time.Hour)}}})
 	wantCode(t, err, access.CodeAccessPolicyHolidayNotFound)
 
 	def := st.srv.AddHolidayGroup(access.HolidayGroup{Name: "No Holidays", IsDefault: true})
-	_, _, err = c.HolidayGroups.Update(ctx, def.ID, &access.HolidayGroupRequest{Name: "Some"})
+	_, _, err = c.HolidayGroups.Update(ctx, def.ID, &access.HolidayGroupUpdate{Name: "Some"})
 	wantCode(t, err, access.CodeHolidayGroupCanNotEdit)
 	_, err = c.HolidayGroups.Delete(ctx, def.ID)
 	wantCode(t, err, access.CodeHolidayGroupCanNotDelete)
@@ -532,7 +532,7 @@ func TestPeoplePermissions(t *testing.T) {
 		{accesstest.ViewUser, func(c *access.Client) error { _, _, err := c.UserGroups.List(ctx); return err }},
 		{accesstest.ViewUser, func(c *access.Client) error { _, _, err := c.UserGroups.Get(ctx, g); return err }},
 		{accesstest.EditUser, func(c *access.Client) error {
-			_, err := c.UserGroups.Update(ctx, g, &access.UserGroupRequest{Name: "n"})
+			_, err := c.UserGroups.Update(ctx, g, &access.UserGroupUpdate{Name: "n"})
 			return err
 		}},
 		{accesstest.EditUser, func(c *access.Client) error { _, err := c.UserGroups.Delete(ctx, g); return err }},
@@ -547,7 +547,7 @@ func TestPeoplePermissions(t *testing.T) {
 			return err
 		}},
 		{accesstest.EditPolicy, func(c *access.Client) error {
-			_, err := c.AccessPolicies.Update(ctx, st.policy, &access.AccessPolicyUpdate{Name: "n"})
+			_, err := c.AccessPolicies.Update(ctx, st.policy, &access.AccessPolicyUpdate{Name: access.Ptr("n")})
 			return err
 		}},
 		{accesstest.EditPolicy, func(c *access.Client) error { _, err := c.AccessPolicies.Delete(ctx, st.policy); return err }},
@@ -558,7 +558,7 @@ func TestPeoplePermissions(t *testing.T) {
 			return err
 		}},
 		{accesstest.EditPolicy, func(c *access.Client) error {
-			_, err := c.Schedules.Update(ctx, st.sched, &access.ScheduleRequest{Name: "n"})
+			_, err := c.Schedules.Update(ctx, st.sched, &access.ScheduleUpdate{Name: access.Ptr("n")})
 			return err
 		}},
 		{accesstest.ViewPolicy, func(c *access.Client) error { _, _, err := c.Schedules.List(ctx); return err }},
@@ -568,7 +568,7 @@ func TestPeoplePermissions(t *testing.T) {
 			return err
 		}},
 		{accesstest.EditPolicy, func(c *access.Client) error {
-			_, _, err := c.HolidayGroups.Update(ctx, st.holidays, &access.HolidayGroupRequest{Name: "n"})
+			_, _, err := c.HolidayGroups.Update(ctx, st.holidays, &access.HolidayGroupUpdate{Name: "n"})
 			return err
 		}},
 		{accesstest.EditPolicy, func(c *access.Client) error { _, err := c.HolidayGroups.Delete(ctx, st.holidays); return err }},

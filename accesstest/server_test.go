@@ -100,7 +100,7 @@ func TestAuthentication(t *testing.T) {
 			return err
 		},
 		accesstest.EditUser: func(c *access.Client) error {
-			_, err := c.Users.Update(ctx, "u1", &access.UserUpdate{Status: access.UserStatusActive})
+			_, err := c.Users.Update(ctx, "u1", &access.UserUpdate{Status: access.Ptr(access.UserStatusActive)})
 			return err
 		},
 		accesstest.EditPolicy: func(c *access.Client) error { _, err := c.AccessPolicies.Delete(ctx, "p"); return err },

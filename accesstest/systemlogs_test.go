@@ -498,7 +498,7 @@ func TestAdministrativeChangesAreLogged(t *testing.T) {
 	c := srv.Client()
 	u, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: "Grace", LastName: "Hopper"})
 	require.NoError(t, err)
-	_, err = c.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.UserStatusDeactivated})
+	_, err = c.Users.Update(ctx, u.ID, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)})
 	require.NoError(t, err)
 	_, err = c.Users.Delete(ctx, u.ID)
 	require.NoError(t, err)

@@ -198,7 +198,13 @@ func validEmail(e string) bool {
 }
 
 func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
-	var req access.UserRequest
+	var req struct {
+		FirstName      string          `json:"first_name"`
+		LastName       string          `json:"last_name"`
+		UserEmail      string          `json:"user_email"`
+		EmployeeNumber string          `json:"employee_number"`
+		OnboardTime    access.UnixTime `json:"onboard_time"`
+	}
 	if err := decodeBody(r, &req); err != nil {
 		badParams(w, "Body must be a user object.")
 		return

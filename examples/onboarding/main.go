@@ -126,7 +126,7 @@ func run(ctx context.Context, client *access.Client, doorID string, out io.Write
 	if errors.As(err, &apiErr) {
 		fmt.Fprintf(out, "delete while active: %s\n", apiErr.Code)
 	}
-	if _, err := client.Users.Update(ctx, user.ID, &access.UserUpdate{Status: access.UserStatusDeactivated}); err != nil {
+	if _, err := client.Users.Update(ctx, user.ID, &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)}); err != nil {
 		return fmt.Errorf("deactivate: %w", err)
 	}
 	if _, err := client.Users.Delete(ctx, user.ID); err != nil {
