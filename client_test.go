@@ -327,6 +327,8 @@ func TestErrorResponses(t *testing.T) {
 			}
 			assert.NotContains(t, err.Error(), testToken)
 			assert.Contains(t, err.Error(), fmt.Sprintf("HTTP %d", tc.status))
+			assert.True(t, strings.HasPrefix(err.Error(), "access: GET "), err.Error())
+			assert.Equal(t, 1, strings.Count(err.Error(), "access:"), "the package is named once: %s", err.Error())
 		})
 	}
 }

@@ -16,10 +16,14 @@
 // [Client.UserGroups], [Client.AccessPolicies], [Client.Identity],
 // [Client.SystemLogs], [Client.APIServer], [Client.NFCCards],
 // [Client.PINCodes], [Client.QRCodes]) have one
-// method per operation. Every method takes a context first and returns the
-// decoded data, a [*Response] (the HTTP response with the envelope's code,
-// message and pagination) and an error. The Response is non-nil whenever the
-// controller answered, even with an error.
+// method per operation. Every method that talks to the console takes a
+// context first. Reads return the decoded data, a [*Response] (the HTTP
+// response with the envelope's code, message and pagination) and an error;
+// writes whose answer carries no data, and downloads into an [io.Writer],
+// return the Response and an error; the All and SearchAll iterators and
+// [NotificationsService.Subscribe] return an iter.Seq2 of values and
+// errors. The Response is non-nil whenever the controller answered, even
+// with an error.
 //
 // # Authentication
 //
@@ -200,16 +204,19 @@
 //		if err != nil {
 //			return err
 //		}
-//		if d, err := n.DoorBell(); err == nil {
-//			fmt.Println("doorbell at", d.DoorName)
+//		if v, err := n.RemoteView(); err == nil { // the documented doorbell
+//			fmt.Println("doorbell at", v.DoorName)
 //		}
 //	}
 //
 // A [Notification] keeps the envelope and the raw data, with lenient typed
 // accessors for the three documented events ([Notification.RemoteView],
-// [Notification.RemoteViewChange], [Notification.RemoteUnlock]) and for the
-// observed ones (device, location, setting, access-log and doorbell
-// events). Webhooks carry more event types, documented and signed; the
+// the doorbell; [Notification.RemoteViewChange]; [Notification.RemoteUnlock],
+// whose actor comes in the access.logs.add that follows where consoles
+// send it) and for the
+// observed ones (device, location, setting and access-log events, and
+// [Notification.DoorBell], an extra doorbell event some consoles send
+// besides access.remote_view). Webhooks carry more event types, documented and signed; the
 // WebSocket needs no reachable receiver.
 //
 // # Testing

@@ -219,12 +219,21 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	}
 	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
+		fmt.Fprintf(&b, ": %s", unprefixed(e.Err))
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
 	}
 	return b.String()
+}
+
+// unprefixed is err's message without a leading "access: ", so that an
+// error wrapping one of this package's errors names the package once.
+func unprefixed(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return strings.TrimPrefix(err.Error(), "access: ")
 }
 
 // Unwrap returns the decoding error of an invalid response, if any.
@@ -273,7 +282,7 @@ type RequestError struct {
 
 // Error implements error.
 func (e *RequestError) Error() string {
-	s := fmt.Sprintf("access: %s %s: %v", e.Method, e.URL, e.Err)
+	s := fmt.Sprintf("access: %s %s: %s", e.Method, e.URL, unprefixed(e.Err))
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}

@@ -301,7 +301,10 @@ type NotificationLocation struct {
 }
 
 // RemoteUnlock decodes the data of a [NotificationRemoteUnlock]
-// (documented): the door that an admin unlocked.
+// (documented): the door that was unlocked remotely. The event does not
+// say who unlocked it: that is in the [NotificationLogsAdd] that follows
+// (see [Notification.LogsAdd]), an observed event that consoles send
+// depending on their version and hub (accesstest always sends it).
 func (n *Notification) RemoteUnlock() (*NotificationLocation, error) {
 	return notificationData[NotificationLocation](n, NotificationRemoteUnlock)
 }
