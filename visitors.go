@@ -332,6 +332,8 @@ func (r *VisitorRequest) validate(op string) error {
 		return invalidArg(op, "StartTime", "must be set")
 	case r.EndTime.IsZero():
 		return invalidArg(op, "EndTime", "must be set")
+	case beforeEpoch(r.StartTime):
+		return invalidArg(op, "StartTime", "must not be before 1970")
 	case !r.VisitReason.Valid():
 		return invalidArg(op, "VisitReason", "must be Interview, Business, Cooperation or Others")
 	}

@@ -185,6 +185,9 @@ func TestVisitorValidation(t *testing.T) {
 	}
 	_, _, err := c.Visitors.Create(ctx, nil)
 	assert.ErrorIs(t, err, access.ErrValidation)
+	_, _, err = c.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "A", LastName: "B", VisitReason: access.VisitReasonOthers,
+		StartTime: time.Unix(-60, 0), EndTime: time.Unix(60, 0)})
+	assert.ErrorIs(t, err, access.ErrValidation, "a start before 1970")
 	_, _, err = c.Visitors.Update(ctx, "v", nil)
 	assert.ErrorIs(t, err, access.ErrValidation)
 	_, _, err = c.Visitors.Update(ctx, "", &access.VisitorUpdate{})
