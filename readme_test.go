@@ -12,8 +12,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -151,12 +149,10 @@ func readmeGoBlocks(md []byte) []readmeBlock {
 // net/http and the rest from source; without a go command it falls back to
 // the source importer.
 func snippetImporter(t *testing.T, fset *token.FileSet, paths []string) types.Importer {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Logf("no go command (%v): checking from source", err)
-			return importer.ForCompiler(fset, "source", nil)
-		}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Logf("no go command (%v): checking from source", err)
+		return importer.ForCompiler(fset, "source", nil)
 	}
 	args := append([]string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}, paths...)
 	out, err := exec.Command(gobin, args...).Output()
