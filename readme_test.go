@@ -3,6 +3,7 @@ package access_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -38,9 +39,10 @@ import (
 //     name found in neither table fails: declare the name in the block or
 //     add it to the table.
 //
-// Blocks are found by their opening line, exactly "```go"; other fences
-// (sh, text, none) are not Go and are skipped. The packages are checked from
-// source (go/importer "source"), so nothing is written to the module.
+// The free names are what go/types reports as undefined when the block is
+// checked as a function body with no imports and no parameters. Blocks are
+// found by their opening line, exactly "```go"; other fences (sh, text,
+// none) are not Go and are skipped. Nothing is written to the module.
 func TestReadmeGoBlocksCompile(t *testing.T) {
 	raw, err := os.ReadFile("README.md")
 	require.NoError(t, err)
@@ -48,35 +50,50 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	require.NotEmpty(t, blocks, "README.md has Go blocks")
 
 	fset := token.NewFileSet()
-	files := make([]*ast.File, len(blocks))
-	failed := make([]error, len(blocks))
+	imp := snippetImporter(t, fset, blockImports(blocks))
+	for _, b := range blocks {
+		t.Run(fmt.Sprintf("line_%d", b.line), func(t *testing.T) {
+			src, err := snippetSource(b, imp)
+			require.NoError(t, err, "the README.md block at line %d", b.line)
+			errs := typeCheck(fset, imp, src)
+			assert.Empty(t, errs, "the README.md block at line %d does not compile", b.line)
+		})
+	}
+}
+
+// blockImports returns the import paths the blocks may need: those of
+// snippetPackages and those the file blocks import.
+func blockImports(blocks []readmeBlock) []string {
 	var paths []string
-	for i, b := range blocks {
-		src, err := snippetSource(b)
-		if err == nil {
-			files[i], err = parser.ParseFile(fset, "README.md", src, parser.SkipObjectResolution)
-		}
+	for _, p := range snippetPackages {
+		paths = append(paths, p)
+	}
+	for _, b := range blocks {
+		f, err := parser.ParseFile(token.NewFileSet(), "", b.code, parser.ImportsOnly)
 		if err != nil {
-			failed[i] = err
-			continue
+			continue // not a file
 		}
-		for _, spec := range files[i].Imports {
+		for _, spec := range f.Imports {
 			if p := strings.Trim(spec.Path.Value, `"`); !slices.Contains(paths, p) {
 				paths = append(paths, p)
 			}
 		}
 	}
-	imp := snippetImporter(t, fset, paths)
-	for i, b := range blocks {
-		t.Run(fmt.Sprintf("line_%d", b.line), func(t *testing.T) {
-			require.NoError(t, failed[i], "the README.md block at line %d", b.line)
-			f := files[i]
-			var errs []string
-			conf := types.Config{Importer: imp, Error: func(err error) { errs = append(errs, err.Error()) }}
-			_, _ = conf.Check("snippet", fset, []*ast.File{f}, nil)
-			assert.Empty(t, errs, "the README.md block at line %d does not compile", b.line)
-		})
+	sort.Strings(paths)
+	return paths
+}
+
+// typeCheck parses and type-checks one file and returns its errors, or
+// the parse error.
+func typeCheck(fset *token.FileSet, imp types.Importer, src string) []string {
+	f, err := parser.ParseFile(fset, "README.md", src, parser.SkipObjectResolution)
+	if err != nil {
+		return []string{err.Error()}
 	}
+	var errs []string
+	conf := types.Config{Importer: imp, Error: func(err error) { errs = append(errs, err.Error()) }}
+	_, _ = conf.Check("snippet", fset, []*ast.File{f}, nil)
+	return errs
 }
 
 // snippetPackages are the package names a function-body block may use
@@ -175,81 +192,93 @@ func snippetImporter(t *testing.T, fset *token.FileSet, paths []string) types.Im
 // snippetSource returns a block as a Go file: itself when it has a package
 // clause, else a function around it (see TestReadmeGoBlocksCompile). A
 // //line directive makes positions in errors README.md lines.
-func snippetSource(blk readmeBlock) (string, error) {
-	code := blk.code
+func snippetSource(blk readmeBlock, imp types.Importer) (string, error) {
 	lineDirective := fmt.Sprintf("//line README.md:%d\n", blk.line+1)
-	if f, err := parser.ParseFile(token.NewFileSet(), "", code, parser.PackageClauseOnly); err == nil && f.Name != nil {
-		return lineDirective + code, nil
+	if f, err := parser.ParseFile(token.NewFileSet(), "", blk.code, parser.PackageClauseOnly); err == nil && f.Name != nil {
+		return lineDirective + blk.code, nil
 	}
-	body := "package snippet\n\nfunc _() error {\n" + lineDirective + code + "\treturn nil\n}\n"
-	f, err := parser.ParseFile(token.NewFileSet(), "", body, 0)
-	if err != nil {
-		return "", fmt.Errorf("neither a file nor a function body: %w", err)
-	}
-	pkgs, free := freeNames(f)
-	var params []string
-	for _, name := range free {
-		typ, ok := snippetFreeNames[name]
-		if !ok {
-			return "", fmt.Errorf("uses %q without declaring it: declare it in the block or add it to snippetFreeNames in readme_test.go", name)
+	var pkgs, free []string
+	// Each round declares the names the last one found undefined; a name
+	// can hide others (the arguments of an undefined function), hence the
+	// rounds.
+	for range 5 {
+		src := wrapSnippet(lineDirective+blk.code, pkgs, free)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+		if err != nil {
+			return "", fmt.Errorf("neither a file nor a function body: %w", err)
 		}
-		params = append(params, name+" "+typ)
-	}
-	for _, typ := range params {
-		for p := range snippetPackages {
-			if strings.Contains(typ, p+".") && !slices.Contains(pkgs, p) {
-				pkgs = append(pkgs, p)
+		var undefined []string
+		conf := types.Config{Importer: imp, Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				if name, ok := strings.CutPrefix(te.Msg, "undefined: "); ok && !slices.Contains(undefined, name) {
+					undefined = append(undefined, name)
+				}
+			}
+		}}
+		_, _ = conf.Check("snippet", fset, []*ast.File{f}, nil)
+		if len(undefined) == 0 {
+			return src, nil
+		}
+		for _, name := range undefined {
+			switch {
+			case snippetPackages[name] != "":
+				if !slices.Contains(pkgs, name) {
+					pkgs = append(pkgs, name)
+				}
+			case snippetFreeNames[name] != "":
+				free = append(free, name)
+				for p := range snippetPackages {
+					if strings.Contains(snippetFreeNames[name], p+".") && !slices.Contains(pkgs, p) {
+						pkgs = append(pkgs, p)
+					}
+				}
+			default:
+				return "", fmt.Errorf("uses %q without declaring it: declare it in the block or add it to snippetFreeNames in readme_test.go", name)
 			}
 		}
 	}
-	sort.Strings(pkgs)
-	var b strings.Builder
-	b.WriteString("package snippet\n\nimport (\n")
-	for _, p := range pkgs {
-		fmt.Fprintf(&b, "\t%s %q\n", p, snippetPackages[p])
-	}
-	fmt.Fprintf(&b, ")\n\nfunc _(%s) error {\n%s%s\treturn nil\n}\n", strings.Join(params, ", "), lineDirective, code)
-	return b.String(), nil
+	return "", errors.New("free names still undefined after 5 rounds")
 }
 
-// freeNames returns the known package names and the other names that a
-// parsed file uses without declaring them (builtins excluded), each once,
-// sorted. It relies on the parser's object resolution, which leaves the
-// names it cannot resolve in the file's Unresolved list.
-func freeNames(f *ast.File) (pkgs, free []string) {
-	for _, id := range f.Unresolved {
-		name := id.Name
-		switch {
-		case types.Universe.Lookup(name) != nil:
-		case snippetPackages[name] != "":
-			if !slices.Contains(pkgs, name) {
-				pkgs = append(pkgs, name)
-			}
-		default:
-			if !slices.Contains(free, name) {
-				free = append(free, name)
-			}
+// wrapSnippet puts code into func _(<free names>) error in a file that
+// imports pkgs.
+func wrapSnippet(code string, pkgs, free []string) string {
+	pkgs, free = slices.Sorted(slices.Values(pkgs)), slices.Sorted(slices.Values(free))
+	var b strings.Builder
+	b.WriteString("package snippet\n\n")
+	if len(pkgs) > 0 {
+		b.WriteString("import (\n")
+		for _, p := range pkgs {
+			fmt.Fprintf(&b, "\t%s %q\n", p, snippetPackages[p])
 		}
+		b.WriteString(")\n\n")
 	}
-	sort.Strings(pkgs)
-	sort.Strings(free)
-	return pkgs, free
+	params := make([]string, len(free))
+	for i, name := range free {
+		params[i] = name + " " + snippetFreeNames[name]
+	}
+	fmt.Fprintf(&b, "func _(%s) error {\n%s\treturn nil\n}\n", strings.Join(params, ", "), code)
+	return b.String()
 }
 
 func TestSnippetSourceMakesFreeNamesParameters(t *testing.T) {
+	fset := token.NewFileSet()
+	imp := snippetImporter(t, fset, blockImports(nil))
 	code := "user, _, err := client.Users.Get(ctx, userID, &access.UserGetOptions{Expand: nil})\n" +
 		"if err != nil {\n\treturn fmt.Errorf(\"get: %w\", err)\n}\n_ = user\n"
-	src, err := snippetSource(readmeBlock{line: 10, code: code})
+	src, err := snippetSource(readmeBlock{line: 10, code: code}, imp)
 	require.NoError(t, err)
 	assert.Contains(t, src, "func _(client *access.Client, ctx context.Context, userID string) error {\n//line README.md:11\n")
 	assert.Contains(t, src, "\taccess \"github.com/access-dev/access\"\n\tcontext \"context\"\n\tfmt \"fmt\"\n")
 	assert.NotContains(t, src, "Expand ", "a composite literal's key is not a free name")
+	assert.Empty(t, typeCheck(fset, imp, src))
 
 	file := "package x\n\nfunc F() {}\n"
-	src, err = snippetSource(readmeBlock{line: 3, code: file})
+	src, err = snippetSource(readmeBlock{line: 3, code: file}, imp)
 	require.NoError(t, err)
 	assert.Equal(t, "//line README.md:4\n"+file, src, "a block with a package clause is a file")
 
-	_, err = snippetSource(readmeBlock{line: 1, code: "fmt.Println(mystery)\n"})
+	_, err = snippetSource(readmeBlock{line: 1, code: "fmt.Println(mystery)\n"}, imp)
 	assert.ErrorContains(t, err, `uses "mystery" without declaring it`)
 }
