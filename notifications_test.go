@@ -427,6 +427,23 @@ func TestSubscribeCancelAndBreakLeaveNoGoroutine(t *testing.T) {
 		require.NoError(t, srv.WaitNotificationClients(ctx, 0))
 	})
 
+	t.Run("break at a disconnection", func(t *testing.T) {
+		driver(t, func() {
+			if srv.WaitNotificationClients(ctx, 1) == nil {
+				srv.Inject(accesstest.OpNotificationsSubscribe, accesstest.Fault{Status: 503, Times: 1})
+				srv.DropNotificationClients()
+			}
+		})
+		for _, err := range c.Notifications.Subscribe(ctx, fast) {
+			require.ErrorIs(t, err, access.ErrDisconnected)
+			break
+		}
+		require.NoError(t, srv.WaitNotificationClients(ctx, 0))
+	})
+
+	// The refused upgrades' keep-alive connections idle in the client's
+	// pool, as after any call; they are not the stream's.
+	c.CloseIdleConnections()
 	waitGoroutines(t, before)
 }
 
