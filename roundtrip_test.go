@@ -193,6 +193,22 @@ func notificationView(n *Notification) (any, error) {
 	return nil, fmt.Errorf("no typed view for %s", n.Event)
 }
 
+// eventObjectView decodes a webhook event's object through its typed
+// accessor; nil for events without one.
+func eventObjectView(e *WebhookEvent) (any, error) {
+	switch e.Event {
+	case EventDoorUnlock:
+		return e.DoorUnlock()
+	case EventDoorbellIncoming, EventDoorbellIncomingREN, EventDoorbellCompleted:
+		return e.Doorbell()
+	case EventDeviceDPSStatus:
+		return e.DPSStatus()
+	case EventDeviceEmergencyStatus:
+		return e.EmergencyStatus()
+	}
+	return nil, nil
+}
+
 // sampleViews names the typed view of each REST sample's data.
 var sampleViews = map[string]func() any{
 	"access_policies_list":    func() any { return new([]AccessPolicy) },
@@ -276,6 +292,16 @@ func TestTypedViewsKeepEveryField(t *testing.T) {
 				e, err := ParseEvent(b)
 				require.NoError(t, err)
 				checkRoundTrip(t, string(e.Event), b, e)
+				// The object's typed view, where there is one.
+				obj, err := eventObjectView(e)
+				require.NoError(t, err)
+				if obj != nil {
+					enc, err := json.Marshal(obj)
+					require.NoError(t, err)
+					typed := *e
+					typed.Data.Object = enc
+					checkRoundTrip(t, string(e.Event), b, &typed)
+				}
 			case "samples":
 				mk, ok := sampleViews[name]
 				require.True(t, ok, "sample %s has no typed view in sampleViews", name)
