@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -169,4 +170,54 @@ func TestSubscribeUnusableUpgrade(t *testing.T) {
 	assert.NotContains(t, err.Error(), srv.Token())
 	assert.Len(t, srv.RequestsFor(accesstest.OpNotificationsSubscribe), 1, "not retried")
 	assert.True(t, strings.HasPrefix(err.Error(), "access: GET wss://"))
+}
+
+// TestSubscribeDisconnectedUnreachable shuts the console down: the first
+// reconnection is refused at the TCP level, and the loop sees one
+// DisconnectedError with the network error, then keeps trying until ctx
+// ends.
+func TestSubscribeDisconnectedUnreachable(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := accesstest.New(t)
+	step := make(chan struct{})
+	driver(t, func() {
+		if err := srv.WaitNotificationClients(ctx, 1); err != nil {
+			t.Error(err)
+			return
+		}
+		_ = srv.Notify(doorbell("before"))
+		select {
+		case <-step:
+			srv.Close()
+		case <-ctx.Done():
+		}
+	})
+	var seq []string
+	var down *access.DisconnectedError
+	for n, err := range srv.Client().Notifications.Subscribe(cctx, fast) {
+		switch {
+		case errors.As(err, &down):
+			seq = append(seq, "down")
+			cancel() // e.g. fall back to polling; here: stop
+			continue
+		case errors.Is(err, context.Canceled):
+			seq = append(seq, "canceled")
+			continue
+		}
+		require.NoError(t, err)
+		d, _ := n.DoorBell()
+		seq = append(seq, d.RequestID)
+		close(step)
+	}
+	assert.Equal(t, []string{"before", "down", "canceled"}, seq)
+	require.NotNil(t, down)
+	var reqErr *access.RequestError
+	require.ErrorAs(t, down.Cause, &reqErr, "a network error, not an HTTP answer")
+	var apiErr *access.APIError
+	assert.False(t, errors.As(down.Cause, &apiErr))
+	assert.Error(t, down.Lost)
+	assert.False(t, down.LastMessage.IsZero())
 }
