@@ -189,15 +189,21 @@
 // It dials with the client's own HTTP client, so certificate pinning and
 // root CAs protect the stream, and reconnects by itself with backoff and
 // jitter ([DefaultSubscribeMinBackoff] to [DefaultSubscribeMaxBackoff]) and
-// an idle watchdog ([DefaultSubscribeIdleTimeout]). Each reconnection is
-// yielded as a non-fatal [*ReconnectedError] (errors.Is(err,
-// [ErrReconnected])): notifications may have been missed. 401, 403, an
-// unsupported console ([ErrUnsupported]) and certificate failures end the
-// sequence; breaking out of the loop or cancelling the context closes the
-// connection with no goroutine left. The WebSocket uses
+// an idle watchdog ([DefaultSubscribeIdleTimeout]). An outage is yielded as
+// one non-fatal [*DisconnectedError] (errors.Is(err, [ErrDisconnected])) at
+// the first failed reconnection, with the cause and the time since the
+// last message; each reconnection as a non-fatal [*ReconnectedError]
+// (errors.Is(err, [ErrReconnected])): notifications may have been missed.
+// 401, 403, an unsupported console ([ErrUnsupported]), certificate failures
+// and a transport that cannot carry the WebSocket end the sequence;
+// breaking out of the loop or cancelling the context closes the connection
+// with no goroutine left. The WebSocket uses
 // github.com/coder/websocket: maintained, context-aware, no dependencies.
 //
 //	for n, err := range client.Notifications.Subscribe(ctx, nil) {
+//		if errors.Is(err, access.ErrDisconnected) {
+//			continue // down, still reconnecting: alert or poll
+//		}
 //		if errors.Is(err, access.ErrReconnected) {
 //			continue // catch up through the REST operations
 //		}

@@ -316,24 +316,86 @@ func (n *Notification) LocationUpdate() (*NotificationLocation, error) {
 }
 
 // DeviceConfig is one configuration entry of a device, e.g. key
-// "input_state_dps" with value "on" (door open) or "off".
+// "input_state_dps" with value "on" (door open) or "off". Real hubs add
+// the device's id and the entry's creation and update times.
 type DeviceConfig struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	Tag   string `json:"tag"`
+	Key        string   `json:"key"`
+	Value      string   `json:"value"`
+	Tag        string   `json:"tag"`
+	DeviceID   string   `json:"device_id,omitempty"`
+	CreateTime DateTime `json:"create_time,omitempty"`
+	UpdateTime DateTime `json:"update_time,omitempty"`
 }
 
 // DeviceUpdateData is the data of [NotificationDeviceUpdate] (observed).
+//
+// It comes in two shapes, and both decode. Older frames carry a short
+// record with "online" and the device's door under "door". Real hubs send
+// the full device record: "is_online", "is_adopted", "is_connected",
+// "is_managed", firmware, version, addresses, model, capabilities, configs
+// and the door under "location". The real-console spellings "is_online"
+// and "location" are read into Online and Door (encoding writes "online"
+// and "door"); everything else keeps its own field.
 type DeviceUpdateData struct {
 	UniqueID   string `json:"unique_id"`
 	Name       string `json:"name"`
 	Alias      string `json:"alias"`
 	DeviceType string `json:"device_type"`
-	Online     bool   `json:"online"`
-	// Door is the door the device serves, nil when none.
+	// Online is "online", or "is_online" in the full record.
+	Online bool `json:"online"`
+	// Door is the door the device serves ("door", or "location" in the
+	// full record), nil when none.
 	Door *NotificationLocation `json:"door"`
 	// Configs are the device's settings and input states.
 	Configs []DeviceConfig `json:"configs"`
+
+	// The full record's other members; zero in the short shape.
+	IsAdopted      bool     `json:"is_adopted,omitempty"`
+	IsConnected    bool     `json:"is_connected,omitempty"`
+	IsManaged      bool     `json:"is_managed,omitempty"`
+	IsRebooting    bool     `json:"is_rebooting,omitempty"`
+	Adopting       bool     `json:"adopting,omitempty"`
+	Firmware       string   `json:"firmware,omitempty"`
+	Version        string   `json:"version,omitempty"`
+	IP             string   `json:"ip,omitempty"`
+	MAC            string   `json:"mac,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	HWType         string   `json:"hw_type,omitempty"`
+	GUID           string   `json:"guid,omitempty"`
+	BOMRev         string   `json:"bom_rev,omitempty"`
+	ConnectedUAHID string   `json:"connected_uah_id,omitempty"`
+	LocationID     string   `json:"location_id,omitempty"`
+	Capabilities   []string `json:"capabilities,omitempty"`
+	StartTime      UnixTime `json:"start_time,omitempty"`
+	LastSeen       UnixTime `json:"last_seen,omitempty"`
+	SecurityCheck  bool     `json:"security_check,omitempty"`
+	NeedAdvisory   bool     `json:"need_advisory,omitempty"`
+}
+
+// UnmarshalJSON decodes both shapes described on [DeviceUpdateData].
+// Members of an unexpected JSON type are left zero and reported as
+// *json.UnmarshalTypeError after the others are decoded, as
+// [Notification.DecodeData] expects.
+func (d *DeviceUpdateData) UnmarshalJSON(b []byte) error {
+	type plain DeviceUpdateData
+	var w struct {
+		plain
+		IsOnline *bool                 `json:"is_online"`
+		Location *NotificationLocation `json:"location"`
+	}
+	err := json.Unmarshal(b, &w)
+	var te *json.UnmarshalTypeError
+	if err != nil && !(errors.As(err, &te) && te.Field != "") {
+		return err
+	}
+	*d = DeviceUpdateData(w.plain)
+	if w.IsOnline != nil && *w.IsOnline {
+		d.Online = true
+	}
+	if d.Door == nil {
+		d.Door = w.Location
+	}
+	return err
 }
 
 // Config returns the value of the config entry with the given key.
@@ -410,6 +472,8 @@ func (n *Notification) DeviceUpdateV2() (*DeviceUpdateV2Data, error) {
 
 // LocationThumbnail is a door's latest camera picture.
 type LocationThumbnail struct {
+	// Type is e.g. "thumbnail".
+	Type string `json:"type,omitempty"`
 	// URL is a path on the console, e.g. "/preview/....jpg".
 	URL        string   `json:"url"`
 	LastUpdate UnixTime `json:"door_thumbnail_last_update"`
@@ -428,6 +492,22 @@ type LocationUpdateV2Data struct {
 	// State is nil when the notification carries none.
 	State     *LocationState     `json:"state"`
 	Thumbnail *LocationThumbnail `json:"thumbnail"`
+	// Guard lists an intercom door's guards: the people its calls ring.
+	Guard []LocationGuard `json:"guard,omitempty"`
+	// LastActivity is when the door was last used.
+	LastActivity UnixTime `json:"last_activity,omitempty"`
+}
+
+// LocationGuard is one guard of an intercom door (see
+// [LocationUpdateV2Data.Guard]).
+type LocationGuard struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Alias     string `json:"alias,omitempty"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	// Avatar is the guard's picture; empty when none.
+	Avatar string `json:"avatar,omitempty"`
 }
 
 // LocationUpdateV2 decodes the data of a [NotificationLocationUpdateV2] or

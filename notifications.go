@@ -44,6 +44,13 @@ const (
 // replaced a lost connection: notifications sent in between are lost.
 var ErrReconnected = errors.New("access: notifications stream reconnected; notifications may have been missed")
 
+// ErrDisconnected is matched by the [*DisconnectedError] that
+// [NotificationsService.Subscribe] yields, without ending, when the stream
+// is down: a lost connection could not be replaced at the first attempt
+// (or the very first connection failed). It is yielded once per outage;
+// [ErrReconnected] follows when the stream is back.
+var ErrDisconnected = errors.New("access: notifications stream is down")
+
 // ErrStreamIdle is the [ReconnectedError.Cause] when nothing arrived within
 // the idle timeout (see [SubscribeOptions.IdleTimeout]).
 var ErrStreamIdle = errors.New("access: notifications stream went silent")
@@ -104,17 +111,20 @@ func (o *SubscribeOptions) withDefaults(op string) (SubscribeOptions, error) {
 }
 
 // ReconnectedError is yielded by [NotificationsService.Subscribe] after a
-// lost connection has been replaced. It does not end the loop. Notifications
+// lost connection has been replaced, and after the first connection when a
+// [*DisconnectedError] came before it. It does not end the loop. Notifications
 // sent while the stream was down are lost: catch up through the REST
 // operations (or the system logs) if that matters. errors.Is(err,
 // ErrReconnected) is true; errors.Is also sees through to Cause.
 type ReconnectedError struct {
 	// Cause is why the previous connection ended: [ErrStreamIdle],
 	// [ErrNotificationTooLarge], or the read error (a closed or reset
-	// connection, a close frame).
+	// connection, a close frame). It is nil when the subscription's first
+	// connection is made after a [*DisconnectedError] (the console was
+	// down when Subscribe began).
 	Cause error
-	// Disconnected is when the previous connection was found lost;
-	// Reconnected when the new one was established.
+	// Disconnected is when the previous connection was found lost (or the
+	// first attempt failed); Reconnected when the new one was established.
 	Disconnected, Reconnected time.Time
 	// Attempts is the number of connection attempts it took (at least 1).
 	Attempts int
@@ -124,8 +134,11 @@ type ReconnectedError struct {
 
 // Error implements error.
 func (e *ReconnectedError) Error() string {
-	s := fmt.Sprintf("access: notifications stream reconnected after %s (%d attempts): lost: %v",
-		e.Reconnected.Sub(e.Disconnected).Round(time.Millisecond), e.Attempts, e.Cause)
+	s := fmt.Sprintf("access: notifications stream reconnected after %s (%d attempts)",
+		e.Reconnected.Sub(e.Disconnected).Round(time.Millisecond), e.Attempts)
+	if e.Cause != nil {
+		s += fmt.Sprintf(": lost: %v", e.Cause)
+	}
 	if e.LastAttemptErr != nil {
 		s += fmt.Sprintf("; last failed attempt: %v", e.LastAttemptErr)
 	}
@@ -137,6 +150,66 @@ func (e *ReconnectedError) Is(target error) bool { return target == ErrReconnect
 
 // Unwrap returns Cause.
 func (e *ReconnectedError) Unwrap() error { return e.Cause }
+
+// DisconnectedError is yielded by [NotificationsService.Subscribe] when the
+// stream is down: the first attempt to replace a lost connection failed, or
+// the first connection of the subscription failed, or a replacement was
+// accepted and lost again before anything arrived. It does not end the loop:
+// the subscription keeps reconnecting with backoff, and yields a
+// [*ReconnectedError] when the stream is back. It is yielded once per
+// outage, however many attempts fail, so a consumer can raise an alert or
+// start polling (for example the system logs) when it sees one and stop when
+// it sees [ErrReconnected]. errors.Is(err, ErrDisconnected) is true; errors.Is
+// and errors.As also see through to Cause and Lost.
+type DisconnectedError struct {
+	// Cause is why the stream is down now: the error of the failed attempt
+	// (an [*APIError] for a refused upgrade such as HTTP 503, a
+	// [*RequestError] for an unreachable console), or, for a connection
+	// that was accepted and lost before anything arrived, why it ended.
+	Cause error
+	// Lost is why the previous working connection ended ([ErrStreamIdle],
+	// [ErrNotificationTooLarge], the read error); nil when the stream had
+	// not connected yet.
+	Lost error
+	// Disconnected is when the previous connection was found lost, or when
+	// the first attempt failed if there was none.
+	Disconnected time.Time
+	// LastMessage is when the last message arrived, keepalives included;
+	// zero when none has arrived since Subscribe began.
+	LastMessage time.Time
+	// SinceLastMessage is the time from LastMessage to when this error was
+	// yielded; zero when LastMessage is zero.
+	SinceLastMessage time.Duration
+	// Attempts is the number of failed attempts so far (at least 1).
+	Attempts int
+}
+
+// Error implements error.
+func (e *DisconnectedError) Error() string {
+	s := fmt.Sprintf("access: notifications stream is down: %v", e.Cause)
+	if e.Lost != nil && e.Lost != e.Cause {
+		s += fmt.Sprintf(" (connection lost: %v)", e.Lost)
+	}
+	if e.LastMessage.IsZero() {
+		return s + "; no message received yet"
+	}
+	return s + fmt.Sprintf("; last message %s ago", e.SinceLastMessage.Round(time.Millisecond))
+}
+
+// Is makes errors.Is(err, ErrDisconnected) true.
+func (e *DisconnectedError) Is(target error) bool { return target == ErrDisconnected }
+
+// Unwrap returns Cause and Lost (when set).
+func (e *DisconnectedError) Unwrap() []error {
+	errs := make([]error, 0, 2)
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
+	}
+	if e.Lost != nil && e.Lost != e.Cause {
+		errs = append(errs, e.Lost)
+	}
+	return errs
+}
 
 // NotificationError is yielded by [NotificationsService.Subscribe], without
 // ending the loop, for a message that is not a notification; it matches
@@ -165,8 +238,10 @@ func (e *NotificationError) Unwrap() error { return e.Err }
 //
 //	for n, err := range client.Notifications.Subscribe(ctx, nil) {
 //		switch {
+//		case errors.Is(err, access.ErrDisconnected):
+//			// the stream is down (it keeps reconnecting): alert, poll
 //		case errors.Is(err, access.ErrReconnected):
-//			// a gap: refresh state through the REST operations
+//			// back after a gap: refresh state through the REST operations
 //		case errors.Is(err, access.ErrInvalidNotification):
 //			// one unreadable message; the stream goes on
 //		case err != nil:
@@ -188,9 +263,14 @@ func (e *NotificationError) Unwrap() error { return e.Err }
 // [MaxNotificationSize] and a silence longer than the idle timeout are all
 // retried, with exponential backoff and jitter between
 // [SubscribeOptions.MinBackoff] and MaxBackoff, forever (ctx bounds it).
-// After each reconnection a [*ReconnectedError] is yielded: it is not
-// fatal, it tells that notifications may have been missed. A message that
-// is not a notification yields a [*NotificationError], not fatal either.
+// When the first attempt to replace a lost connection fails (or the
+// subscription's first connection fails, or a replacement is lost before
+// anything arrived), a [*DisconnectedError] is yielded at once, with the
+// cause and the time since the last message, once per outage however long
+// it lasts. After each reconnection a [*ReconnectedError] is yielded. Both
+// are not fatal: they tell that the stream is down, and that it is back
+// and notifications may have been missed. A message that is not a
+// notification yields a [*NotificationError], not fatal either.
 //
 // Every other error ends the sequence, which yields it last:
 //   - HTTP 401 and 403 on the upgrade: an [*APIError] matching
@@ -202,6 +282,10 @@ func (e *NotificationError) Unwrap() error { return e.Err }
 //   - another 4xx: an [*APIError];
 //   - a certificate that fails verification or pinning, a refused
 //     redirect: a [*RequestError];
+//   - an accepted upgrade (HTTP 101) that the HTTP client's transport
+//     handed back in a form the WebSocket cannot use (a transport given
+//     to [WithHTTPClient] that wraps response bodies): a [*RequestError]
+//     wrapping an [*UnusableUpgradeError] that says so;
 //   - ctx ending: ctx.Err();
 //   - invalid options or a nil ctx: a [*ValidationError].
 //
@@ -252,9 +336,10 @@ func wsURL(u string) string {
 
 // stream is one run of Subscribe.
 type stream struct {
-	cfg *config
-	o   SubscribeOptions
-	url string
+	cfg     *config
+	o       SubscribeOptions
+	url     string
+	lastMsg time.Time // when the last message arrived, keepalives included
 }
 
 // errStopped reports that the consumer broke out of the loop.
@@ -266,7 +351,24 @@ func (st *stream) run(ctx context.Context, yield func(*Notification, error) bool
 		down     time.Time
 		failures int // failed attempts since the last working connection
 		lastErr  error
+		lost     error // why the last working connection ended
+		reported bool  // a DisconnectedError was yielded for this outage
 	)
+	// disconnected yields the outage's DisconnectedError, once.
+	disconnected := func(err error) bool {
+		if reported {
+			return true
+		}
+		reported = true
+		if down.IsZero() {
+			down = time.Now()
+		}
+		e := &DisconnectedError{Cause: err, Lost: lost, Disconnected: down, LastMessage: st.lastMsg, Attempts: failures}
+		if !e.LastMessage.IsZero() {
+			e.SinceLastMessage = time.Since(e.LastMessage)
+		}
+		return yield(nil, e)
+	}
 	for {
 		if cause != nil || failures > 0 {
 			if err := sleepCtx(ctx, st.backoff(failures)); err != nil {
@@ -286,13 +388,17 @@ func (st *stream) run(ctx context.Context, yield func(*Notification, error) bool
 			}
 			failures++
 			lastErr = err
+			if !disconnected(err) {
+				return
+			}
 			continue
 		}
-		if cause != nil {
+		if cause != nil || reported {
 			gap := &ReconnectedError{Cause: cause, Disconnected: down, Reconnected: time.Now(), Attempts: failures + 1}
 			if failures > 0 {
 				gap.LastAttemptErr = lastErr
 			}
+			reported = false
 			if !yield(nil, gap) {
 				_ = conn.CloseNow()
 				return
@@ -310,11 +416,15 @@ func (st *stream) run(ctx context.Context, yield func(*Notification, error) bool
 		}
 		down = time.Now()
 		if healthy {
-			failures, lastErr = 0, nil
-		} else {
-			// Accepted, then lost before anything arrived: keep backing off.
-			failures++
-			lastErr = cause
+			failures, lastErr, lost = 0, nil, cause
+			continue
+		}
+		// Accepted, then lost before anything arrived: keep backing off,
+		// and the stream is down.
+		failures++
+		lastErr = cause
+		if !disconnected(cause) {
+			return
 		}
 	}
 }
@@ -352,7 +462,14 @@ func (st *stream) dial(ctx context.Context) (conn *websocket.Conn, fatal bool, e
 	h := http.Header{}
 	h.Set("Authorization", st.cfg.authHeader)
 	h.Set("User-Agent", st.cfg.userAgent)
-	conn, resp, err := websocket.Dial(ctx, st.url, &websocket.DialOptions{HTTPClient: st.cfg.hc, HTTPHeader: h})
+	hc := *st.cfg.hc
+	guard := &upgradeGuard{next: hc.Transport, ctx: ctx}
+	if guard.next == nil {
+		guard.next = http.DefaultTransport
+	}
+	hc.Transport = guard
+	conn, resp, err := websocket.Dial(ctx, st.url, &websocket.DialOptions{HTTPClient: &hc, HTTPHeader: h})
+	guard.done()
 	if err == nil {
 		conn.SetReadLimit(MaxNotificationSize)
 		return conn, false, nil
@@ -361,8 +478,70 @@ func (st *stream) dial(ctx context.Context) (conn *websocket.Conn, fatal bool, e
 		err, fatal := st.upgradeRefused(resp)
 		return nil, fatal, err
 	}
+	var unusable *UnusableUpgradeError
+	if errors.As(err, &unusable) {
+		return nil, true, &RequestError{Method: http.MethodGet, URL: st.url, Attempts: 1, Err: unusable}
+	}
 	err = &RequestError{Method: http.MethodGet, URL: st.url, Attempts: 1, Err: unwrapURLError(err)}
 	return nil, permanentTransportError(err), err
+}
+
+// UnusableUpgradeError reports an upgrade that the console accepted (HTTP
+// 101) but that the HTTP client's transport returned with a body that is
+// not the connection itself (an io.ReadWriteCloser), typically because a
+// transport given to [WithHTTPClient] wraps every response body (for
+// logging, metrics or tracing). The WebSocket cannot write to such a body,
+// and reconnecting cannot cure it, so [NotificationsService.Subscribe] ends
+// with this error (inside a [*RequestError]).
+type UnusableUpgradeError struct {
+	// BodyType is the Go type of the body the transport returned.
+	BodyType string
+}
+
+// Error implements error.
+func (e *UnusableUpgradeError) Error() string {
+	return fmt.Sprintf("the WebSocket upgrade was accepted, but the HTTP client's transport returned its body as %s, "+
+		"which is not an io.ReadWriteCloser, so the connection cannot be used: a transport given to WithHTTPClient "+
+		"must return the body of a 101 Switching Protocols response unwrapped", e.BodyType)
+}
+
+// upgradeGuard sits above the client's transport for one WebSocket dial.
+// It rejects, at once and for good, a 101 whose body cannot serve as the
+// connection, and closes an accepted connection when ctx ends before the
+// dial has returned: the WebSocket library reads up to 3 seconds from the
+// connection of an upgrade it rejects, and that read would otherwise not
+// honour ctx.
+type upgradeGuard struct {
+	next http.RoundTripper
+	// ctx is the subscription's: the request's own context may end when
+	// the dial returns (the library derives one from the client's Timeout).
+	ctx  context.Context
+	stop func() bool // stops the close on ctx end; nil before a 101
+}
+
+// RoundTrip implements http.RoundTripper.
+func (g *upgradeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := g.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		return resp, err
+	}
+	rwc, ok := resp.Body.(io.ReadWriteCloser)
+	if !ok {
+		if resp.Body != nil {
+			resp.Body.Close()
+		}
+		return nil, &UnusableUpgradeError{BodyType: fmt.Sprintf("%T", resp.Body)}
+	}
+	g.stop = context.AfterFunc(g.ctx, func() { rwc.Close() })
+	return resp, nil
+}
+
+// done ends the guard's watch once the dial has returned: from then on the
+// stream closes the connection itself.
+func (g *upgradeGuard) done() {
+	if g.stop != nil {
+		g.stop()
+	}
 }
 
 // upgradeRefused turns an answer other than 101 into an error and decides
@@ -417,6 +596,7 @@ func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*No
 			return err, healthy
 		}
 		healthy = true
+		st.lastMsg = time.Now()
 		if isKeepalive(msg) {
 			continue
 		}

@@ -35,6 +35,9 @@ func ExampleNotificationsService_Subscribe() {
 
 	for n, err := range client.Notifications.Subscribe(ctx, nil) {
 		switch {
+		case errors.Is(err, access.ErrDisconnected):
+			fmt.Println("down, reconnecting:", err) // alert, or poll the system logs
+			continue
 		case errors.Is(err, access.ErrReconnected):
 			fmt.Println("reconnected: refresh state through the REST operations")
 			continue

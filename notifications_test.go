@@ -270,12 +270,38 @@ func TestSubscribeRetriesServerErrors(t *testing.T) {
 			_ = srv.Notify(doorbell("r1"))
 		}
 	})
+	var seq []string
 	for n, err := range srv.Client().Notifications.Subscribe(ctx, fast) {
-		require.NoError(t, err, "failed first attempts are not a gap")
+		var down *access.DisconnectedError
+		var back *access.ReconnectedError
+		switch {
+		case errors.As(err, &down):
+			// Yielded at the first failed attempt, once for the outage.
+			assert.Len(t, srv.RequestsFor(accesstest.OpNotificationsSubscribe), 1)
+			assert.Equal(t, 1, down.Attempts)
+			var apiErr *access.APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, 503, apiErr.StatusCode)
+			assert.Nil(t, down.Lost, "never connected")
+			assert.True(t, down.LastMessage.IsZero())
+			assert.Contains(t, err.Error(), "no message received yet")
+			seq = append(seq, "down")
+			continue
+		case errors.As(err, &back):
+			assert.Nil(t, back.Cause, "the first connection: nothing was lost")
+			// 4, or 3 when net/http replays the GET whose reused
+			// connection was dropped.
+			assert.GreaterOrEqual(t, back.Attempts, 3)
+			assert.Error(t, back.LastAttemptErr)
+			seq = append(seq, "back")
+			continue
+		}
+		require.NoError(t, err)
 		d, _ := n.DoorBell()
-		assert.Equal(t, "r1", d.RequestID)
+		seq = append(seq, d.RequestID)
 		break
 	}
+	assert.Equal(t, []string{"down", "back", "r1"}, seq)
 	assert.Len(t, srv.RequestsFor(accesstest.OpNotificationsSubscribe), 4)
 }
 
@@ -376,21 +402,17 @@ func TestSubscribeCancelAndBreakLeaveNoGoroutine(t *testing.T) {
 		srv.Inject(accesstest.OpNotificationsSubscribe, accesstest.Fault{Status: 503})
 		defer srv.ClearFaults()
 		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
 		opts := *fast
 		opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour // only the cancel ends the wait
-		driver(t, func() {
-			for len(srv.RequestsFor(accesstest.OpNotificationsSubscribe)) == 0 {
-				runtime.Gosched()
-			}
-			cancel()
-		})
-		srv.ResetRequests()
 		var errs []error
 		for _, err := range c.Notifications.Subscribe(cctx, &opts) {
 			errs = append(errs, err)
+			cancel() // the first failed attempt was reported; the wait follows
 		}
-		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], context.Canceled)
+		require.Len(t, errs, 2)
+		assert.ErrorIs(t, errs[0], access.ErrDisconnected, "the failed attempt, before the wait")
+		assert.ErrorIs(t, errs[1], context.Canceled)
 	})
 	t.Run("break at a gap", func(t *testing.T) {
 		driver(t, func() {
@@ -405,6 +427,23 @@ func TestSubscribeCancelAndBreakLeaveNoGoroutine(t *testing.T) {
 		require.NoError(t, srv.WaitNotificationClients(ctx, 0))
 	})
 
+	t.Run("break at a disconnection", func(t *testing.T) {
+		driver(t, func() {
+			if srv.WaitNotificationClients(ctx, 1) == nil {
+				srv.Inject(accesstest.OpNotificationsSubscribe, accesstest.Fault{Status: 503, Times: 1})
+				srv.DropNotificationClients()
+			}
+		})
+		for _, err := range c.Notifications.Subscribe(ctx, fast) {
+			require.ErrorIs(t, err, access.ErrDisconnected)
+			break
+		}
+		require.NoError(t, srv.WaitNotificationClients(ctx, 0))
+	})
+
+	// The refused upgrades' keep-alive connections idle in the client's
+	// pool, as after any call; they are not the stream's.
+	c.CloseIdleConnections()
 	waitGoroutines(t, before)
 }
 

@@ -1,10 +1,13 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +77,73 @@ func TestSubscribePlainHTTP(t *testing.T) {
 		assert.Equal(t, SettingUpdateData{Lockdown: true}, *s)
 		break
 	}
+}
+
+// rwcBody is the connection of an accepted upgrade; Close is recorded.
+type rwcBody struct {
+	io.ReadWriter
+	closed chan struct{}
+}
+
+func (b *rwcBody) Close() error { close(b.closed); return nil }
+
+// TestUpgradeGuard checks the transport layer of the stream's dial: a 101
+// whose body is not the connection is refused with an UnusableUpgradeError
+// (and closed), and an accepted connection is closed when the
+// subscription's ctx ends before the dial returns, so that the WebSocket
+// library's 3-second read of a rejected upgrade honours ctx.
+func TestUpgradeGuard(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest(http.MethodGet, "https://console/x", nil)
+
+	t.Run("wrapped body", func(t *testing.T) {
+		body := &rwcBody{ReadWriter: new(bytes.Buffer), closed: make(chan struct{})}
+		g := &upgradeGuard{ctx: context.Background(), next: roundTripFunc(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusSwitchingProtocols, Body: struct{ io.ReadCloser }{body}}, nil
+		})}
+		resp, err := g.RoundTrip(req)
+		assert.Nil(t, resp)
+		var ue *UnusableUpgradeError
+		require.ErrorAs(t, err, &ue)
+		assert.Equal(t, "struct { io.ReadCloser }", ue.BodyType)
+		<-body.closed // closed at once
+	})
+	t.Run("ctx ends during the dial", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		body := &rwcBody{ReadWriter: new(bytes.Buffer), closed: make(chan struct{})}
+		g := &upgradeGuard{ctx: ctx, next: roundTripFunc(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusSwitchingProtocols, Body: body}, nil
+		})}
+		resp, err := g.RoundTrip(req)
+		require.NoError(t, err)
+		assert.Same(t, body, resp.Body, "the connection itself, unwrapped")
+		select {
+		case <-body.closed:
+			t.Fatal("closed before ctx ended")
+		default:
+		}
+		cancel()
+		<-body.closed // the library's read of a rejected upgrade ends now
+		g.done()
+	})
+	t.Run("after the dial", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		body := &rwcBody{ReadWriter: new(bytes.Buffer), closed: make(chan struct{})}
+		g := &upgradeGuard{ctx: ctx, next: roundTripFunc(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusSwitchingProtocols, Body: body}, nil
+		})}
+		_, err := g.RoundTrip(req)
+		require.NoError(t, err)
+		g.done()
+		assert.False(t, g.stop(), "the watch had already been stopped: the stream owns the connection")
+	})
+	t.Run("other answers pass through", func(t *testing.T) {
+		want := &http.Response{StatusCode: http.StatusServiceUnavailable, Body: io.NopCloser(strings.NewReader("x"))}
+		g := &upgradeGuard{ctx: context.Background(), next: roundTripFunc(func(*http.Request) (*http.Response, error) { return want, nil })}
+		resp, err := g.RoundTrip(req)
+		require.NoError(t, err)
+		assert.Same(t, want, resp)
+		g.done()
+	})
 }

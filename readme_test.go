@@ -130,6 +130,7 @@ var snippetFreeNames = map[string]string{
 	"policyID":     "string",
 	"hookToken":    "string",
 	"refreshDoors": "func(context.Context)",
+	"alert":        "func(error)",
 }
 
 type readmeBlock struct {

@@ -477,11 +477,20 @@ type UnlockSource struct {
 }
 
 // UnlockSource decodes the entry's "unlock_source" target, present on API
-// unlocks (actor type "open_api"). ok is false when there is none or its id
-// is not the JSON object consoles write.
+// unlocks (actor type "open_api"). Its id is a JSON object, which newer
+// consoles prefix with the actor type ("open_api:{...}", seen on Access
+// 4.2.16); both forms decode. ok is false when there is none or its id is
+// not such an object.
 func (l *SystemLog) UnlockSource() (src UnlockSource, ok bool) {
 	t, found := l.Target("unlock_source")
-	if !found || json.Unmarshal([]byte(t.ID), &src) != nil {
+	if !found {
+		return UnlockSource{}, false
+	}
+	id := t.ID
+	if i := strings.IndexByte(id, '{'); i > 0 && strings.HasSuffix(id[:i], ":") && !strings.ContainsAny(id[:i], " \t\"") {
+		id = id[i:]
+	}
+	if json.Unmarshal([]byte(id), &src) != nil {
 		return UnlockSource{}, false
 	}
 	if string(src.Extra) == "null" {
@@ -509,6 +518,12 @@ type SystemLogActor struct {
 	DisplayName   string `json:"display_name"`
 	AlternateID   string `json:"alternate_id"`
 	AlternateName string `json:"alternate_name"`
+	// Avatar is the user's picture: a path on the console (see
+	// [SystemLogsService.DownloadStatic]) or a URL; empty when none.
+	Avatar string `json:"avatar,omitempty"`
+	// SSOPicture is the picture of a user from an identity provider (a
+	// URL); empty when none.
+	SSOPicture string `json:"sso_picture,omitempty"`
 }
 
 // SystemLogEvent says what happened.
@@ -522,6 +537,12 @@ type SystemLogEvent struct {
 	Published UnixMilli `json:"published"`
 	Reason    string    `json:"reason"`
 	LogKey    string    `json:"log_key,omitempty"`
+	// LogCategory groups entries as the console's activity view does,
+	// e.g. "Unlocks" (newer consoles).
+	LogCategory string `json:"log_category,omitempty"`
+	// Tag is the event's tag as the vendor's topic reference lists it
+	// (e.g. "access"); the entry's own [SystemLog.Tag] is separate.
+	Tag string `json:"tag,omitempty"`
 }
 
 // SystemLogAuthentication is how the actor authenticated.

@@ -110,6 +110,9 @@ func act(ctx context.Context, srv *accesstest.Server, client *access.Client) err
 func watch(ctx context.Context, client *access.Client, out io.Writer, done func(*access.Notification) bool) error {
 	for n, err := range client.Notifications.Subscribe(ctx, nil) {
 		switch {
+		case errors.Is(err, access.ErrDisconnected):
+			fmt.Fprintln(out, "down, reconnecting:", err)
+			continue
 		case errors.Is(err, access.ErrReconnected):
 			fmt.Fprintln(out, "gap: reconnected, events may have been missed:", err)
 			continue
