@@ -93,6 +93,13 @@ func TestConformanceNormRoute(t *testing.T) {
 
 func TestConformanceFirstDiff(t *testing.T) {
 	t.Parallel()
+	file := filepath.Join(t.TempDir(), "REPORT.md")
+	require.NoError(t, os.WriteFile(file, []byte("a\nb\n"), 0o644))
+	assert.NoError(t, stale(file, "a\nb\n"))
+	assert.EqualError(t, stale(file, "a\nc\n"), file+" is out of date; regenerate it with go test -run TestConformance -update .\n"+
+		"line 2:\n  committed: b\n  code:      c")
+	assert.ErrorIs(t, stale(file+".missing", ""), os.ErrNotExist)
+
 	assert.Equal(t, "", firstDiff("a\nb\n", "a\nb\n"))
 	assert.Equal(t, "line 2:\n  committed: b\n  code:      c", firstDiff("a\nb\n", "a\nc\n"))
 	assert.Equal(t, "line 3:\n  committed: \n  code:      d", firstDiff("a\nb\n", "a\nb\nd\n"))

@@ -69,12 +69,32 @@ func TestConformance(t *testing.T) {
 	}
 
 	fake := probeFakeOps(t, accesstest.New(t), ops)
+	for _, o := range ops {
+		switch f := fake[o.SDK[0]]; {
+		case f.op != "":
+			t.Errorf("§%s: the fake serves %s as %s", o.Section, o.SDK[0], f.op)
+		case len(f.needs) > 0:
+			t.Errorf("§%s %s: the fake requires %v, the vendor %s", o.Section, o.SDK[0], f.needs, o.Perm)
+		}
+	}
 	wsSeen, hookSeen := probeFakeEvents(t)
 	report := renderReport(ops, events, samples, fake, wsSeen, hookSeen)
 	compareOrUpdate(t, "CONFORMANCE.md", report)
 }
 
-var update = flag.Bool("update", false, "rewrite CONFORMANCE.md and testdata/conformance from the code and full-api.md")
+// The -update flag. Registered here unless another test file of the
+// binary (package access or access_test) already did, to share it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the generated files (CONFORMANCE.md, testdata/conformance) from the code")
+	}
+}
+
+// updating reports whether -update was given.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 //go:generate go test -run ^TestConformance$ -update .
 
@@ -113,15 +133,25 @@ func loadSpec(t *testing.T) ([]specOp, []specEvent) {
 // compareOrUpdate checks that file holds want, or writes it with -update.
 func compareOrUpdate(t *testing.T, file, want string) {
 	t.Helper()
-	if *update {
+	if updating() {
 		require.NoError(t, os.WriteFile(file, []byte(want), 0o644))
 		return
 	}
-	got, err := os.ReadFile(file)
-	require.NoError(t, err)
-	if string(got) != want {
-		t.Errorf("%s is out of date; regenerate it with go test -run TestConformance -update .\n%s", file, firstDiff(string(got), want))
+	if err := stale(file, want); err != nil {
+		t.Error(err)
 	}
+}
+
+// stale returns an error saying where file differs from want, if it does.
+func stale(file, want string) error {
+	got, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	if string(got) != want {
+		return fmt.Errorf("%s is out of date; regenerate it with go test -run TestConformance -update .\n%s", file, firstDiff(string(got), want))
+	}
+	return nil
 }
 
 // firstDiff shows the first line where got and want differ.
