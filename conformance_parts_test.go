@@ -126,7 +126,11 @@ func TestConformanceSamples(t *testing.T) {
 	write("testdata/notifications/remote_view.json", `{"event":"access.remote_view","data":{}}`)
 	write("testdata/notifications/captured.json", `{"event":"access.logs.add","data":{}}`)
 	write("testdata/notifications/captured.json.source", "capture: https://example.invalid/issue/1#comment\n")
-	write("testdata/notifications/README.md", "not a sample")
+	write("testdata/notifications/README.md", "# Frames\n\n- `pasted.json`: from https://github.com/example/integration/issues/7#issuecomment-1 (Access 4.1).\n"+
+		"- remote_view.json.orig: not this file\n- `doc.json` is the vendor's sample (v3 PDF §11.1).\n")
+	write("testdata/notifications/pasted.json", `{"event":"access.data.v2.device.update","data":{}}`)
+	write("testdata/notifications/doc.json", `{"event":"access.remote_view","data":{}}`)
+	write("testdata/notifications/doc.json.source", "event: access.remote_view\n") // no kind: the README says it
 	write("testdata/fuzz/FuzzX/seed", "go test fuzz v1")
 	write("testdata/conformance/operations.tsv", opsHeader+"\n")
 	write("a_test.go", `package a
@@ -185,6 +189,12 @@ func helperNobodyCalls() { _ = read("null") }
 			Event: "access.logs.add", Subjects: []string{"access.logs.add"}, Readers: []string{"TestFrames"}},
 		"notifications/remote_view.json": {Rel: "notifications/remote_view.json", Event: "access.remote_view",
 			Subjects: []string{"access.remote_view"}, Readers: []string{"TestFrames"}},
+		"notifications/pasted.json": {Rel: "notifications/pasted.json", Kind: kindCapture,
+			Source: "https://github.com/example/integration/issues/7#issuecomment-1", Event: "access.data.v2.device.update",
+			Subjects: []string{"access.data.v2.device.update"}, Readers: []string{"TestFrames"}},
+		"notifications/doc.json": {Rel: "notifications/doc.json", Kind: kindVendor,
+			Source: "`doc.json` is the vendor's sample (v3 PDF §11.1).", Event: "access.remote_view",
+			Subjects: []string{"access.remote_view"}, Readers: []string{"TestFrames"}},
 		"samples/door_get.json": {Rel: "samples/door_get.json", Subjects: []string{"Doors.Get"}, Readers: []string{"TestDoors"}},
 		"samples/null.json":     {Rel: "samples/null.json"},
 		"samples/unread.json":   {Rel: "samples/unread.json"},
@@ -236,4 +246,21 @@ func TestConformanceFakeProbe(t *testing.T) {
 	assert.Equal(t, "✓", fakeCell(got["Users.List"]))
 	assert.Equal(t, "—", fakeCell(fakeSupport{}))
 	assert.Equal(t, "✓, but requires `view:user`", fakeCell(fakeSupport{routed: true, needs: []accesstest.Permission{accesstest.ViewUser}}))
+}
+
+func TestConformanceNamesFile(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]bool{
+		"x.json":                      true,
+		"- `x.json`: from a console":  true,
+		"see testdata/events/x.json.": true,
+		"| x.json | capture |":        true,
+		"ax.json":                     false,
+		"x.json5":                     false,
+		"x.json.orig":                 false,
+		"x_json":                      false,
+		"ax.json and x.json":          true,
+	} {
+		assert.Equal(t, want, namesFile(line, "x.json"), line)
+	}
 }

@@ -129,8 +129,12 @@ func renderReport(ops []specOp, events []specEvent, samples []*reportSample, fak
 				sdk[i] += " (missing)"
 			}
 		}
+		samplesOf := sampleCell(o.SDK[0])
+		if o.WebSocket() && samplesOf == "—" {
+			samplesOf = "its frames: see [Events](#events)"
+		}
 		p("| %s | %s | %s `%s` | %s | %s | %s | `%s` | %s |\n", o.Section, mdCell(o.Operation), o.Method, o.Path,
-			strings.Join(sdk, ", "), fakeCell(fake[o.SDK[0]]), sampleCell(o.SDK[0]), o.Perm, mdCell(o.Since))
+			strings.Join(sdk, ", "), fakeCell(fake[o.SDK[0]]), samplesOf, o.Perm, mdCell(o.Since))
 	}
 
 	p("\n## Events\n\n")
@@ -183,8 +187,9 @@ func renderReport(ops []specOp, events []specEvent, samples []*reportSample, fak
 	p("  `capture: <URL, repository and path, or console and version>` for a frame or answer captured from a real\n")
 	p("  console; `vendor: <document and section>` for the vendor's sample; `fixture: <how it was made>` for one\n")
 	p("  written for the tests; `op: <SDK name>` or `event: <name>` to tie it to an operation or event its tests do not\n")
-	p("  show. Without a sidecar, a sample of documented operations and events only is the vendor's, any other a\n")
-	p("  fixture.\n")
+	p("  show. Without a sidecar, a line of a `README` in the sample's directory that names the file: its first URL (or\n")
+	p("  else the line) is the source, a capture unless the line says \"vendor\". Without either, a sample of documented\n")
+	p("  operations and events only is the vendor's, any other a fixture.\n")
 	p("- **Which tests read it.** The `Test`, `Benchmark`, `Fuzz` and `Example` functions of the module whose code, or the\n")
 	p("  helpers, tables and variables they use, name the file, or a glob over its directory next to the directory's\n")
 	p("  name.\n")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,9 +34,11 @@ import (
 //     answer captured from a real console, "vendor: <document and §>" for
 //     the vendor's sample, "fixture: <how it was made>" for one written for
 //     the tests, and "op: <SDK name>" or "event: <name>" to tie it to an
-//     operation or event the tests do not show. Without a sidecar a sample
-//     is the vendor's when everything it is of is documented by the vendor,
-//     else a fixture.
+//     operation or event the tests do not show. Without a sidecar, a line
+//     of a README in its directory that names the file: its first URL (or
+//     the line) is the source, a capture unless the line says "vendor".
+//     Without either, a sample is the vendor's when everything it is of is
+//     documented by the vendor, else a fixture.
 //   - Which tests read it: the Test, Benchmark, Fuzz and Example functions
 //     of the module whose code, or the helpers and tables they use, names
 //     the file (its path, its name, its name without extension, or a glob
@@ -91,6 +94,11 @@ func scanSamples(dir string) ([]*reportSample, error) {
 		if err := s.readSidecar(p + ".source"); err != nil {
 			return err
 		}
+		if s.Kind == "" {
+			if err := s.readREADME(filepath.Dir(p)); err != nil {
+				return err
+			}
+		}
 		out = append(out, s)
 		return nil
 	})
@@ -122,6 +130,66 @@ func (s *reportSample) readSidecar(file string) error {
 		}
 	}
 	return sc.Err()
+}
+
+var urlPattern = regexp.MustCompile(`https?://[^\s)>\]]+`)
+
+// readREADME looks for the sample in a README of its directory: a line
+// that names the file is its source, the vendor's when the line says
+// "vendor", else a capture; the line's first URL, or else the line, is
+// the source.
+func (s *reportSample) readREADME(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	base := path.Base(s.Rel)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), "README") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if !namesFile(line, base) {
+				continue
+			}
+			s.Kind, s.Source = kindCapture, strings.TrimSpace(strings.TrimLeft(line, "-*|# \t"))
+			if u := urlPattern.FindString(line); u != "" {
+				s.Source = u
+			}
+			if strings.Contains(strings.ToLower(line), "vendor") {
+				s.Kind = kindVendor
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// namesFile reports whether line names the file base as a word of its own,
+// not as part of a longer name ("x.json" is not named by "ax.json" or
+// "x.json5"; a path ending in it and a full stop after it are fine).
+func namesFile(line, base string) bool {
+	for i := 0; ; i++ {
+		j := strings.Index(line[i:], base)
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i + len(base)
+		okBefore := i == 0 || !isNameByte(line[i-1])
+		okAfter := k == len(line) || !isNameByte(line[k]) && (line[k] != '.' || k+1 == len(line) || !isNameByte(line[k+1]))
+		if okBefore && okAfter {
+			return true
+		}
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // matches reports whether the string literal lit names the sample; stem
