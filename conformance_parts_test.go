@@ -264,3 +264,20 @@ func TestConformanceNamesFile(t *testing.T) {
 		assert.Equal(t, want, namesFile(line, "x.json"), line)
 	}
 }
+
+func TestConformanceCheckEvents(t *testing.T) {
+	t.Parallel()
+	events := []specEvent{
+		{Channel: "WebSocket", Name: "access.remote_view", Vendor: "documented"},
+		{Channel: "WebSocket", Name: "access.remote_view.gone", Vendor: "documented"},
+		{Channel: "WebSocket", Name: "access.hw.door_bell", Vendor: "observed"},
+		{Channel: "WebSocket", Name: "access.not.modelled", Vendor: "observed"},
+		{Channel: "webhook", Name: "access.door.unlock", Vendor: "documented"},
+		{Channel: "webhook", Name: "access.door.lock", Vendor: "documented"},
+	}
+	assert.Equal(t, []string{
+		"WebSocket event access.remote_view.gone has no typed accessor on access.Notification",
+		"webhook event access.door.lock is not in access.AllEvents",
+		"access.AllEvents has access.doorbell.incoming, which the vendor does not document",
+	}, checkEvents(events, []access.EventType{access.EventDoorUnlock, access.EventDoorbellIncoming}))
+}

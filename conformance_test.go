@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 	for _, op := range access.ConformanceOps() {
 		sdkOps[op.Name] = op.Pattern
 	}
-	for _, problem := range checkSDK(ops, sdkOps) {
+	for _, problem := range append(checkSDK(ops, sdkOps), checkEvents(events, access.AllEvents())...) {
 		t.Error(problem)
 	}
 
@@ -206,6 +206,32 @@ func checkSDK(ops []specOp, sdkOps map[string]string) []string {
 	}
 	slices.Sort(extra)
 	return append(problems, extra...)
+}
+
+// checkEvents returns how the SDK's events disagree with the vendor's: a
+// documented webhook event missing from AllEvents (or one there the vendor
+// does not document), a documented WebSocket event without a typed
+// accessor on Notification.
+func checkEvents(events []specEvent, all []access.EventType) []string {
+	var problems []string
+	hooks := map[string]bool{}
+	for _, e := range events {
+		switch {
+		case e.Channel == channelWebhook:
+			hooks[e.Name] = true
+			if !slices.Contains(all, access.EventType(e.Name)) {
+				problems = append(problems, fmt.Sprintf("webhook event %s is not in access.AllEvents", e.Name))
+			}
+		case e.Vendor == "documented" && len(accessors(&access.Notification{Event: access.NotificationEvent(e.Name), Data: json.RawMessage(`{}`)})) == 0:
+			problems = append(problems, fmt.Sprintf("WebSocket event %s has no typed accessor on access.Notification", e.Name))
+		}
+	}
+	for _, e := range all {
+		if !hooks[string(e)] {
+			problems = append(problems, fmt.Sprintf("access.AllEvents has %s, which the vendor does not document", e))
+		}
+	}
+	return problems
 }
 
 // sdkMethodExists reports whether "Service.Method" is a method of the
