@@ -113,8 +113,10 @@
 //
 // [VisitorsService.List] returns one page and its [Pagination];
 // [VisitorsService.All] returns an iterator over every matching visitor that
-// fetches pages as the loop advances and stops on a short or empty page, at
-// the reported total, or when the controller repeats a page.
+// fetches pages as the loop advances and stops on an empty page, on a short
+// page at a size the console is known to serve whole, at the reported total,
+// or when the controller repeats a page. A console that caps page_size is
+// followed at the size it serves, from any start page, so no record is lost.
 // [UsersService.All] and [UsersService.SearchAll] page the same way.
 
 // # System logs

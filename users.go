@@ -357,7 +357,11 @@ func (o *UserSearchOptions) query() url.Values {
 }
 
 // SearchAll iterates over every user matching opts, page by page, with
-// the pager of [UsersService.All]. opts is copied, never modified.
+// the pager of [UsersService.All]. Search answers carry no total, so a
+// short page ends the loop only at a size the console served whole before:
+// a console that caps page_size is followed at the size it serves until an
+// empty or short page, and no user is lost. opts is copied, never
+// modified.
 // Permission view:user; requires controller 3.1.30 or later.
 func (s *UsersService) SearchAll(ctx context.Context, opts *UserSearchOptions) iter.Seq2[User, error] {
 	if err := opts.validate("Users.SearchAll"); err != nil {
@@ -372,8 +376,9 @@ func (s *UsersService) SearchAll(ctx context.Context, opts *UserSearchOptions) i
 	return paginate(ctx, o.PageNum, o.PageSize, userKey,
 		func(ctx context.Context, num, size int) (page[User], error) {
 			o.PageNum, o.PageSize = num, size
-			items, resp, err := s.Search(ctx, &o)
-			return page[User]{items: items, total: resp.total()}, err
+			// No total is trusted: the vendor documents none for search.
+			items, _, err := s.Search(ctx, &o)
+			return page[User]{items: items}, err
 		})
 }
 
