@@ -62,7 +62,11 @@
 // 503 and 504, with capped exponential backoff; a Retry-After header is
 // honoured up to the cap. POST is not retried unless the [RetryPolicy] says
 // RetryWrites, because the API has no idempotency key; a touch-pass purchase
-// is never retried. The context bounds the whole call, backoff waits
+// is never retried. The operations that act on the physical site (door
+// unlock, lock rules, emergency mode, doorbell, waking a reader for
+// enrollment) are retried only after a failure that proves the console did
+// not act: a connection refused before the request was written, 429, 503,
+// a busy or offline device. The context bounds the whole call, backoff waits
 // included. A call cancelled after its request was sent may still have been
 // carried out by the controller. See [DefaultRetryPolicy] and
 // [WithRetryPolicy].
@@ -76,7 +80,8 @@
 // the whole site (a real console sounds its alarm). [DevicesService.List]
 // returns the devices grouped by door ([DeviceGroups], with a flat view
 // without duplicates) and [DevicesService.TriggerDoorbell] rings an
-// intercom; it is never retried.
+// intercom. None of these is repeated when the console may already have
+// acted (see # Retries): a door is unlocked once.
 //
 // # People and policies
 //

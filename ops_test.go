@@ -24,6 +24,16 @@ type anOp struct {
 	success string
 }
 
+// physicalOps are the operations that act on the physical site: they are
+// retried only after a failure that proves the console did not act.
+var physicalOps = map[string]bool{
+	"Doors.Unlock":             true,
+	"Doors.SetLockRule":        true,
+	"Doors.SetEmergency":       true,
+	"Devices.TriggerDoorbell":  true,
+	"NFCCards.StartEnrollment": true,
+}
+
 func nilIfNone[T any](v *T) any {
 	if v == nil {
 		return nil
