@@ -217,3 +217,44 @@ func TestAllOnCappingConsole(t *testing.T) {
 		})
 	}
 }
+
+// A console that serves more records than asked for on the first page
+// (it ignores page_size) is followed at its size; one that does so after
+// serving that size whole gives an error, not records out of turn.
+func TestAllOnConsoleServingMoreThanAsked(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	var grow atomic.Bool
+	mux.HandleFunc("GET /api/v1/developer/visitors", func(w http.ResponseWriter, r *http.Request) {
+		num, _ := strconv.Atoi(r.URL.Query().Get("page_num"))
+		off, served := (num-1)*5, 5 // whatever page_size says
+		if grow.Load() && num > 1 {
+			served = 7
+		}
+		var recs []map[string]any
+		for i := off; i < min(off+served, 12); i++ {
+			recs = append(recs, map[string]any{"id": fmt.Sprintf("r%03d", i)})
+		}
+		writeJSON(t, w, map[string]any{"code": "SUCCESS", "data": recs})
+	})
+	collect := func() (got []string, errs []error) {
+		for id, err := range pagedIterators[0].all(context.Background(), c, 1, 3) {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			got = append(got, id)
+		}
+		return got, errs
+	}
+	got, errs := collect()
+	require.Empty(t, errs)
+	require.Len(t, got, 12)
+	require.Equal(t, "r011", got[11])
+
+	grow.Store(true)
+	got, errs = collect()
+	require.Equal(t, []string{"r000", "r001", "r002", "r003", "r004"}, got)
+	require.Len(t, errs, 1)
+	require.ErrorIs(t, errs[0], ErrInvalidResponse)
+}
