@@ -16,6 +16,8 @@ type anOp struct {
 	method  string
 	pattern string // Go 1.22 mux pattern of the request
 	// idempotent operations may be retried; the POSTs never are by default.
+	// An operation in physicalOps is retried only after a failure that
+	// proves the console did not act, whatever this says.
 	idempotent bool
 	// call runs the operation; result is nil exactly when err is non-nil
 	// (for operations that return a value).

@@ -323,7 +323,8 @@ func (o *UserSearchOptions) validate(op string) error {
 
 // Search fetches one page of the users matching opts (nil: every user).
 // The vendor's sample answer carries no pagination; SearchAll therefore
-// stops at the first short page. Requires controller 3.1.30 or later.
+// stops at an empty page, or at a short page once the console has served
+// that page size whole. Requires controller 3.1.30 or later.
 //
 // API: GET /api/v1/developer/users/search (permission view:user)
 func (s *UsersService) Search(ctx context.Context, opts *UserSearchOptions) ([]User, *Response, error) {
