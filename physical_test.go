@@ -7,6 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -201,4 +204,26 @@ func TestDeleteAfterRefusedConnectionReportsNotFound(t *testing.T) {
 	var e *APIError
 	require.True(t, errors.As(err, &e))
 	assert.False(t, e.uncertain)
+}
+
+// The README's retry table lists exactly the physical acts that the SDK
+// marks (physicalOps, checked by the fault matrix).
+func TestREADMERetryTableListsThePhysicalActs(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	var row string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "| Physical acts:") {
+			row = line
+		}
+	}
+	require.NotEmpty(t, row, "the README has a retry table with a physical-acts row")
+	cell := strings.Split(row, " | ")[0]
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([A-Z][A-Za-z]+\\.[A-Za-z]+)`").FindAllStringSubmatch(cell, -1) {
+		listed[m[1]] = true
+	}
+	delete(listed, "NFCCards.Enroll") // made of StartEnrollment, named for the reader
+	assert.Equal(t, physicalOps, listed)
 }
