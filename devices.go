@@ -214,10 +214,11 @@ type DoorbellRequest struct {
 }
 
 // TriggerDoorbell rings the doorbell of an intercom or a reader pro, or
-// with req.Cancel stops the ring. It acts on a physical device: the
-// request is sent once and never retried, not even with
-// RetryPolicy.RetryWrites. Needs controller version 4.0.10 or later; other
-// devices answer CODE_DEVICE_API_NOT_SUPPORTED.
+// with req.Cancel stops the ring. It acts on a physical device, so, like
+// [DoorsService.Unlock], it is retried only after a failure that proves
+// the console did not act (no connection, 429, 503, a busy or offline
+// device), whatever RetryPolicy.RetryWrites says. Needs controller version
+// 4.0.10 or later; other devices answer CODE_DEVICE_API_NOT_SUPPORTED.
 //
 // API: POST /api/v1/developer/devices/{device_id}/doorbell (permission edit:device)
 func (s *DevicesService) TriggerDoorbell(ctx context.Context, deviceID string, req *DoorbellRequest) (*Response, error) {
@@ -231,7 +232,7 @@ func (s *DevicesService) TriggerDoorbell(ctx context.Context, deviceID string, r
 	if ctx == nil {
 		return nil, invalidArg(op, "ctx", "must not be nil")
 	}
-	_, resp, err := call[ignored](sendOnce(ctx), s.client, "POST", "/devices/"+pathSeg(deviceID)+"/doorbell", nil, req, false)
+	_, resp, err := call[ignored](physicalAct(ctx), s.client, "POST", "/devices/"+pathSeg(deviceID)+"/doorbell", nil, req, false)
 	return resp, err
 }
 

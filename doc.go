@@ -81,7 +81,11 @@
 // 503 and 504, with capped exponential backoff; a Retry-After header is
 // honoured up to the cap. POST is not retried unless the [RetryPolicy] says
 // RetryWrites, because the API has no idempotency key; a touch-pass purchase
-// is never retried. The context bounds the whole call, backoff waits
+// is never retried. The operations that act on the physical site (door
+// unlock, lock rules, emergency mode, doorbell, waking a reader for
+// enrollment) are retried only after a failure that proves the console did
+// not act: a connection refused before the request was written, 429, 503,
+// a busy or offline device. The context bounds the whole call, backoff waits
 // included. A call cancelled after its request was sent may still have been
 // carried out by the controller. See [DefaultRetryPolicy] and
 // [WithRetryPolicy].
@@ -95,7 +99,8 @@
 // the whole site (a real console sounds its alarm). [DevicesService.List]
 // returns the devices grouped by door ([DeviceGroups], with a flat view
 // without duplicates) and [DevicesService.TriggerDoorbell] rings an
-// intercom; it is never retried.
+// intercom. None of these is repeated when the console may already have
+// acted (see # Retries): a door is unlocked once.
 //
 // # People and policies
 //
@@ -132,8 +137,10 @@
 //
 // [VisitorsService.List] returns one page and its [Pagination];
 // [VisitorsService.All] returns an iterator over every matching visitor that
-// fetches pages as the loop advances and stops on a short or empty page, at
-// the reported total, or when the controller repeats a page.
+// fetches pages as the loop advances and stops on an empty page, on a short
+// page at a size the console is known to serve whole, at the reported total,
+// or when the controller repeats a page. A console that caps page_size is
+// followed at the size it serves, from any start page, so no record is lost.
 // [UsersService.All] and [UsersService.SearchAll] page the same way.
 
 // # System logs

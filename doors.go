@@ -163,6 +163,12 @@ func (s *DoorsService) List(ctx context.Context) ([]Door, *Response, error) {
 // fields and Extra need controller version 3.3.21 or later (UA-Ultra:
 // 2.2.6 or later for the unlock itself).
 //
+// Unlock acts on the physical site, so it is retried only after a failure
+// that proves the console did not act (no connection, 429, 503, a busy or
+// offline device); after a dropped connection, a timeout or a 500, 502 or
+// 504 the relay may already have opened, and the error is returned for
+// the caller to decide (see [RetryPolicy]).
+//
 // API: PUT /api/v1/developer/doors/{id}/unlock (permission edit:space)
 func (s *DoorsService) Unlock(ctx context.Context, id string, req *UnlockRequest) (*Response, error) {
 	const op = "Doors.Unlock"
@@ -179,7 +185,7 @@ func (s *DoorsService) Unlock(ctx context.Context, id string, req *UnlockRequest
 		}
 		body = req
 	}
-	_, resp, err := call[ignored](ctx, s.client, "PUT", doorPath(id)+"/unlock", nil, body, false)
+	_, resp, err := call[ignored](physicalAct(ctx), s.client, "PUT", doorPath(id)+"/unlock", nil, body, false)
 	return resp, err
 }
 
@@ -189,6 +195,9 @@ func (s *DoorsService) Unlock(ctx context.Context, id string, req *UnlockRequest
 // controller version 1.24.6 or later (EAH8, UA-Hub-Door-Mini and UA-Ultra:
 // 3.1.30 or later). A temporary unlock produces the
 // access.temporary_unlock.start and .end webhook events (3.3.10 or later).
+// Like [DoorsService.Unlock] it is retried only after a failure that
+// proves the console did not act: sent twice, a custom rule would restart
+// its interval.
 //
 // API: PUT /api/v1/developer/doors/{id}/lock_rule (permission edit:space)
 func (s *DoorsService) SetLockRule(ctx context.Context, id string, req *LockRuleRequest) (*Response, error) {
@@ -206,7 +215,7 @@ func (s *DoorsService) SetLockRule(ctx context.Context, id string, req *LockRule
 	case req.Type != LockRuleCustom && req.Interval != 0:
 		return nil, invalidArg(op, "Interval", "is only for a custom rule")
 	}
-	_, resp, err := call[ignored](ctx, s.client, "PUT", doorPath(id)+"/lock_rule", nil, req, false)
+	_, resp, err := call[ignored](physicalAct(ctx), s.client, "PUT", doorPath(id)+"/lock_rule", nil, req, false)
 	return resp, err
 }
 
@@ -228,7 +237,8 @@ func (s *DoorsService) GetLockRule(ctx context.Context, id string) (*LockRule, *
 // Beware: this acts on the physical site. A real console sounds its alarm
 // and every door follows the mode until it is released. Needs controller
 // version 1.24.6 or later; the access.device.emergency_status webhook event
-// needs 3.1.30 or later.
+// needs 3.1.30 or later. Like [DoorsService.Unlock] it is retried only
+// after a failure that proves the console did not act.
 //
 // API: PUT /api/v1/developer/doors/settings/emergency (permission edit:space)
 func (s *DoorsService) SetEmergency(ctx context.Context, status *EmergencyStatus) (*Response, error) {
@@ -239,7 +249,7 @@ func (s *DoorsService) SetEmergency(ctx context.Context, status *EmergencyStatus
 	case status.Lockdown && status.Evacuation:
 		return nil, invalidArg(op, "status", "lockdown and evacuation exclude each other")
 	}
-	_, resp, err := call[ignored](ctx, s.client, "PUT", emergencyPath, nil, status, false)
+	_, resp, err := call[ignored](physicalAct(ctx), s.client, "PUT", emergencyPath, nil, status, false)
 	return resp, err
 }
 

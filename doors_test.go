@@ -360,9 +360,11 @@ func TestDoorOperationsErrorCodes(t *testing.T) {
 	check(err, resp, 200, CodeDeviceAPINotSupported, nil)
 }
 
-// TestTriggerDoorbellIsNeverRetried: a doorbell rings a physical device;
-// even with RetryWrites a failed attempt is not repeated.
-func TestTriggerDoorbellIsNeverRetried(t *testing.T) {
+// TestTriggerDoorbellRingsOnce: a doorbell rings a physical device; even
+// with RetryWrites an attempt the console may have acted on (a 502) is not
+// repeated, while other POSTs are. A 503, which proves it did not ring, is
+// retried (TestPhysicalActsAreRetriedWhenTheConsoleDidNotAct).
+func TestTriggerDoorbellRingsOnce(t *testing.T) {
 	t.Parallel()
 	policy := fastRetry()
 	policy.RetryWrites = true
@@ -370,11 +372,11 @@ func TestTriggerDoorbellIsNeverRetried(t *testing.T) {
 	n := 0
 	mux.HandleFunc("POST /api/v1/developer/devices/{id}/doorbell", func(w http.ResponseWriter, r *http.Request) {
 		n++
-		writeRaw(w, 503, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`)
+		writeRaw(w, 502, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"bad gateway"}`)
 	})
 	mux.HandleFunc("POST /api/v1/developer/door_groups", func(w http.ResponseWriter, r *http.Request) {
 		n += 10
-		writeRaw(w, 503, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`)
+		writeRaw(w, 502, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"bad gateway"}`)
 	})
 	_, err := c.Devices.TriggerDoorbell(context.Background(), "788a20c002c7", &DoorbellRequest{})
 	assert.ErrorIs(t, err, ErrServer)

@@ -31,6 +31,10 @@ type faultCase struct {
 	// retried: whether an idempotent operation retries this fault (a POST
 	// never does).
 	retried bool
+	// notActed: the fault proves that the console did not act on the
+	// request, so an operation that acts on the physical site (physicalOps)
+	// retries it too; after any other fault it is sent once.
+	notActed bool
 	// cancelAfterFirstResponse cancels the call's context as soon as the
 	// first response has arrived, i.e. during the backoff wait.
 	cancelAfterFirstResponse bool
@@ -123,10 +127,10 @@ func faultCases() []faultCase {
 			check: wantAPI(500, CodeSystemError, ErrServer)},
 		{name: "502", serve: answer(502, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"x"}`), retried: true,
 			check: wantAPI(502, CodeSystemError, ErrServer)},
-		{name: "503", serve: answer(503, "", ""), retried: true, check: wantAPI(503, "", ErrServer)},
-		{name: "429", serve: answer(429, "application/json", `{"code":"","msg":"Too Many Requests"}`), retried: true,
+		{name: "503", serve: answer(503, "", ""), retried: true, notActed: true, check: wantAPI(503, "", ErrServer)},
+		{name: "429", serve: answer(429, "application/json", `{"code":"","msg":"Too Many Requests"}`), retried: true, notActed: true,
 			check: wantAPI(429, "", ErrRateLimited)},
-		{name: "429 Retry-After 0", serve: answer(429, "", "", "Retry-After", "0"), retried: true, check: wantAPI(429, "", ErrRateLimited)},
+		{name: "429 Retry-After 0", serve: answer(429, "", "", "Retry-After", "0"), retried: true, notActed: true, check: wantAPI(429, "", ErrRateLimited)},
 		// A wait beyond WaitMax (2ms here) ends the call at once.
 		{name: "429 Retry-After 1", serve: answer(429, "", "", "Retry-After", "1"), check: wantRetryAfter(429, time.Second, ErrRateLimited)},
 		{name: "429 Retry-After huge", serve: answer(429, "", "", "Retry-After", "360000000"), check: wantRetryAfter(429, 24*time.Hour, ErrRateLimited)},
@@ -163,7 +167,7 @@ func faultCases() []faultCase {
 			}},
 		// Busy and offline devices answer on HTTP 200; safe methods retry.
 		{name: "device offline on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_DEVICE_OFFLINE","msg":"The device is currently offline.","data":null}`),
-			retried: true, check: func(t *testing.T, op anOp, err error, resp *Response) {
+			retried: true, notActed: true, check: func(t *testing.T, op anOp, err error, resp *Response) {
 				wantAPI(200, CodeDeviceDeviceOffline, ErrUnavailable)(t, op, err, resp)
 				assert.Equal(t, CodeDeviceDeviceOffline, resp.Code)
 				assert.Equal(t, "The device is currently offline.", resp.Message)
@@ -260,7 +264,7 @@ func TestFaultMatrix(t *testing.T) {
 					fc.check(t, op, err, resp)
 
 					want := 1
-					if fc.retried && op.idempotent {
+					if physicalOps[op.name] && fc.notActed || !physicalOps[op.name] && fc.retried && op.idempotent {
 						want = 1 + policy.MaxRetries
 					}
 					if fc.timesOut {

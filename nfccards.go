@@ -107,6 +107,10 @@ type EnrolledCard struct {
 // StartEnrollment wakes a reader and opens an enrollment session on it.
 // Poll it with [NFCCardsService.EnrollmentStatus] and close it with
 // [NFCCardsService.EndEnrollment]; [NFCCardsService.Enroll] does all three.
+// Waking the reader acts on a physical device, and a session opened twice
+// leaves one whose id is lost: like [DoorsService.Unlock], the request is
+// retried only after a failure that proves the console did not act,
+// whatever RetryPolicy.RetryWrites says.
 //
 // API: POST /api/v1/developer/credentials/nfc_cards/sessions (permission edit:credential)
 func (s *NFCCardsService) StartEnrollment(ctx context.Context, req *EnrollmentRequest) (*EnrollmentSession, *Response, error) {
@@ -117,7 +121,7 @@ func (s *NFCCardsService) StartEnrollment(ctx context.Context, req *EnrollmentRe
 	if err := checkID(op, "DeviceID", req.DeviceID); err != nil {
 		return nil, nil, err
 	}
-	v, resp, err := call[EnrollmentSession](ctx, s.client, "POST", "/credentials/nfc_cards/sessions", nil, req, true)
+	v, resp, err := call[EnrollmentSession](physicalAct(ctx), s.client, "POST", "/credentials/nfc_cards/sessions", nil, req, true)
 	if err == nil && v.SessionID == "" {
 		return nil, resp, invalidData(resp, "no session_id in the answer")
 	}

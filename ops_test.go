@@ -16,12 +16,24 @@ type anOp struct {
 	method  string
 	pattern string // Go 1.22 mux pattern of the request
 	// idempotent operations may be retried; the POSTs never are by default.
+	// An operation in physicalOps is retried only after a failure that
+	// proves the console did not act, whatever this says.
 	idempotent bool
 	// call runs the operation; result is nil exactly when err is non-nil
 	// (for operations that return a value).
 	call func(ctx context.Context, c *Client) (result any, resp *Response, err error)
 	// success is a body the operation decodes without error.
 	success string
+}
+
+// physicalOps are the operations that act on the physical site: they are
+// retried only after a failure that proves the console did not act.
+var physicalOps = map[string]bool{
+	"Doors.Unlock":             true,
+	"Doors.SetLockRule":        true,
+	"Doors.SetEmergency":       true,
+	"Devices.TriggerDoorbell":  true,
+	"NFCCards.StartEnrollment": true,
 }
 
 func nilIfNone[T any](v *T) any {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -28,6 +29,16 @@ import (
 // idempotency key, so a POST that failed in transit may already have
 // taken effect (a touch-pass purchase spends money). Other 4xx and 501 are never
 // retried; 500 only with RetryInternalServerError.
+//
+// The operations that act on the physical site ([DoorsService.Unlock],
+// [DoorsService.SetLockRule], [DoorsService.SetEmergency],
+// [DevicesService.TriggerDoorbell], [NFCCardsService.StartEnrollment]) are
+// retried only after a failure that proves the console did not act: a
+// connection that could not be made (the request was never written), 429,
+// 503, or a busy or offline device. After a connection lost once the
+// request was written, a timeout, 500, 502 or 504 the relay may already
+// have opened, so the call ends with the error and the caller decides;
+// RetryWrites and RetryInternalServerError do not change that.
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt; 0
 	// disables retrying.
@@ -223,10 +234,13 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		st.lastStatus = resp.StatusCode
 	}
 	switch {
-	case err != nil && !errors.Is(err, errUnavailableCode):
+	case err != nil && !errors.Is(err, errUnavailableCode) && !neverSent(err):
 		st.uncertain = true
 	case resp != nil && (resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout || resp.StatusCode == http.StatusInternalServerError):
 		st.uncertain = true
+	}
+	if ctx.Value(physicalKey{}) != nil && ctx.Value(noRetryKey{}) == nil {
+		return p.retryPhysical(ctx, resp, err), nil
 	}
 	if !st.idempotent {
 		return false, nil
@@ -241,6 +255,52 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		return p.RetryInternalServerError, nil
 	}
 	return false, nil
+}
+
+// physicalKey marks a context whose request acts on the physical site: it
+// opens a relay, changes a door's lock rule or the site's emergency mode,
+// rings a doorbell or wakes a reader. Sent twice, it acts twice.
+type physicalKey struct{}
+
+// physicalAct marks ctx so that its request is retried only after a
+// failure that proves the console did not act on it (see retryPhysical),
+// whatever its method and RetryPolicy.RetryWrites. A nil ctx is returned
+// as it is, for send to reject.
+func physicalAct(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil
+	}
+	return context.WithValue(ctx, physicalKey{}, true)
+}
+
+// retryPhysical decides for a request that acts on the physical site. It
+// is retried only when the failure proves that the console did not act:
+// the connection could not be made, so the request was never written; the
+// console refused it with 429 or 503; or it answered that the device is
+// busy or offline. After anything else (a connection lost after the
+// request was written, a per-attempt timeout, 500, 502, 504, a body cut
+// off) the console may have acted, and the caller gets the error and
+// decides.
+func (p RetryPolicy) retryPhysical(ctx context.Context, resp *http.Response, err error) bool {
+	switch {
+	case errors.Is(err, errUnavailableCode):
+		return true
+	case err != nil:
+		return neverSent(err) && retryableTransportError(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return p.waitable(ctx, resp)
+	}
+	return false
+}
+
+// neverSent reports whether a transport error happened while the
+// connection was being made (refused, unreachable, no route, a failed name
+// lookup, a dial timeout): no byte of the request reached the console.
+func neverSent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // waitable is false when the response asks, with Retry-After, for a wait

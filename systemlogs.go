@@ -179,9 +179,12 @@ func (s *SystemLogsService) List(ctx context.Context, req *SystemLogQuery) ([]Sy
 // entries a page (or [DefaultPageSize]). req is copied, never modified.
 //
 // The console's total is unreliable on this endpoint (some report the page
-// size), so All trusts it only when it says that more entries are left
-// than it has seen: it never stops early because of a total that is too
-// small, and stops after an empty page or a short one. A console that
+// size), so All never stops because of it: it stops after an empty page,
+// or after a short page at a size the console served whole before. A
+// console that caps page_size is followed at the size it serves, from the
+// first page on or, when req.PageNum is later, from the page that holds
+// the first wanted entry, so no entry is lost or yielded out of turn. A
+// console that
 // ignores page_num ends the loop with [ErrPageRepeated] rather than
 // looping forever (entries without an _id, as in the vendor's sample, are
 // compared by time, event and actor). The first error is yielded with a zero SystemLog and
@@ -202,15 +205,9 @@ func (s *SystemLogsService) All(ctx context.Context, req *SystemLogQuery) iter.S
 	return paginate(ctx, q.PageNum, q.PageSize, logKey,
 		func(ctx context.Context, num, size int) (page[SystemLog], error) {
 			q.PageNum, q.PageSize = num, size
-			items, resp, err := s.List(ctx, &q)
-			total := resp.total()
-			// A total no larger than what this page brings says nothing
-			// (consoles echo the page size): leave the stop to the short
-			// or empty page.
-			if total <= (num-1)*size+len(items) {
-				total = 0
-			}
-			return page[SystemLog]{items: items, total: total}, err
+			// The total is not passed on: consoles echo the page size in it.
+			items, _, err := s.List(ctx, &q)
+			return page[SystemLog]{items: items}, err
 		})
 }
 

@@ -192,7 +192,9 @@ func TestSystemLogsAllTotalIsUnreliable(t *testing.T) {
 		{"total is the page size", 60, func(hits int) int { return hits }, 3},
 		{"total is the page size, exact pages", 50, func(hits int) int { return hits }, 3},
 		{"total is right", 60, func(int) int { return 60 }, 3},
-		{"total too large", 30, func(int) int { return 1000 }, 3},
+		// A short page after a full one of the same size is the end,
+		// whatever the total says.
+		{"total too large", 30, func(int) int { return 1000 }, 2},
 		{"no total", 60, func(int) int { return 0 }, 3},
 		{"empty", 0, func(int) int { return 0 }, 1},
 	} {

@@ -360,7 +360,8 @@ func (o *UserSearchOptions) validate(op string) error {
 
 // Search fetches one page of the users matching opts (nil: every user).
 // The vendor's sample answer carries no pagination; SearchAll therefore
-// stops at the first short page. Requires controller 3.1.30 or later.
+// stops at an empty page, or at a short page once the console has served
+// that page size whole. Requires controller 3.1.30 or later.
 //
 // API: GET /api/v1/developer/users/search (permission view:user)
 func (s *UsersService) Search(ctx context.Context, opts *UserSearchOptions) ([]User, *Response, error) {
@@ -394,7 +395,11 @@ func (o *UserSearchOptions) query() url.Values {
 }
 
 // SearchAll iterates over every user matching opts, page by page, with
-// the pager of [UsersService.All]. opts is copied, never modified.
+// the pager of [UsersService.All]. Search answers carry no total, so a
+// short page ends the loop only at a size the console served whole before:
+// a console that caps page_size is followed at the size it serves until an
+// empty or short page, and no user is lost. opts is copied, never
+// modified.
 // Permission view:user; requires controller 3.1.30 or later.
 func (s *UsersService) SearchAll(ctx context.Context, opts *UserSearchOptions) iter.Seq2[User, error] {
 	if err := opts.validate("Users.SearchAll"); err != nil {
@@ -409,8 +414,9 @@ func (s *UsersService) SearchAll(ctx context.Context, opts *UserSearchOptions) i
 	return paginate(ctx, o.PageNum, o.PageSize, userKey,
 		func(ctx context.Context, num, size int) (page[User], error) {
 			o.PageNum, o.PageSize = num, size
-			items, resp, err := s.Search(ctx, &o)
-			return page[User]{items: items, total: resp.total()}, err
+			// No total is trusted: the vendor documents none for search.
+			items, _, err := s.Search(ctx, &o)
+			return page[User]{items: items}, err
 		})
 }
 

@@ -160,14 +160,16 @@ func (s *VisitorsService) List(ctx context.Context, opts *VisitorListOptions) ([
 }
 
 // All iterates over every visitor matching opts, fetching pages lazily as
-// the loop advances. It starts at opts.PageNum (or 1), asks for
-// opts.PageSize visitors a page (or [DefaultPageSize]) and stops after an
+// the loop advances. It yields the visitors from page opts.PageNum (or 1)
+// of opts.PageSize visitors (or [DefaultPageSize]) on, and stops after an
 // empty page, once pagination.total visitors have been seen, after a
-// short page when the total says nothing is left, when the loop body
-// breaks, or after the first error, which it yields with a zero Visitor.
-// A console that caps page_size below what was asked for is followed at
-// its own size, so no visitor is lost; one that ignores page_num ends the
-// loop with [ErrPageRepeated]. opts is copied, never modified.
+// short page at a size the console is known to serve whole, when the loop
+// body breaks, or after the first error, which it yields with a zero
+// Visitor. A console that caps page_size below what was asked for is
+// followed at its own size, so no visitor is lost or yielded out of turn,
+// also when the iteration starts at a later page (the capped first page is
+// then fetched again at the served size); one that ignores page_num ends
+// the loop with [ErrPageRepeated]. opts is copied, never modified.
 // Permission view:visitor; any controller version (expand[] needs 1.22.16).
 //
 //	for v, err := range client.Visitors.All(ctx, nil) {

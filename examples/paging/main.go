@@ -40,7 +40,8 @@ func run(ctx context.Context) error {
 	}
 	fmt.Println()
 
-	// Every visitor: All stops on a short page, at the total, or on error.
+	// Every visitor: All stops on an empty page, on a short page at a size
+	// the console served whole, at the total, or on error.
 	byStatus := map[string]int{}
 	n := 0
 	for v, err := range client.Visitors.All(ctx, &access.VisitorListOptions{PageSize: 40}) {
