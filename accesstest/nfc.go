@@ -278,7 +278,7 @@ func (s *Server) startEnrollment(w http.ResponseWriter, r *http.Request) {
 	}
 	ss := &sessionRec{id: newID(), deviceID: req.DeviceID, reset: req.ResetUACard}
 	id := ss.id
-	ss.expiry = s.after(EnrollmentSessionTimeout, func() { delete(c.sessions, id) })
+	ss.expiry = s.after(EnrollmentSessionTimeout, timerKey{Kind: timerSessionExpiry, ID: id})
 	c.sessions[id] = ss
 	writeData(w, map[string]string{"session_id": id})
 }

@@ -142,6 +142,15 @@ type Fault struct {
 	ContentType string
 	// Times is how many requests the fault affects; zero means all of them.
 	Times int
+	// AfterHandling lets the request take effect first: it is
+	// authenticated and handled as usual (state changes, webhook
+	// deliveries, WebSocket notifications and system-log entries happen),
+	// and then Delay, DropConnection, Status, Code, Message, RetryAfter
+	// and Body apply to the answer instead of the handler's own, as when
+	// a console acted on a request but its answer was lost. With none of
+	// those set the handler's answer is sent after Delay. It has no effect
+	// on [OpNotificationsSubscribe].
+	AfterHandling bool
 }
 
 type activeFault struct {
@@ -510,7 +519,7 @@ func (s *Server) handler() http.Handler {
 	seen := map[string]bool{}
 	for _, rt := range routes {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			s.serve(w, r, rt.op, func() {
+			s.serve(w, r, rt.op, func(w http.ResponseWriter) {
 				if s.authorize(w, r, rt.perm) {
 					rt.h(s, w, r)
 				}
@@ -527,14 +536,15 @@ func (s *Server) handler() http.Handler {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, opUnknown, func() { paths.ServeHTTP(w, r) })
+		s.serve(w, r, opUnknown, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
 	})
 	return mux
 }
 
 // serve buffers the request body, records the request and acts out an
-// injected fault; when no fault answered, it calls next.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func()) {
+// injected fault; when no fault answered, it calls next, with a buffer
+// for the answer except for the WebSocket upgrade.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(http.ResponseWriter)) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
@@ -545,10 +555,56 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if f := s.record(r, op, body); f != nil && s.applyFault(w, r, f) {
+	f := s.record(r, op, body)
+	if f != nil && !f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}
-	next()
+	if op == OpNotificationsSubscribe {
+		next(w) // the WebSocket upgrade needs the connection itself
+		return
+	}
+	// The handler writes into a buffer, which is sent after it returned
+	// and so after it released s.mu: a client that does not read its
+	// answer holds up nothing but its own connection.
+	a := &answer{header: http.Header{}}
+	next(a)
+	if f != nil && f.AfterHandling && s.applyFault(w, r, f) {
+		return
+	}
+	a.sendTo(w)
+}
+
+// answer is a handler's buffered answer.
+type answer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *answer) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(b)
+}
+
+// sendTo writes the answer to w.
+func (a *answer) sendTo(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range a.header {
+		h[k] = v
+	}
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body.Bytes())
 }
 
 // record logs the request and returns the fault it triggers, if any.

@@ -221,12 +221,8 @@ func (s *Server) planVisit(v *access.Visitor) {
 	now := s.clockNow()
 	start, end := v.StartTime.Time(), v.EndTime.Time()
 	id := v.ID
-	move := func(st access.VisitorStatus) func() {
-		return func() {
-			if x := s.visitor(id); x != nil && x.Status != access.VisitorStatusCancelled.String() {
-				s.setVisitorStatus(x, st, false)
-			}
-		}
+	move := func(st access.VisitorStatus) timerKey {
+		return timerKey{Kind: timerVisit, ID: id, Arg: strconv.Itoa(int(st))}
 	}
 	switch {
 	case now.Before(start):
