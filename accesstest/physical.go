@@ -50,15 +50,10 @@ func (s *Server) RingDoorbell(deviceID string) (requestID string, err error) {
 	case sp.rings[deviceID] != nil:
 		return "", fmt.Errorf("%w at %q", ErrBusy, deviceID)
 	}
-	loc := s.deviceLocation(h)
 	ring := &ringRec{requestID: randomHex(16)}
 	sp.rings[deviceID] = ring
-	ring.timeout = s.after(DoorbellRingTimeout, func() {
-		delete(sp.rings, deviceID)
-		s.publish(change{Event: access.EventDoorbellCompleted, Location: loc, Device: eventDevice(h),
-			Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 105}})
-	})
-	s.publish(change{Event: access.EventDoorbellIncoming, Location: loc, Device: eventDevice(h),
+	ring.timeout = s.after(DoorbellRingTimeout, timerKey{Kind: timerRingTimeout, ID: deviceID})
+	s.publish(change{Event: access.EventDoorbellIncoming, Location: sp.ringLocation(h), Device: eventDevice(h),
 		Object: access.DoorbellObject{RequestID: ring.requestID}})
 	return ring.requestID, nil
 }
@@ -81,21 +76,8 @@ func (s *Server) CancelDoorbell(deviceID string) error {
 	}
 	ring.timeout.stop()
 	delete(sp.rings, deviceID)
-	s.publish(change{Event: access.EventDoorbellCompleted, Location: s.deviceLocation(h), Device: eventDevice(h),
+	s.publish(change{Event: access.EventDoorbellCompleted, Location: sp.ringLocation(h), Device: eventDevice(h),
 		Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 108}})
-	return nil
-}
-
-// deviceLocation is the door of a device, for its events, or nil. The
-// caller holds s.mu.
-func (s *Server) deviceLocation(h *hwRec) *access.EventLocation {
-	sp := s.sp()
-	if len(h.doors) == 0 {
-		return nil
-	}
-	if d := sp.door(h.doors[0]); d != nil {
-		return sp.location(d)
-	}
 	return nil
 }
 
@@ -160,7 +142,7 @@ func (s *Server) unlockFor(d *doorRec, actor *access.EventActor, obj access.Door
 	sp := s.sp()
 	d.relock.stop()
 	d.unlocked = true
-	d.relock = s.after(DoorUnlockDuration, func() { d.unlocked, d.relock = false, nil })
+	d.relock = s.after(DoorUnlockDuration, timerKey{Kind: timerRelock, ID: d.door.ID})
 	s.publish(change{Event: access.EventDoorUnlock, Location: sp.location(d), Device: eventDevice(sp.hubOf(d.door.ID)), Actor: actor, Object: obj})
 }
 
