@@ -48,6 +48,9 @@ generated one.`,
 				}
 				cfg.Permissions = p
 			}
+			if cfg.Sites < 1 {
+				return usageErrorf("--sites %d: give 1 or more", cfg.Sites)
+			}
 			if interval <= 0 || interval > DefaultSaveInterval {
 				return usageErrorf("--save-interval %s: give a positive duration up to %s", interval, DefaultSaveInterval)
 			}
@@ -71,6 +74,7 @@ generated one.`,
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
 	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	cmd.SetContext(context.Background())
 	return cmd
 }

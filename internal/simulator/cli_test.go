@@ -1,0 +1,249 @@
+package simulator_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/accesstest"
+)
+
+// The command-line tests run the real `access` binary, built once.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func accessBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "access-fake-bin-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "access")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/access-dev/access/cmd/access").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	require.NoError(t, buildErr, "building cmd/access")
+	return binPath
+}
+
+// fakeSavesState reports whether accesstest.Server can save its state.
+var fakeSavesState = func() bool {
+	_, ok := any(&accesstest.Server{}).(interface {
+		WriteState(io.Writer) error
+		ReadState(io.Reader) error
+	})
+	return ok
+}()
+
+// fakeProc is a running `access fake`.
+type fakeProc struct {
+	cmd    *exec.Cmd
+	env    map[string]string
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// startFake runs `access fake --print-env args...` and waits for its
+// export lines.
+func startFake(t *testing.T, args ...string) *fakeProc {
+	t.Helper()
+	cmd := exec.Command(accessBinary(t), append([]string{"fake", "--addr", "127.0.0.1:0", "--print-env"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	p := &fakeProc{cmd: cmd, env: map[string]string{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		p.done <- cmd.Wait()
+	}()
+	timeout := time.After(30 * time.Second)
+	for len(p.env) < 4 {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "access fake ended early: %s", p.stderr)
+			k, v, found := strings.Cut(strings.TrimPrefix(l, "export "), "=")
+			require.True(t, found, l)
+			p.env[k] = strings.Trim(v, "'")
+		case <-timeout:
+			t.Fatal("access fake printed no environment")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return p
+}
+
+// TestCurlListsDoors drives the running binary with curl, a client in no
+// way related to Go: the token and the public-key pin it printed let curl
+// list the demo site's doors; a wrong pin is refused before anything is
+// sent.
+func TestCurlListsDoors(t *testing.T) {
+	t.Parallel()
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not installed (.ci/run installs it)")
+	}
+	p := startFake(t)
+	for _, k := range []string{"ACCESS_URL", "ACCESS_TOKEN", "ACCESS_FINGERPRINT", "ACCESS_PUBKEY_PIN"} {
+		require.NotEmpty(t, p.env[k], k)
+	}
+	assert.Regexp(t, `^https://127\.0\.0\.1:\d+$`, p.env["ACCESS_URL"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, p.env["ACCESS_FINGERPRINT"])
+
+	run := func(pin string) ([]byte, error) {
+		// The token goes in through a header file, not the process list.
+		hdr := filepath.Join(t.TempDir(), "auth")
+		require.NoError(t, os.WriteFile(hdr, []byte("Authorization: Bearer "+p.env["ACCESS_TOKEN"]+"\n"), 0o600))
+		cmd := exec.Command(curl, "-sS", "--fail-with-body", "-k", "--pinnedpubkey", pin, "-H", "@"+hdr,
+			p.env["ACCESS_URL"]+"/api/v1/developer/doors")
+		return cmd.Output()
+	}
+	out, err := run(p.env["ACCESS_PUBKEY_PIN"])
+	require.NoError(t, err, "%s", out)
+	var env struct {
+		Code string `json:"code"`
+		Data []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(out, &env), "%s", out)
+	assert.Equal(t, "SUCCESS", env.Code)
+	require.Len(t, env.Data, 8, "the demo site's doors")
+	assert.Equal(t, "Main entrance", env.Data[0].Name)
+
+	_, err = run("sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 90, exit.ExitCode(), "curl: SSL public key does not match pinned public key")
+
+	// SIGTERM: a clean stop.
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.done:
+		assert.NoError(t, err, "exit status after SIGTERM; stderr: %s", p.stderr)
+		p.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("access fake did not stop on SIGTERM")
+	}
+}
+
+// runFake runs `access fake args...` expecting it to refuse to start.
+func runFake(t *testing.T, args ...string) (code int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, accessBinary(t), append([]string{"fake"}, args...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "access fake %v should have refused to start", args)
+	return exit.ExitCode(), errb.String()
+}
+
+// TestBadInputExitsTwo: every refused start is one line on stderr and
+// exit status 2, and leaves the state file as it was.
+func TestBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { busy.Close() })
+
+	corrupt := filepath.Join(dir, "corrupt.json")
+	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"users":[{"id":`), 0o600))
+	newer := filepath.Join(dir, "newer.json")
+	require.NoError(t, os.WriteFile(newer, []byte(`{"version":999}`), 0o600))
+	asDir := filepath.Join(dir, "a-directory")
+	require.NoError(t, os.Mkdir(asDir, 0o700))
+
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of the message
+		file string   // must be unchanged
+	}{
+		{"port in use", []string{"--addr", busy.Addr().String()}, []string{"cannot listen on " + busy.Addr().String()}, ""},
+		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, ""},
+		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt},
+		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer},
+		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"--ui-password", "--no-ui"}, ""},
+		{"bad permission", []string{"--addr", "127.0.0.1:0", "--permissions", "view:space,fly:plane"}, []string{`"fly:plane"`}, ""},
+		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, ""},
+		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, ""},
+		{"unknown flag", []string{"--nope"}, []string{"--nope"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if strings.HasPrefix(c.name, "state") && !fakeSavesState {
+				t.Skip("this build's accesstest has no WriteState/ReadState yet")
+			}
+			var before []byte
+			if c.file != "" {
+				before, err = os.ReadFile(c.file)
+				require.NoError(t, err)
+			}
+			code, stderr := runFake(t, c.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+			for _, w := range c.want {
+				assert.Contains(t, stderr, w)
+			}
+			if c.file != "" {
+				after, err := os.ReadFile(c.file)
+				require.NoError(t, err)
+				assert.Equal(t, before, after, "the state file is left alone")
+				entries, err := os.ReadDir(filepath.Dir(c.file))
+				require.NoError(t, err)
+				for _, e := range entries {
+					assert.NotContains(t, e.Name(), ".tmp-", "no temporary file left")
+				}
+			}
+		})
+	}
+}
