@@ -1,0 +1,257 @@
+package simulator_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
+)
+
+// The browser tests drive Debian's headless Chromium with chromedp
+// against a simulator started in this process. They skip where no
+// Chromium is installed, except in CI (CI=true), whose .ci/run installs
+// one.
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium in CI: .ci/run installs Debian's chromium")
+	}
+	t.Skip("no Chromium installed (apt-get install chromium)")
+	return ""
+}
+
+// startSim starts a demo simulator on a free loopback port.
+func startSim(t *testing.T, cfg simulator.Config) *simulator.Site {
+	t.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	sim, err := simulator.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sim.Close() })
+	return sim.Sites[0]
+}
+
+// sdkClient is an SDK client for the site that pins its certificate, as
+// any program given the printed fingerprint would.
+func sdkClient(t *testing.T, st *simulator.Site) *access.Client {
+	t.Helper()
+	c, err := access.NewClient(st.URL, st.Token(), access.WithPinnedCertificate(st.Fingerprint),
+		access.WithRetryPolicy(accesstest.RetryPolicy()))
+	require.NoError(t, err)
+	return c
+}
+
+// browser opens a headless Chromium tab of the given size; the context
+// ends with the test.
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // CI runs as root
+		chromedp.Flag("ignore-certificate-errors", true), // the simulator's self-signed certificate, on loopback
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelC := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	return ctx
+}
+
+// openConsole loads the page and waits until its live updates are on.
+func openConsole(t *testing.T, ctx context.Context, st *simulator.Site) {
+	t.Helper()
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/"),
+		chromedp.WaitVisible(`#live.on`, chromedp.ByQuery),
+		chromedp.Evaluate(`window.notReloaded = true`, nil),
+	))
+}
+
+func notReloaded(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var still bool
+	require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`window.notReloaded === true`, &still)))
+	assert.True(t, still, "the page was not reloaded")
+}
+
+// TestBrowserRingDoorbell: "Ring doorbell" on the page makes an SDK
+// client subscribed to the WebSocket receive the ring, and the page's
+// feed and device show it; the page never shows the token; a screenshot
+// of it is a real, non-blank PNG.
+func TestBrowserRingDoorbell(t *testing.T) {
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 1280, 1000)
+	client := sdkClient(t, st)
+
+	sub, cancelSub := context.WithCancel(context.Background())
+	defer cancelSub()
+	rings := make(chan access.RemoteViewData, 4)
+	go func() {
+		for n, err := range client.Notifications.Subscribe(sub, nil) {
+			if err == nil && n.Event == access.NotificationRemoteView {
+				var d access.RemoteViewData
+				if json.Unmarshal(n.Data, &d) == nil {
+					rings <- d
+				}
+			}
+		}
+	}()
+	wctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The page's own feed and this client.
+	require.NoError(t, st.Fake.WaitNotificationClients(wctx, 2))
+
+	openConsole(t, ctx, st)
+	ring := `li[data-device="` + accesstest.DemoIntercomID + `"] button[data-ring]`
+	require.NoError(t, chromedp.Run(ctx, chromedp.Click(ring, chromedp.ByQuery)))
+
+	select {
+	case d := <-rings:
+		assert.Equal(t, accesstest.DemoIntercomID, d.DeviceID)
+		assert.Equal(t, "Main entrance", d.DoorName)
+	case <-wctx.Done():
+		t.Fatal("the SDK client got no access.remote_view")
+	}
+	var feed string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.WaitVisible(`li[data-device="`+accesstest.DemoIntercomID+`"] [data-ringing]`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("feed").textContent.includes("access.remote_view")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Text(`#feed`, &feed, chromedp.ByQuery),
+	))
+	assert.Contains(t, feed, "Doorbell rings at UA Intercom Main")
+	notReloaded(t, ctx)
+
+	var html string
+	var shot []byte
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.OuterHTML(`html`, &html, chromedp.ByQuery),
+		chromedp.FullScreenshot(&shot, 100),
+	))
+	assert.NotContains(t, html, st.Token(), "the page never shows the API token")
+	path := filepath.Join(t.TempDir(), "console.png")
+	require.NoError(t, os.WriteFile(path, shot, 0o600))
+	assertNonBlankPNG(t, path)
+	if out := os.Getenv("ACCESS_FAKE_SCREENSHOT"); out != "" {
+		require.NoError(t, os.WriteFile(out, shot, 0o644))
+	}
+}
+
+func assertNonBlankPNG(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(b))
+	require.NoError(t, err, "a PNG")
+	r := img.Bounds()
+	require.Greater(t, r.Dx(), 500)
+	require.Greater(t, r.Dy(), 500)
+	colours := map[[3]uint32]bool{}
+	for y := r.Min.Y; y < r.Max.Y; y += 7 {
+		for x := r.Min.X; x < r.Max.X; x += 7 {
+			c1, c2, c3, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{c1 >> 8, c2 >> 8, c3 >> 8}] = true
+		}
+	}
+	assert.Greater(t, len(colours), 20, "a page, not a blank image")
+}
+
+// TestBrowserSeesUnlockLive: a door unlocked through the API turns
+// unlocked on the open page within a second, without a reload, and
+// relocks there when the site's clock moves on.
+func TestBrowserSeesUnlockLive(t *testing.T) {
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 1280, 900)
+	client := sdkClient(t, st)
+	openConsole(t, ctx, st)
+	relay := `li[data-door="` + accesstest.DemoDoorID + `"] [data-relay]`
+	var text string
+	require.NoError(t, chromedp.Run(ctx, chromedp.Text(relay, &text, chromedp.ByQuery)))
+	require.Equal(t, "Locked", text)
+
+	_, err := client.Doors.Unlock(context.Background(), accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	within, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Run(within, chromedp.WaitVisible(`li[data-door="`+accesstest.DemoDoorID+`"] .relay.unlocked`, chromedp.ByQuery)),
+		"the door shows unlocked within 1 s")
+	notReloaded(t, ctx)
+
+	st.Fake.Advance(accesstest.DoorUnlockDuration)
+	require.NoError(t, chromedp.Run(ctx, chromedp.WaitVisible(`li[data-door="`+accesstest.DemoDoorID+`"] .relay.locked`, chromedp.ByQuery)))
+}
+
+// TestBrowserTapEnrollsCard: a card tapped on the page at a reader where
+// an enrollment was started through the API is what Enroll returns.
+func TestBrowserTapEnrollsCard(t *testing.T) {
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 1280, 900)
+	client := sdkClient(t, st)
+	openConsole(t, ctx, st)
+
+	type result struct {
+		card *access.EnrolledCard
+		err  error
+	}
+	done := make(chan result, 1)
+	ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		c, _, err := client.NFCCards.Enroll(ectx, accesstest.DemoDeviceID, &access.EnrollOptions{PollInterval: 20 * time.Millisecond})
+		done <- result{c, err}
+	}()
+	dev := `li[data-device="` + accesstest.DemoDeviceID + `"]`
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.WaitVisible(dev+` [data-enrolling]`, chromedp.ByQuery),
+		chromedp.SendKeys(dev+` input[name=card]`, "04A1B2C3D4", chromedp.ByQuery),
+		chromedp.Click(dev+` button[data-tap]`, chromedp.ByQuery),
+	))
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		assert.Equal(t, "04A1B2C3D4", r.card.CardID)
+		assert.NotEmpty(t, r.card.Token)
+	case <-ectx.Done():
+		t.Fatal("Enroll did not return the tapped card")
+	}
+	require.NoError(t, chromedp.Run(ctx, chromedp.WaitNotPresent(dev+` [data-enrolling]`, chromedp.ByQuery)))
+	notReloaded(t, ctx)
+}
+
+// TestBrowserPhoneLayout: on a phone-sized screen nothing is wider than
+// the screen, and the site controls work (a lockdown shows its banner).
+func TestBrowserPhoneLayout(t *testing.T) {
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 390, 844)
+	openConsole(t, ctx, st)
+	var overflow bool
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow)))
+	assert.False(t, overflow, "no sideways scrolling on a phone")
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Click(`button[value=lockdown]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.banner.lockdown`, chromedp.ByQuery),
+	))
+	assert.Equal(t, access.EmergencyStatus{Lockdown: true}, st.Fake.Emergency())
+}
