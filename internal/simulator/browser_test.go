@@ -67,7 +67,7 @@ func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox, // CI runs as root
+		chromedp.NoSandbox,                               // CI runs as root
 		chromedp.Flag("ignore-certificate-errors", true), // the simulator's self-signed certificate, on loopback
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(width, height),
