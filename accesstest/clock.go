@@ -154,6 +154,7 @@ func (s *Server) runDue() {
 func (s *Server) Advance(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if d < 0 {
 		d = 0
 	}

@@ -193,6 +193,7 @@ func (sp *spaceState) wireDoor(d *doorRec) access.Door {
 func (s *Server) SetBuilding(id, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	sp := s.sp()
 	if id != "" {
 		sp.buildingID = id

@@ -85,9 +85,11 @@ type hubJob struct {
 // closed.
 var errServerClosed = errors.New("accesstest: server closed before the delivery")
 
-// publish turns a state change into the console's outputs. The caller
-// holds s.mu; nothing here blocks or does I/O.
+// publish turns a state change into the console's outputs and marks the
+// state changed for [Server.OnChange]. The caller holds s.mu; nothing here
+// blocks or does I/O.
 func (s *Server) publish(c change) {
+	s.mu.touch()
 	at := s.clockNow()
 	if c.Event == "" {
 		s.appendSystemLog(c, at)

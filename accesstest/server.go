@@ -165,7 +165,7 @@ type Server struct {
 	tb   testing.TB
 	demo bool
 
-	mu            sync.Mutex
+	mu            stateLock // state.go: Unlock calls the OnChange functions after a change
 	now           func() time.Time
 	token         string
 	tokens        map[string][]Permission
@@ -297,6 +297,7 @@ func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Cl
 func (s *Server) AddToken(token string, perms ...Permission) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.tokens[token] = slices.Clone(perms)
 }
 
@@ -304,6 +305,7 @@ func (s *Server) AddToken(token string, perms ...Permission) {
 func (s *Server) RevokeToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	delete(s.tokens, token)
 }
 
@@ -315,6 +317,7 @@ func (s *Server) RevokeToken(token string) {
 func (s *Server) SetNow(now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if now == nil {
 		now = time.Now
 	}

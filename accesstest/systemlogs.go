@@ -166,6 +166,7 @@ func (s *Server) SystemLogs() []SystemLogEntry {
 func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	for _, e := range entries {
 		e = clone(e)
 		if e.ID == "" {
@@ -190,6 +191,7 @@ func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 func (s *Server) AddSystemLogResource(id string, r access.SystemLogResource) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if s.logs.resources == nil {
 		s.logs.resources = map[string]access.SystemLogResource{}
 	}
@@ -202,6 +204,7 @@ func (s *Server) AddSystemLogResource(id string, r access.SystemLogResource) {
 func (s *Server) AddStaticFile(path, contentType string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if s.logs.static == nil {
 		s.logs.static = map[string]staticFile{}
 	}
