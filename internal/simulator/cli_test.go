@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -20,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 )
 
@@ -246,4 +249,136 @@ func TestBadInputExitsTwo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKillNineKeepsAcknowledgedChanges kills `access fake --state` with
+// SIGKILL at random moments during a burst of writes, 50 times: each
+// restart loads the file (a refused file would exit 2), and the file
+// holds every user whose creation was acknowledged more than one save
+// interval (100 ms, the default and longest) plus one save's duration
+// before the kill: a change that comes just after a save took its
+// snapshot waits for the next save, which starts one interval after that
+// one and takes as long. The save's duration is measured here on the
+// round's own file (load, write, fsync, rename), and counted twice for
+// the noise of a loaded machine.
+func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const (
+		kills    = 50
+		writers  = 3
+		perRound = 40 // creations per writer per round, at most
+		interval = 100 * time.Millisecond
+	)
+	state := filepath.Join(t.TempDir(), "state.json")
+	args := []string{"--state", state, "--demo=false", "--token", "kill-test-token"}
+	type ack struct {
+		name string
+		at   time.Time
+	}
+	var acked []ack // this round's
+	inFile := 0
+	kept := map[string]bool{}  // the users the last file held
+	var saveTook time.Duration // the longest save measured
+	rng := rand.New(rand.NewPCG(19, uint64(time.Now().UnixNano())))
+	for round := range kills {
+		p := startFake(t, args...)
+		c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+		require.NoError(t, err)
+		acked = nil
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		ctx, cancel := context.WithCancel(context.Background())
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perRound {
+					name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+					_, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: name, LastName: "kill"})
+					if err != nil {
+						return // killed
+					}
+					mu.Lock()
+					acked = append(acked, ack{name, time.Now()})
+					mu.Unlock()
+				}
+			}()
+		}
+		// The kill comes at a random moment of the burst.
+		waitFor := time.Duration(5+rng.IntN(200)) * time.Millisecond
+		timer := time.NewTimer(waitFor)
+		<-timer.C
+		killedAt := time.Now()
+		require.NoError(t, p.cmd.Process.Kill())
+		err = <-p.done
+		p.done <- err
+		cancel()
+		wg.Wait()
+
+		// The file loads (checked again by the next round's start) and
+		// holds the old enough acknowledgements.
+		b, err := os.ReadFile(state)
+		require.NoError(t, err, "round %d", round)
+		var file struct {
+			Users []struct {
+				FirstName string `json:"first_name"`
+			} `json:"users"`
+		}
+		require.NoError(t, json.Unmarshal(b, &file), "round %d: the file is whole JSON", round)
+		have := map[string]bool{}
+		for _, u := range file.Users {
+			have[u.FirstName] = true
+		}
+		inFile = len(file.Users)
+		saveTook = max(saveTook, timeSave(t, b))
+		bound := interval + 2*saveTook
+		for name := range kept {
+			require.True(t, have[name], "round %d: %s, saved before, is lost", round, name)
+		}
+		kept = have
+		mu.Lock()
+		for _, a := range acked {
+			if killedAt.Sub(a.at) > bound {
+				require.True(t, have[a.name], "round %d: %s acknowledged %s before the kill is lost", round, a.name, killedAt.Sub(a.at))
+			}
+		}
+		mu.Unlock()
+	}
+	t.Logf("%d kills; the longest save took %s; %d users in the file", kills, saveTook, inFile)
+	// A last start loads what the last kill left.
+	p := startFake(t, args...)
+	c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+	require.NoError(t, err)
+	_, resp, err := c.Users.List(context.Background(), &access.UserListOptions{PageSize: 1})
+	require.NoError(t, err)
+	require.NotNil(t, resp.Pagination)
+	assert.Equal(t, inFile, resp.Pagination.Total, "the restart serves what the file holds")
+	assert.Greater(t, inFile, kills, "users survived the kills")
+}
+
+// timeSave measures what one save of state takes: the fake's WriteState
+// of it, to a file, fsync, rename, fsync of the directory.
+func timeSave(t *testing.T, state []byte) time.Duration {
+	t.Helper()
+	fake := accesstest.NewServer()
+	defer fake.Close()
+	require.NoError(t, fake.ReadState(bytes.NewReader(state)))
+	dir := t.TempDir()
+	start := time.Now()
+	f, err := os.CreateTemp(dir, "save-*")
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	require.NoError(t, fake.WriteState(w))
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Rename(f.Name(), filepath.Join(dir, "state.json")))
+	d, err := os.Open(dir)
+	require.NoError(t, err)
+	_ = d.Sync()
+	_ = d.Close()
+	return time.Since(start)
 }

@@ -108,12 +108,13 @@ func (sv *saver) run() {
 			return
 		case <-sv.kick:
 		}
+		began := time.Now()
 		if err := sv.save(); err != nil {
 			fmt.Fprintf(sv.errOut, "access fake: saving %s: %v\n", sv.path, err)
 		}
 		// At most one save per interval: changes meanwhile wait for the
-		// next one.
-		t := time.NewTimer(sv.interval)
+		// next one, which starts one interval after this one did.
+		t := time.NewTimer(sv.interval - time.Since(began))
 		select {
 		case <-sv.stop:
 			t.Stop()

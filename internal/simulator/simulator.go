@@ -160,9 +160,6 @@ func Start(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Token == "" {
-		cfg.Token = randomToken()
-	}
 	sim := &Simulator{}
 	for i := range cfg.Sites {
 		p := 0
@@ -184,9 +181,17 @@ func Start(cfg Config) (*Simulator, error) {
 }
 
 func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site, error) {
-	st := &Site{StatePath: statePath, token: cfg.Token, done: make(chan struct{}),
+	st := &Site{StatePath: statePath, done: make(chan struct{}),
 		Fingerprint: fingerprint(cert), PublicKeyPin: publicKeyPin(cert), CertPEM: certPEM(cert)}
-	fake := accesstest.NewServer(accesstest.WithToken(randomToken()))
+	// The fake's own token (all permissions) serves the web console's
+	// subscription; it is the clients' token too unless --permissions
+	// limits theirs. It is saved with the state, so that a restart
+	// without --token keeps the clients' token.
+	own := cfg.Token
+	if own == "" || cfg.Permissions != nil {
+		own = randomToken()
+	}
+	fake := accesstest.NewServer(accesstest.WithToken(own))
 	st.Fake = fake
 	loaded := false
 	if statePath != "" {
@@ -199,11 +204,20 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	if !loaded && cfg.Demo {
 		fake.LoadDemoData()
 	}
-	perms := cfg.Permissions
-	if perms == nil {
-		perms = accesstest.AllPermissions()
+	switch st.token = cfg.Token; {
+	case cfg.Permissions == nil && st.token == "":
+		st.token = fake.Token()
+	case cfg.Permissions == nil:
+		fake.AddToken(st.token, accesstest.AllPermissions()...)
+	case st.token == fake.Token():
+		fake.Close()
+		return nil, usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", statePath)
+	default:
+		if st.token == "" {
+			st.token = randomToken()
+		}
+		fake.AddToken(st.token, cfg.Permissions...)
 	}
-	fake.AddToken(cfg.Token, perms...)
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
