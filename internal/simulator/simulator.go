@@ -259,7 +259,24 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 		defer close(st.done)
 		_ = st.srv.ServeTLS(ln, "", "")
 	}()
+	go st.forgetRequests()
 	return st, nil
+}
+
+// forgetRequests keeps the fake's request log (Server.Requests, which
+// tests inspect and nothing here reads) from growing for as long as the
+// simulator runs: it is emptied every second.
+func (st *Site) forgetRequests() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-st.done:
+			return
+		case <-t.C:
+			st.Fake.ResetRequests()
+		}
+	}
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
