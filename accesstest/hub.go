@@ -45,6 +45,9 @@ type change struct {
 	// ByAPI marks a change an API call made when Actor is nil: its log
 	// entry's actor is the API token rather than the system (timers).
 	ByAPI bool
+	// AtSite marks a change a person made at the site (physical.go): its
+	// log entry's actor is the system, never the API token.
+	AtSite bool
 }
 
 // wireEvent is the webhook payload: like access.WebhookEvent, but with

@@ -54,7 +54,7 @@ func (s *Server) RingDoorbell(deviceID string) (requestID string, err error) {
 	sp.rings[deviceID] = ring
 	ring.timeout = s.after(DoorbellRingTimeout, timerKey{Kind: timerRingTimeout, ID: deviceID})
 	s.publish(change{Event: access.EventDoorbellIncoming, Location: sp.ringLocation(h), Device: eventDevice(h),
-		Object: access.DoorbellObject{RequestID: ring.requestID}})
+		Object: access.DoorbellObject{RequestID: ring.requestID}, AtSite: true})
 	return ring.requestID, nil
 }
 
@@ -77,7 +77,7 @@ func (s *Server) CancelDoorbell(deviceID string) error {
 	ring.timeout.stop()
 	delete(sp.rings, deviceID)
 	s.publish(change{Event: access.EventDoorbellCompleted, Location: sp.ringLocation(h), Device: eventDevice(h),
-		Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 108}})
+		Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 108}, AtSite: true})
 	return nil
 }
 
@@ -110,7 +110,7 @@ func (s *Server) SetDoorPosition(doorID string, open bool) error {
 	// The WebSocket form first, as publish queues it for other events.
 	s.queueNotification(wsMessage(access.NotificationLocationUpdateV2, d.door.ID, s.locationV2(d)))
 	s.publish(change{Event: access.EventDeviceDPSStatus, Location: sp.location(d), Device: eventDevice(sp.hubOf(d.door.ID)),
-		Object: access.DPSStatusObject{EventType: "dps_change", Status: status}})
+		Object: access.DPSStatusObject{EventType: "dps_change", Status: status}, AtSite: true})
 	return nil
 }
 
@@ -143,7 +143,7 @@ func (s *Server) unlockFor(d *doorRec, actor *access.EventActor, obj access.Door
 	d.relock.stop()
 	d.unlocked = true
 	d.relock = s.after(DoorUnlockDuration, timerKey{Kind: timerRelock, ID: d.door.ID})
-	s.publish(change{Event: access.EventDoorUnlock, Location: sp.location(d), Device: eventDevice(sp.hubOf(d.door.ID)), Actor: actor, Object: obj})
+	s.publish(change{Event: access.EventDoorUnlock, Location: sp.location(d), Device: eventDevice(sp.hubOf(d.door.ID)), Actor: actor, Object: obj, AtSite: true})
 }
 
 // TapResult is what a reader made of a card held to it with
@@ -238,7 +238,7 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 		return res, nil
 	}
 	s.publish(change{Log: "Access Denied (NFC " + cardNumber + " at " + d.door.Name + "): " + res.Reason,
-		LogTopic: access.SystemLogTopicDoorOpenings, Location: sp.location(d), Device: eventDevice(h), Actor: actor})
+		LogTopic: access.SystemLogTopicDoorOpenings, Location: sp.location(d), Device: eventDevice(h), Actor: actor, AtSite: true})
 	return res, nil
 }
 
@@ -283,7 +283,7 @@ func (s *Server) SetEmergency(st access.EmergencyStatus) error {
 	}
 	flip := func(mode string, value bool) {
 		s.publish(change{Event: access.EventDeviceEmergencyStatus, Device: dev,
-			Object: access.EmergencyStatusObject{Global: true, Mode: mode, Value: value}})
+			Object: access.EmergencyStatusObject{Global: true, Mode: mode, Value: value}, AtSite: true})
 	}
 	// Turning one mode off is published before turning the other on.
 	if prev.Lockdown && !st.Lockdown {

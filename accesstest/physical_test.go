@@ -79,6 +79,7 @@ func TestRingDoorbellAtADevice(t *testing.T) {
 	assert.Equal(t, id, got)
 	e := lastLog(t, srv)
 	assert.Equal(t, string(access.EventDoorbellIncoming), e.Source.Event.Type)
+	assert.Equal(t, "system", e.Source.Actor.Type, "a visitor rang, not the API token")
 
 	_, err = srv.RingDoorbell(accesstest.DemoIntercomID)
 	assert.ErrorIs(t, err, accesstest.ErrBusy)
@@ -151,6 +152,7 @@ func TestPressExitButton(t *testing.T) {
 	e := lastLog(t, srv)
 	assert.Equal(t, string(access.EventDoorUnlock), e.Source.Event.Type)
 	assert.Equal(t, "REX", e.Source.Authentication.CredentialProvider)
+	assert.Equal(t, "Access Granted (REX)", e.Source.Event.DisplayMessage)
 	srv.Advance(accesstest.DoorUnlockDuration)
 	d, _ = srv.Door(accesstest.DemoDoorID)
 	assert.Equal(t, access.DoorLocked, d.LockRelayStatus, "relocks like a remote unlock")

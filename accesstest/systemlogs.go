@@ -85,6 +85,8 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	switch {
 	case c.Actor != nil:
 		src.Actor = access.SystemLogActor{ID: c.Actor.ID, Type: c.Actor.Type, DisplayName: c.Actor.Name}
+	case c.AtSite:
+		src.Actor = systemActor
 	case c.ByAPI || c.Event == "" || c.Event == access.EventTemporaryUnlockStart || c.Event == access.EventDeviceEmergencyStatus || c.Event == access.EventDoorbellIncoming:
 		src.Actor = apiActor() // only API calls cause these in the fake
 	default:
@@ -104,6 +106,9 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	switch o := c.Object.(type) {
 	case access.DoorUnlockObject:
 		ev.DisplayMessage, ev.Result = "Access Granted (Remote)", "ACCESS"
+		if o.AuthenticationType != "API" {
+			ev.DisplayMessage = "Access Granted (" + o.AuthenticationType + ")"
+		}
 		ev.LogKey = "dashboard.access.door.unlock.success"
 		src.Authentication.CredentialProvider = o.AuthenticationType
 		if c.Actor != nil && c.Actor.Type == "open_api" {
