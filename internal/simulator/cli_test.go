@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,8 +101,12 @@ func startFake(t *testing.T, args ...string) *fakeProc {
 		close(lines)
 		p.done <- cmd.Wait()
 	}()
+	want := 4
+	if slices.Contains(args, "--cert-out") {
+		want++ // ACCESS_CACERT
+	}
 	timeout := time.After(30 * time.Second)
-	for len(p.env) < 4 {
+	for len(p.env) < want {
 		select {
 		case l, ok := <-lines:
 			require.True(t, ok, "access fake ended early: %s", p.stderr)
@@ -120,31 +125,33 @@ func startFake(t *testing.T, args ...string) *fakeProc {
 }
 
 // TestCurlListsDoors drives the running binary with curl, a client in no
-// way related to Go: the token and the public-key pin it printed let curl
-// list the demo site's doors; a wrong pin is refused before anything is
-// sent.
+// way related to Go: the token and the public-key pin it printed, or the
+// certificate file --cert-out wrote, let curl list the demo site's doors;
+// a wrong pin, or no trust at all, is refused before anything is sent.
+// Node.js does the same with the certificate file, where it is installed.
 func TestCurlListsDoors(t *testing.T) {
 	t.Parallel()
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		t.Skip("curl is not installed (.ci/run installs it)")
 	}
-	p := startFake(t)
+	caFile := filepath.Join(t.TempDir(), "fake.pem")
+	p := startFake(t, "--cert-out", caFile)
+	assert.Equal(t, caFile, p.env["ACCESS_CACERT"])
 	for _, k := range []string{"ACCESS_URL", "ACCESS_TOKEN", "ACCESS_FINGERPRINT", "ACCESS_PUBKEY_PIN"} {
 		require.NotEmpty(t, p.env[k], k)
 	}
 	assert.Regexp(t, `^https://127\.0\.0\.1:\d+$`, p.env["ACCESS_URL"])
 	assert.Regexp(t, `^[0-9a-f]{64}$`, p.env["ACCESS_FINGERPRINT"])
 
-	run := func(pin string) ([]byte, error) {
-		// The token goes in through a header file, not the process list.
-		hdr := filepath.Join(t.TempDir(), "auth")
-		require.NoError(t, os.WriteFile(hdr, []byte("Authorization: Bearer "+p.env["ACCESS_TOKEN"]+"\n"), 0o600))
-		cmd := exec.Command(curl, "-sS", "--fail-with-body", "-k", "--pinnedpubkey", pin, "-H", "@"+hdr,
-			p.env["ACCESS_URL"]+"/api/v1/developer/doors")
+	run := func(trust ...string) ([]byte, error) {
+		// The token goes in on stdin, not in the process list.
+		args := append([]string{"-sS", "--fail-with-body", "-H", "@-"}, trust...)
+		cmd := exec.Command(curl, append(args, p.env["ACCESS_URL"]+"/api/v1/developer/doors")...)
+		cmd.Stdin = strings.NewReader("Authorization: Bearer " + p.env["ACCESS_TOKEN"] + "\n")
 		return cmd.Output()
 	}
-	out, err := run(p.env["ACCESS_PUBKEY_PIN"])
+	out, err := run("-k", "--pinnedpubkey", p.env["ACCESS_PUBKEY_PIN"])
 	require.NoError(t, err, "%s", out)
 	var env struct {
 		Code string `json:"code"`
@@ -158,10 +165,29 @@ func TestCurlListsDoors(t *testing.T) {
 	require.Len(t, env.Data, 8, "the demo site's doors")
 	assert.Equal(t, "Main entrance", env.Data[0].Name)
 
-	_, err = run("sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+	_, err = run("-k", "--pinnedpubkey", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 90, exit.ExitCode(), "curl: SSL public key does not match pinned public key")
+
+	// The certificate file instead: a full check of chain and address.
+	out, err = run("--cacert", caFile)
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), `"code":"SUCCESS"`)
+	_, err = run()
+	require.ErrorAs(t, err, &exit, "without trusting the self-signed certificate")
+	assert.Equal(t, 60, exit.ExitCode(), "curl: peer certificate cannot be authenticated")
+
+	// Node.js, with nothing but its standard library, as README.md shows.
+	if node, err := exec.LookPath("node"); err == nil {
+		cmd := exec.Command(node, "-e", nodeClient)
+		cmd.Env = append(os.Environ(), "ACCESS_URL="+p.env["ACCESS_URL"], "ACCESS_TOKEN="+p.env["ACCESS_TOKEN"], "ACCESS_CACERT="+caFile)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), `"name":"Main entrance"`)
+	} else {
+		t.Log("node is not installed: the Node.js client was not run")
+	}
 
 	// SIGTERM: a clean stop.
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
@@ -173,6 +199,15 @@ func TestCurlListsDoors(t *testing.T) {
 		t.Fatal("access fake did not stop on SIGTERM")
 	}
 }
+
+// nodeClient is README.md's Node.js client.
+const nodeClient = `
+const fs = require("fs"), https = require("https");
+https.get(process.env.ACCESS_URL + "/api/v1/developer/doors", {
+  headers: { Authorization: "Bearer " + process.env.ACCESS_TOKEN },
+  ca: fs.readFileSync(process.env.ACCESS_CACERT), // trust the simulator's certificate
+}, (res) => res.pipe(process.stdout)).on("error", (e) => { console.error(e.message); process.exit(1); });
+`
 
 // runFake runs `access fake args...` expecting it to refuse to start.
 func runFake(t *testing.T, args ...string) (code int, stderr string) {

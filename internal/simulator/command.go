@@ -31,9 +31,10 @@ the clock).
 On start it prints the URL, the token and the certificate's SHA-256
 fingerprint; with --print-env it prints them as export lines to source:
 
-  access fake --print-env > fake.env & sleep 1; . ./fake.env
-  curl -sk --pinnedpubkey "$ACCESS_PUBKEY_PIN" -H "Authorization: Bearer $ACCESS_TOKEN" \
-    "$ACCESS_URL/api/v1/developer/doors"
+  access fake --print-env > fake.env &
+  until [ -s fake.env ]; do sleep 0.2; done; . ./fake.env
+  printf 'Authorization: Bearer %s' "$ACCESS_TOKEN" |
+    curl -s --pinnedpubkey "$ACCESS_PUBKEY_PIN" -k -H @- "$ACCESS_URL/api/v1/developer/doors"
 
 A token given with --token shows in the process list; leave it out to get a
 generated one.`,
@@ -69,6 +70,7 @@ generated one.`,
 	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "longest wait before a change is saved (at most 100ms)")
 	f.StringVar(&cfg.CertFile, "cert", "", "PEM certificate (default: a self-signed one)")
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
+	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
 	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")

@@ -57,6 +57,9 @@ type Config struct {
 	// CertFile and KeyFile are a PEM certificate and key; both empty
 	// makes a self-signed certificate.
 	CertFile, KeyFile string
+	// CertOut, when set, is where the certificate is written in PEM form,
+	// for clients that trust a CA file (curl --cacert, Node's ca).
+	CertOut string
 	// Sites is how many consoles to simulate (0 means 1), each on its own
 	// port: Addr's port and the ports after it (free ports for port 0).
 	Sites int
@@ -117,9 +120,10 @@ func (st *Site) String() string { return "simulator.Site(" + st.URL + ")" }
 
 // Simulator is a running `access fake`.
 type Simulator struct {
-	Sites []*Site
-	once  sync.Once
-	err   error
+	Sites   []*Site
+	certOut string
+	once    sync.Once
+	err     error
 }
 
 // Start validates cfg, loads any saved state and starts serving every
@@ -160,7 +164,12 @@ func Start(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	sim := &Simulator{}
+	if cfg.CertOut != "" {
+		if err := os.WriteFile(cfg.CertOut, certPEM(cert), 0o644); err != nil {
+			return nil, usageErrorf("--cert-out %s: %v", cfg.CertOut, errors.Unwrap(err))
+		}
+	}
+	sim := &Simulator{certOut: cfg.CertOut}
 	for i := range cfg.Sites {
 		p := 0
 		if port != 0 {
@@ -334,18 +343,24 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,
 // ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
 // access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
-// first site; the same names with _2, _3, ... for the others.
+// first site; the same names with _2, _3, ... for the others; and
+// ACCESS_CACERT, the certificate file, when Config.CertOut is set.
 func (sim *Simulator) PrintEnv(w io.Writer) {
+	var b strings.Builder
 	for i, st := range sim.Sites {
 		sfx := ""
 		if i > 0 {
 			sfx = "_" + strconv.Itoa(i+1)
 		}
-		fmt.Fprintf(w, "export ACCESS_URL%s=%s\n", sfx, shellQuote(st.URL))
-		fmt.Fprintf(w, "export ACCESS_TOKEN%s=%s\n", sfx, shellQuote(st.token))
-		fmt.Fprintf(w, "export ACCESS_FINGERPRINT%s=%s\n", sfx, shellQuote(st.Fingerprint))
-		fmt.Fprintf(w, "export ACCESS_PUBKEY_PIN%s=%s\n", sfx, shellQuote(st.PublicKeyPin))
+		fmt.Fprintf(&b, "export ACCESS_URL%s=%s\n", sfx, shellQuote(st.URL))
+		fmt.Fprintf(&b, "export ACCESS_TOKEN%s=%s\n", sfx, shellQuote(st.token))
+		fmt.Fprintf(&b, "export ACCESS_FINGERPRINT%s=%s\n", sfx, shellQuote(st.Fingerprint))
+		fmt.Fprintf(&b, "export ACCESS_PUBKEY_PIN%s=%s\n", sfx, shellQuote(st.PublicKeyPin))
 	}
+	if sim.certOut != "" {
+		fmt.Fprintf(&b, "export ACCESS_CACERT=%s\n", shellQuote(sim.certOut))
+	}
+	_, _ = io.WriteString(w, b.String()) // one write: a reader polling the file sees all or nothing
 }
 
 // PrintInfo writes, for a person, where each site serves, its token and
