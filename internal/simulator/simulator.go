@@ -419,9 +419,3 @@ func randomToken() string {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-// fileExists reports whether path names something (a file or not).
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}

@@ -337,9 +337,7 @@ func (c *console) events(w http.ResponseWriter, r *http.Request) {
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		if _, ok := c.clients[ch]; ok {
-			delete(c.clients, ch)
-		}
+		delete(c.clients, ch)
 		c.mu.Unlock()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
