@@ -16,6 +16,7 @@ func NewCommand() *cobra.Command {
 		cfg         Config
 		perms       string
 		printEnv    bool
+		logSaves    bool
 		interval    = DefaultSaveInterval
 		demoDefault = true
 	)
@@ -57,6 +58,9 @@ generated one.`,
 			}
 			cfg.SaveInterval = interval
 			cfg.Demo = demoDefault
+			if logSaves {
+				cfg.LogSaves = cmd.ErrOrStderr()
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Run(ctx, cfg, printEnv, cmd.OutOrStdout())
@@ -68,6 +72,7 @@ generated one.`,
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
 	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change")
 	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "longest wait before a change is saved (at most 100ms)")
+	f.BoolVar(&logSaves, "log-saves", false, "print each save of the state file, and how long it took, on stderr")
 	f.StringVar(&cfg.CertFile, "cert", "", "PEM certificate (default: a self-signed one)")
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")

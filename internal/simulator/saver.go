@@ -69,21 +69,24 @@ type saver struct {
 	done     chan struct{}
 	remove   func()
 
-	mu     sync.Mutex
-	saves  int
-	err    error // the last save's error
-	errOut io.Writer
+	mu      sync.Mutex
+	saves   int
+	err     error // the last save's error
+	errOut  io.Writer
+	logOut  io.Writer // with --log-saves: a line per save
+	longest time.Duration
 }
 
 // newSaver saves once at once (creating the file, and proving it can be
-// written), then after every change of the store.
-func newSaver(fake any, path string, interval time.Duration) (*saver, error) {
+// written), then after every change of the store. log, when not nil,
+// gets a line per save.
+func newSaver(fake any, path string, interval time.Duration, log io.Writer) (*saver, error) {
 	store, err := storeOf(fake)
 	if err != nil {
 		return nil, err
 	}
 	sv := &saver{store: store, path: path, interval: interval, kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), errOut: os.Stderr}
+		stop: make(chan struct{}), done: make(chan struct{}), errOut: os.Stderr, logOut: log}
 	if err := sv.save(); err != nil {
 		return nil, usageErrorf("state file %s: cannot write it: %v", path, err)
 	}
@@ -142,6 +145,7 @@ func (sv *saver) Saves() int {
 // save writes the state to a temporary file beside the state file,
 // syncs it, renames it over the state file and syncs the directory.
 func (sv *saver) save() (err error) {
+	began := time.Now()
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	defer func() { sv.err = err }()
@@ -176,6 +180,11 @@ func (sv *saver) save() (err error) {
 		return err
 	}
 	sv.saves++
+	took := time.Since(began)
+	sv.longest = max(sv.longest, took)
+	if sv.logOut != nil {
+		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s)\n", sv.path, took.Round(time.Microsecond), sv.longest.Round(time.Microsecond))
+	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync() // the rename itself, on file systems that need it
 		_ = d.Close()

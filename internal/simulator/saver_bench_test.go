@@ -20,7 +20,7 @@ func BenchmarkSave10000Users(b *testing.B) {
 		fake.AddUser(access.User{FirstName: "User", LastName: fmt.Sprint(i), UserEmail: fmt.Sprintf("user%d@example.com", i),
 			EmployeeNumber: fmt.Sprint(100000 + i), Status: access.UserStatusActive})
 	}
-	sv, err := newSaver(fake, filepath.Join(b.TempDir(), "state.json"), time.Hour)
+	sv, err := newSaver(fake, filepath.Join(b.TempDir(), "state.json"), time.Hour, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

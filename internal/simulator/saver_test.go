@@ -106,7 +106,7 @@ func TestSaverBatchesABurst(t *testing.T) {
 	store := &memStore{}
 	const interval = 20 * time.Millisecond
 	start := time.Now()
-	sv, err := newSaver(store, path, interval)
+	sv, err := newSaver(store, path, interval, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, sv.Saves(), "saved at once, creating the file")
 	// A burst of changes lasting several intervals.
@@ -138,7 +138,7 @@ func TestSaverFailedSaveKeepsTheOldFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	store := &memStore{n: 7}
-	sv, err := newSaver(store, path, time.Millisecond)
+	sv, err := newSaver(store, path, time.Millisecond, nil)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)

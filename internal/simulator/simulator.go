@@ -54,6 +54,9 @@ type Config struct {
 	// SaveInterval is the longest a change waits to be saved
 	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
 	SaveInterval time.Duration
+	// LogSaves, when set, gets a line for every save of the state file
+	// with how long it took.
+	LogSaves io.Writer
 	// CertFile and KeyFile are a PEM certificate and key; both empty
 	// makes a self-signed certificate.
 	CertFile, KeyFile string
@@ -235,7 +238,7 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	}
 	st.ln = ln
 	if statePath != "" {
-		st.saver, err = newSaver(fake, statePath, cfg.SaveInterval)
+		st.saver, err = newSaver(fake, statePath, cfg.SaveInterval, cfg.LogSaves)
 		if err != nil {
 			_ = ln.Close()
 			fake.Close()
