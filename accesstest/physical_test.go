@@ -125,6 +125,7 @@ func TestSetDoorPosition(t *testing.T) {
 	assert.Equal(t, "open", loc.State.DPS)
 	e := lastLog(t, srv)
 	assert.Equal(t, string(access.EventDeviceDPSStatus), e.Source.Event.Type)
+	assert.Equal(t, "Door opened", e.Source.Event.DisplayMessage)
 
 	before := len(srv.SystemLogs())
 	require.NoError(t, srv.SetDoorPosition(accesstest.DemoDoorID, true), "already open: nothing to do")

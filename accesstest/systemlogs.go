@@ -131,6 +131,8 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 			state = "started"
 		}
 		ev.DisplayMessage = strings.ToUpper(o.Mode[:1]) + o.Mode[1:] + " " + state
+	case access.DPSStatusObject:
+		ev.DisplayMessage = "Door " + map[string]string{"open": "opened", "close": "closed"}[o.Status]
 	case access.DoorbellObject:
 		if c.Event == access.EventDoorbellIncoming {
 			ev.DisplayMessage = "Doorbell rang"

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,9 +158,42 @@ func TestBrowserRingDoorbell(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "console.png")
 	require.NoError(t, os.WriteFile(path, shot, 0o600))
 	assertNonBlankPNG(t, path)
-	if out := os.Getenv("ACCESS_FAKE_SCREENSHOT"); out != "" {
-		require.NoError(t, os.WriteFile(out, shot, 0o644))
+}
+
+// TestBrowserScreenshotForREADME writes README.md's picture of the page to
+// $ACCESS_FAKE_SCREENSHOT (docs/access-fake-console.png): the demo site
+// with a door unlocked and open, a ringing intercom and a webhook
+// delivered. It runs only when that variable is set.
+func TestBrowserScreenshotForREADME(t *testing.T) {
+	out := os.Getenv("ACCESS_FAKE_SCREENSHOT")
+	if out == "" {
+		t.Skip("set ACCESS_FAKE_SCREENSHOT=docs/access-fake-console.png to write it")
 	}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer recv.Close()
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 1280, 900)
+	c := sdkClient(t, st)
+	bg := context.Background()
+	_, _, err := c.Webhooks.Create(bg, &access.WebhookEndpointRequest{Endpoint: recv.URL + "/unifi", Name: "integration",
+		Events: []access.EventType{access.EventDoorUnlock, access.EventDoorbellIncoming, access.EventDeviceDPSStatus}})
+	require.NoError(t, err)
+	openConsole(t, ctx, st)
+	_, err = c.Doors.Unlock(bg, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	require.NoError(t, st.Fake.SetDoorPosition(accesstest.DemoDoorID, true))
+	_, err = c.Doors.SetLockRule(bg, "5c496423-6d25-4e4f-8cdf-95ad5135188a", &access.LockRuleRequest{Type: access.LockRuleCustom, Interval: 15})
+	require.NoError(t, err)
+	_, err = st.Fake.RingDoorbell(accesstest.DemoIntercomID)
+	require.NoError(t, err)
+	require.NoError(t, st.Fake.WaitDeliveries(bg))
+	var shot []byte
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.WaitVisible(`li[data-device="`+accesstest.DemoIntercomID+`"] [data-ringing]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll("#deliveries tr").length >= 3`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.FullScreenshot(&shot, 100),
+	))
+	require.NoError(t, os.WriteFile(out, shot, 0o644))
 }
 
 func assertNonBlankPNG(t *testing.T, path string) {

@@ -73,6 +73,23 @@ type Config struct {
 	NoUI       bool
 }
 
+// String describes the configuration without the token and the
+// console's password, so that printing a Config (%v, %+v, %#v) or logging
+// it leaks neither.
+func (c Config) String() string {
+	redact := func(s string) string {
+		if s == "" {
+			return `""`
+		}
+		return "REDACTED"
+	}
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI)
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
 // UsageError is a problem with how the simulator was started (a flag, the
 // address, the state file). It prints as one line, and the command exits
 // with status 2.
@@ -119,7 +136,10 @@ type Site struct {
 func (st *Site) Token() string { return st.token }
 
 // String describes the site without its token.
-func (st *Site) String() string { return "simulator.Site(" + st.URL + ")" }
+func (st Site) String() string { return "simulator.Site(" + st.URL + ")" }
+
+// GoString is String, for %#v.
+func (st Site) GoString() string { return st.String() }
 
 // Simulator is a running `access fake`.
 type Simulator struct {

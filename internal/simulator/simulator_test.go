@@ -6,8 +6,10 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -241,4 +243,56 @@ func TestConsoleActions(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, code, "%v: %s", bad, msg)
 		assert.NotEmpty(t, msg)
 	}
+}
+
+// TestConsoleShowsWebhookDeliveries: a delivery to an endpoint registered
+// through the API shows on the page with its event, endpoint, status and
+// time.
+func TestConsoleShowsWebhookDeliveries(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 4)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get(access.SignatureHeader)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer recv.Close()
+	st := startSim(t, simulator.Config{Demo: true})
+	c := sdkClient(t, st)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: recv.URL + "/hook", Name: "test",
+		Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	_, err = c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	select {
+	case sig := <-got:
+		assert.NotEmpty(t, sig, "signed")
+	case <-ctx.Done():
+		t.Fatal("no delivery")
+	}
+	require.NoError(t, st.Fake.WaitDeliveries(ctx))
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(page), "<code>access.door.unlock</code>")
+	assert.Contains(t, string(page), recv.URL+"/hook")
+	assert.Contains(t, string(page), "<td data-status>202</td>")
+}
+
+// TestPrintedValuesHideTheToken: %v, %+v and %#v of a Config or a Site
+// leave the token and the console's password out.
+func TestPrintedValuesHideTheToken(t *testing.T) {
+	t.Parallel()
+	cfg := simulator.Config{Addr: "127.0.0.1:0", Token: "tok-0123456789", UIPassword: "pw-0123456789", NoUI: true}
+	st := startSim(t, cfg)
+	for _, v := range []any{cfg, &cfg, *st, st} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			out := fmt.Sprintf(verb, v)
+			assert.NotContains(t, out, "tok-0123456789", verb)
+			assert.NotContains(t, out, "pw-0123456789", verb)
+		}
+	}
+	assert.Contains(t, fmt.Sprint(cfg), "Token:REDACTED")
 }

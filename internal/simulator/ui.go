@@ -176,7 +176,7 @@ type personView struct {
 }
 
 type deliveryView struct {
-	URL, Event, Status, Error string
+	URL, Event, Status, Error, Latency string
 }
 
 func (c *console) snapshot(q string) view {
@@ -238,7 +238,7 @@ func (c *console) snapshot(q string) view {
 	ds := f.Deliveries()
 	for i := len(ds) - 1; i >= 0 && len(v.Deliveries) < deliveriesShow; i-- {
 		d := ds[i]
-		dv := deliveryView{URL: d.URL, Event: string(d.Event)}
+		dv := deliveryView{URL: d.URL, Event: string(d.Event), Latency: d.Latency.Round(100 * time.Microsecond).String()}
 		if d.StatusCode != 0 {
 			dv.Status = strconv.Itoa(d.StatusCode)
 		}
