@@ -2,6 +2,7 @@ package accesstest
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,6 +184,7 @@ type Server struct {
 	faults        []*activeFault
 	closing       chan struct{}
 	closeOnce     sync.Once
+	life          lifecycle // the goroutines Close waits for
 	delivery      *http.Client
 	notify        notifyHub   // the notifications WebSocket's subscribers
 	clock         clockState  // clock.go: Advance's offset and the timers
@@ -203,6 +206,7 @@ func NewServer(opts ...Option) *Server {
 		devices:   map[string]*access.DeviceSettings{},
 		closing:   make(chan struct{}),
 	}
+	s.life.ctx, s.life.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
 		if o != nil {
 			o(s)
@@ -231,11 +235,68 @@ func New(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close shuts the server down, ending any injected delays.
+// Close shuts the server down, ending any injected delays, and returns
+// once every request handler, WebSocket connection and webhook delivery of
+// the server has ended. Deliveries still queued are dropped (their Err is
+// set).
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.closing) })
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.life.cancel()
+	})
 	s.srv.Close()
+	s.life.close()
 	s.delivery.CloseIdleConnections()
+}
+
+// lifecycle counts the server's own goroutines (the delivery goroutine and
+// the WebSocket connections), so that Close can wait for them.
+type lifecycle struct {
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	live   atomic.Int32 // for tests
+}
+
+// enter counts a goroutine in, unless the server is closed.
+func (l *lifecycle) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	l.live.Add(1)
+	return true
+}
+
+// leave counts a goroutine out.
+func (l *lifecycle) leave() {
+	l.live.Add(-1)
+	l.wg.Done()
+}
+
+// spawn runs f in a counted goroutine, unless the server is closed.
+func (l *lifecycle) spawn(f func()) bool {
+	if !l.enter() {
+		return false
+	}
+	go func() {
+		defer l.leave()
+		f()
+	}()
+	return true
+}
+
+// close stops new goroutines and waits for the running ones.
+func (l *lifecycle) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
 }
 
 // URL returns the base URL to give [access.NewClient], e.g.
