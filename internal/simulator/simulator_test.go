@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -295,4 +296,32 @@ func TestPrintedValuesHideTheToken(t *testing.T) {
 		}
 	}
 	assert.Contains(t, fmt.Sprint(cfg), "Token:REDACTED")
+}
+
+// TestSeveralSitesKeepTheirState: with --sites 2 --state FILE, site 2
+// keeps its state in FILE.2; a restart gives each site its own back,
+// with the clients' generated token.
+func TestSeveralSitesKeepTheirState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	cfg := simulator.Config{Addr: "127.0.0.1:0", Sites: 2, StatePath: path, NoUI: true}
+	sim, err := simulator.Start(cfg)
+	require.NoError(t, err)
+	st2 := sim.Sites[1]
+	assert.Equal(t, path+".2", st2.StatePath)
+	_, _, err = sdkClient(t, st2).Users.Create(context.Background(), &access.UserRequest{FirstName: "Only", LastName: "Two"})
+	require.NoError(t, err)
+	token2 := st2.Token()
+	require.NoError(t, sim.Close())
+
+	sim, err = simulator.Start(cfg)
+	require.NoError(t, err)
+	defer sim.Close()
+	assert.Empty(t, sim.Sites[0].Fake.Users())
+	users := sim.Sites[1].Fake.Users()
+	require.Len(t, users, 1)
+	assert.Equal(t, "Only", users[0].FirstName)
+	assert.Equal(t, token2, sim.Sites[1].Token(), "the generated token survives the restart")
+	_, _, err = sdkClient(t, sim.Sites[1]).Users.List(context.Background(), nil)
+	assert.NoError(t, err)
 }
