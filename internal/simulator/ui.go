@@ -37,6 +37,7 @@ const (
 	deliveriesShow = 30  // newest webhook deliveries shown
 	peopleShow     = 50  // people listed per search
 	refreshEvery   = 500 * time.Millisecond
+	minRedraw      = 50 * time.Millisecond
 )
 
 // console is the web console of one site: the page, its live updates
@@ -49,6 +50,7 @@ type console struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	poke     chan struct{}
+	unhook   func()
 
 	mu       sync.Mutex
 	clients  map[chan sseMsg]struct{}
@@ -79,6 +81,7 @@ func newConsole(fake *accesstest.Server, password string) *console {
 	c.mux.HandleFunc("GET /ui/people", c.people)
 	c.mux.HandleFunc("POST /ui/act", c.act)
 	c.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	c.unhook = fake.OnChange(c.kick) // redraw at once after any change
 	c.wg.Add(2)
 	go c.subscribe()
 	go c.refresh()
@@ -86,6 +89,7 @@ func newConsole(fake *accesstest.Server, password string) *console {
 }
 
 func (c *console) close() {
+	c.unhook()
 	c.cancel()
 	c.mu.Lock()
 	for ch := range c.clients {
@@ -383,7 +387,8 @@ func (c *console) kick() {
 }
 
 // refresh re-renders the live sections twice a second, and at once after
-// a notification or a button, sending those that changed. Reading the
+// a change of state, a notification or a button, sending those that
+// changed. Reading the
 // doors also runs the fake's timers that fell due (relocks, rule ends).
 func (c *console) refresh() {
 	defer c.wg.Done()
@@ -403,6 +408,8 @@ func (c *console) refresh() {
 			continue
 		}
 		v := c.snapshot("")
+		// At most one redraw per minRedraw, however fast changes come.
+		gap := time.NewTimer(minRedraw)
 		for _, name := range sectionNames {
 			html := c.render(name, v)
 			c.mu.Lock()
@@ -417,6 +424,12 @@ func (c *console) refresh() {
 				HTML string `json:"html"`
 			}{name, html})
 			c.broadcast(sseMsg{event: "section", data: b})
+		}
+		select {
+		case <-c.ctx.Done():
+			gap.Stop()
+			return
+		case <-gap.C:
 		}
 	}
 }
