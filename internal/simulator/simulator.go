@@ -143,6 +143,7 @@ func (st Site) GoString() string { return st.String() }
 
 // Simulator is a running `access fake`.
 type Simulator struct {
+	// Sites are the simulated consoles, in port order.
 	Sites   []*Site
 	certOut string
 	once    sync.Once
@@ -322,7 +323,7 @@ func urlHost(bound *net.TCPAddr, asked string) string {
 }
 
 // Close stops serving, saves the state a last time and closes the fakes.
-// It returns the first error of the final saves.
+// It returns the errors of the final saves, joined.
 func (sim *Simulator) Close() error {
 	sim.once.Do(func() {
 		var errs []error
