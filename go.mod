@@ -3,6 +3,7 @@ module github.com/access-dev/access
 go 1.23.2
 
 require (
+	github.com/chromedp/chromedp v0.13.6
 	github.com/coder/websocket v1.8.15
 	github.com/google/go-querystring v1.2.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
@@ -13,7 +14,6 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.0.0-20250403032234-65de8f5d025b // indirect
-	github.com/chromedp/chromedp v0.13.6 // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect
