@@ -2,7 +2,10 @@ package accesstest
 
 import (
 	"slices"
+	"strconv"
 	"time"
+
+	"github.com/access-dev/access"
 )
 
 // The fake's time
@@ -18,12 +21,33 @@ import (
 // (time.Now) a timer that has fallen due also runs at the next request or
 // inspection of door state.
 
-// timer is a state change scheduled on the fake's time.
+// timer is a state change scheduled on the fake's time. What it does is
+// named by its key (see [Server.fire]) rather than held as a closure, so
+// that pending timers can be saved with the state ([Server.WriteState]).
 type timer struct {
 	due     time.Time
 	seq     uint64 // breaks ties in scheduling order
-	f       func()
+	key     timerKey
 	stopped bool
+}
+
+// timerKind names what a timer does when it falls due.
+type timerKind string
+
+const (
+	timerRelock        timerKind = "relock"         // ID: a door; the remote unlock ends
+	timerRuleEnd       timerKind = "rule_end"       // ID: a door; its custom lock rule ends
+	timerRingTimeout   timerKind = "ring_timeout"   // ID: a device; its doorbell stops ringing
+	timerSessionExpiry timerKind = "session_expiry" // ID: an NFC enrollment session
+	timerVisit         timerKind = "visit"          // ID: a visitor; Arg: its new status, as a number
+)
+
+// timerKey says what a timer does: its kind, the record it acts on, and
+// an argument.
+type timerKey struct {
+	Kind timerKind `json:"kind"`
+	ID   string    `json:"id"`
+	Arg  string    `json:"arg,omitempty"`
 }
 
 // stop cancels the timer; a nil timer is fine. The caller holds s.mu.
@@ -38,18 +62,57 @@ type clockState struct {
 	offset time.Duration
 	timers []*timer
 	seq    uint64
+	// firing, while a timer runs, is its due time: the time the clock
+	// reads then, also when the timer is noticed late.
+	firing time.Time
 }
 
 // clockNow is the fake's current time. The caller holds s.mu.
-func (s *Server) clockNow() time.Time { return s.now().Add(s.clock.offset) }
+func (s *Server) clockNow() time.Time {
+	if !s.clock.firing.IsZero() {
+		return s.clock.firing
+	}
+	return s.now().Add(s.clock.offset)
+}
 
-// after schedules f to run, with s.mu held, once the fake's time reaches
-// now+d. The caller holds s.mu.
-func (s *Server) after(d time.Duration, f func()) *timer {
+// after schedules the timer k to run, with s.mu held, once the fake's time
+// reaches now+d. The caller holds s.mu.
+func (s *Server) after(d time.Duration, k timerKey) *timer {
 	s.clock.seq++
-	t := &timer{due: s.clockNow().Add(d), seq: s.clock.seq, f: f}
+	t := &timer{due: s.clockNow().Add(d), seq: s.clock.seq, key: k}
 	s.clock.timers = append(s.clock.timers, t)
 	return t
+}
+
+// run runs t with the clock reading its due time. The caller holds s.mu.
+func (s *Server) run(t *timer) {
+	s.clock.firing = t.due
+	defer func() { s.clock.firing = time.Time{} }()
+	s.fire(t.key)
+}
+
+// fire does what a timer that fell due does. The caller holds s.mu.
+func (s *Server) fire(k timerKey) {
+	switch k.Kind {
+	case timerRelock:
+		if d := s.sp().door(k.ID); d != nil {
+			d.unlocked, d.relock = false, nil
+		}
+	case timerRuleEnd:
+		if d := s.sp().door(k.ID); d != nil {
+			d.ruleEnd = nil
+			s.endTemporaryUnlock(d)
+		}
+	case timerRingTimeout:
+		s.ringTimedOut(k.ID)
+	case timerSessionExpiry:
+		delete(s.cr().sessions, k.ID)
+	case timerVisit:
+		st, _ := strconv.Atoi(k.Arg)
+		if x := s.visitor(k.ID); x != nil && x.Status != access.VisitorStatusCancelled.String() && access.VisitorStatus(st).Valid() {
+			s.setVisitorStatus(x, access.VisitorStatus(st), false)
+		}
+	}
 }
 
 // nextDue removes and returns the earliest live timer due at or before
@@ -77,7 +140,7 @@ func (s *Server) nextDue(limit time.Time) *timer {
 // holds s.mu.
 func (s *Server) runDue() {
 	for t := s.nextDue(s.clockNow()); t != nil; t = s.nextDue(s.clockNow()) {
-		t.f()
+		s.run(t)
 	}
 }
 
@@ -91,6 +154,7 @@ func (s *Server) runDue() {
 func (s *Server) Advance(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if d < 0 {
 		d = 0
 	}
@@ -99,7 +163,7 @@ func (s *Server) Advance(d time.Duration) {
 		if now := s.clockNow(); t.due.After(now) {
 			s.clock.offset += t.due.Sub(now)
 		}
-		t.f()
+		s.run(t)
 	}
 	if now := s.clockNow(); target.After(now) {
 		s.clock.offset += target.Sub(now)

@@ -104,6 +104,7 @@ func PINToken(pin string) string { return pinHash(pin) }
 func (s *Server) generatePIN(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	c := s.cr()
 	limit := big.NewInt(1)
 	for range PINLength {
@@ -151,12 +152,14 @@ func (s *Server) assignPIN(w http.ResponseWriter, r *http.Request, holderID stri
 
 func (s *Server) assignUserPIN(w http.ResponseWriter, r *http.Request) {
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		s.assignPIN(w, r, u.ID, func(p *access.PINCode) { u.PINCode = p })
 	})
 }
 
 func (s *Server) unassignUserPIN(w http.ResponseWriter, r *http.Request) {
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		u.PINCode = nil
 		writeSuccess(w)
 	})
@@ -164,12 +167,14 @@ func (s *Server) unassignUserPIN(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) assignVisitorPIN(w http.ResponseWriter, r *http.Request) {
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		s.assignPIN(w, r, v.ID, func(p *access.PINCode) { v.PINCode = p })
 	})
 }
 
 func (s *Server) unassignVisitorPIN(w http.ResponseWriter, r *http.Request) {
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		v.PINCode = nil
 		writeSuccess(w)
 	})
@@ -229,6 +234,7 @@ func (s *Server) assignUserNFC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		s.assignNFC(w, b, u.ID, &u.NFCCards)
 	})
 }
@@ -239,6 +245,7 @@ func (s *Server) unassignUserNFC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		unassignNFC(w, b.Token, &u.NFCCards)
 	})
 }
@@ -248,7 +255,7 @@ func (s *Server) assignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.withVisitor(w, r, func(v *access.Visitor) { s.assignNFC(w, b, v.ID, &v.NFCCards) })
+	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); s.assignNFC(w, b, v.ID, &v.NFCCards) })
 }
 
 func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +263,7 @@ func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.withVisitor(w, r, func(v *access.Visitor) { unassignNFC(w, b.Token, &v.NFCCards) })
+	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); unassignNFC(w, b.Token, &v.NFCCards) })
 }
 
 // ---- touch passes ----
@@ -318,6 +325,7 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	s.mu.touch()
 	now := s.clockNow()
 	out := make([]access.TouchPass, n)
 	for i := range out {
@@ -419,6 +427,7 @@ func touchPassNotFound(w http.ResponseWriter) {
 
 func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		tp := s.touchPass(r.PathValue("tp"))
 		switch {
 		case tp == nil:
@@ -441,6 +450,7 @@ func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) unassignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 	s.withUser(w, r, func(u *access.User) {
+		s.mu.touch()
 		tp := s.touchPass(r.PathValue("tp"))
 		if tp == nil || tp.UserID != u.ID {
 			touchPassNotFound(w)
@@ -463,6 +473,7 @@ func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	// Check everything first: the batch is all or nothing.
 	var users []*access.User
 	for _, id := range req.IDs {
@@ -593,6 +604,7 @@ func (s *Server) updateTouchPass(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	tp := s.touchPass(r.PathValue("id"))
 	if tp == nil {
 		touchPassNotFound(w)
@@ -641,6 +653,7 @@ func (s *Server) updateTouchPass(w http.ResponseWriter, r *http.Request) {
 func (s *Server) AddToWallet(touchPassID string, source access.TouchPassSource, deviceName string) (access.TouchPass, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	tp := s.touchPass(touchPassID)
 	if tp == nil || tp.UserID == "" {
 		return access.TouchPass{}, false

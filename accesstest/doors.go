@@ -193,6 +193,7 @@ func (sp *spaceState) wireDoor(d *doorRec) access.Door {
 func (s *Server) SetBuilding(id, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	sp := s.sp()
 	if id != "" {
 		sp.buildingID = id
@@ -538,7 +539,7 @@ func (s *Server) unlockDoor(w http.ResponseWriter, r *http.Request) {
 	}
 	d.relock.stop()
 	d.unlocked = true
-	d.relock = s.after(DoorUnlockDuration, func() { d.unlocked, d.relock = false, nil })
+	d.relock = s.after(DoorUnlockDuration, timerKey{Kind: timerRelock, ID: d.door.ID})
 	obj := access.DoorUnlockObject{AuthenticationType: "API", Result: "Access Granted"}
 	if len(req.Extra) > 0 && string(req.Extra) != "null" {
 		obj.Extra = req.Extra
@@ -587,7 +588,7 @@ func (s *Server) setLockRule(w http.ResponseWriter, r *http.Request) {
 		d.rule = req.Type
 		if req.Type == access.LockRuleCustom {
 			d.ruleEnds = now.Add(time.Duration(minutes) * time.Minute)
-			d.ruleEnd = s.after(time.Duration(minutes)*time.Minute, func() { d.ruleEnd = nil; s.endTemporaryUnlock(d) })
+			d.ruleEnd = s.after(time.Duration(minutes)*time.Minute, timerKey{Kind: timerRuleEnd, ID: d.door.ID})
 		} else {
 			d.ruleEnds = now.Add(keepRuleSpan)
 		}
@@ -900,6 +901,28 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
+// ringLocation is the door a doorbell rings at: the first door of its
+// group, or none.
+func (sp *spaceState) ringLocation(h *hwRec) *access.EventLocation {
+	if len(h.doors) == 0 {
+		return nil
+	}
+	return sp.location(sp.door(h.doors[0]))
+}
+
+// ringTimedOut ends the device's unanswered ring with reason code 105.
+// The caller holds s.mu.
+func (s *Server) ringTimedOut(deviceID string) {
+	sp := s.sp()
+	ring, h := sp.rings[deviceID], sp.device(deviceID)
+	if ring == nil || h == nil {
+		return
+	}
+	delete(sp.rings, deviceID)
+	s.publish(change{Event: access.EventDoorbellCompleted, Location: sp.ringLocation(h), Device: eventDevice(h),
+		Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 105}})
+}
+
 func (s *Server) triggerDoorbell(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		RoomName *string `json:"room_name"`
@@ -926,10 +949,7 @@ func (s *Server) triggerDoorbell(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, access.CodeDeviceDeviceOffline, "The device is currently offline.")
 		return
 	}
-	var loc *access.EventLocation
-	if len(h.doors) > 0 {
-		loc = sp.location(sp.door(h.doors[0]))
-	}
+	loc := sp.ringLocation(h)
 	ring := sp.rings[id]
 	if req.Cancel {
 		if ring != nil {
@@ -947,11 +967,7 @@ func (s *Server) triggerDoorbell(w http.ResponseWriter, r *http.Request) {
 	}
 	ring = &ringRec{requestID: randomHex(16)}
 	sp.rings[id] = ring
-	ring.timeout = s.after(DoorbellRingTimeout, func() {
-		delete(sp.rings, id)
-		s.publish(change{Event: access.EventDoorbellCompleted, Location: loc, Device: eventDevice(h),
-			Object: access.DoorbellObject{RequestID: ring.requestID, ReasonCode: 105}})
-	})
+	ring.timeout = s.after(DoorbellRingTimeout, timerKey{Kind: timerRingTimeout, ID: id})
 	s.publish(change{Event: access.EventDoorbellIncoming, Location: loc, Device: eventDevice(h),
 		Object: access.DoorbellObject{RequestID: ring.requestID}})
 	writeSuccess(w)

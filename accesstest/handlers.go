@@ -51,6 +51,9 @@ func wireSchedule(sc *access.Schedule) *weeklySchedule {
 func seed[T any](s *Server, f func() (T, error)) T {
 	s.mu.Lock()
 	v, err := f()
+	if err == nil {
+		s.mu.touch()
+	}
 	s.mu.Unlock()
 	if err != nil {
 		s.fail("%v", err)

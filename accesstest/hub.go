@@ -45,6 +45,9 @@ type change struct {
 	// ByAPI marks a change an API call made when Actor is nil: its log
 	// entry's actor is the API token rather than the system (timers).
 	ByAPI bool
+	// AtSite marks a change a person made at the site (physical.go): its
+	// log entry's actor is the system, never the API token.
+	AtSite bool
 }
 
 // wireEvent is the webhook payload: like access.WebhookEvent, but with
@@ -75,6 +78,7 @@ type hubState struct {
 // WebSocket message for every subscriber.
 type hubJob struct {
 	ws      []byte
+	sent    chan struct{} // closed once the job is done, for Notify
 	ep      access.WebhookEndpoint
 	event   access.EventType
 	payload []byte
@@ -85,9 +89,11 @@ type hubJob struct {
 // closed.
 var errServerClosed = errors.New("accesstest: server closed before the delivery")
 
-// publish turns a state change into the console's outputs. The caller
-// holds s.mu; nothing here blocks or does I/O.
+// publish turns a state change into the console's outputs and marks the
+// state changed for [Server.OnChange]. The caller holds s.mu; nothing here
+// blocks or does I/O.
 func (s *Server) publish(c change) {
+	s.mu.touch()
 	at := s.clockNow()
 	if c.Event == "" {
 		s.appendSystemLog(c, at)
@@ -244,7 +250,8 @@ func (s *Server) appendSystemLog(c change, at time.Time) {
 }
 
 // queueDelivery adds a delivery to the queue and starts the delivery
-// goroutine if it is not running. The caller holds s.mu.
+// goroutine if it is not running. Once the server is closed, the job is
+// dropped at once. The caller holds s.mu.
 func (s *Server) queueDelivery(j hubJob) {
 	h := &s.hub
 	if h.pending == 0 {
@@ -252,9 +259,40 @@ func (s *Server) queueDelivery(j hubJob) {
 	}
 	h.pending++
 	h.queue = append(h.queue, j)
-	if !h.running {
-		h.running = true
-		go s.runDeliveries()
+	if h.running {
+		return
+	}
+	h.running = true
+	if !s.life.spawn(s.runDeliveries) {
+		h.running = false
+		for _, j := range h.queue {
+			s.finish(j, s.dropped(j))
+		}
+		h.queue = nil
+	}
+}
+
+// dropped is the outcome of a job the server closed before making.
+func (s *Server) dropped(j hubJob) *Delivery {
+	if j.ws != nil {
+		return nil
+	}
+	return &Delivery{EndpointID: j.ep.ID, URL: j.ep.Endpoint, Event: j.event, Payload: j.payload, Err: errServerClosed}
+}
+
+// finish records a job's outcome (d, nil for a WebSocket message) and
+// that it is no longer pending. The caller holds s.mu.
+func (s *Server) finish(j hubJob, d *Delivery) {
+	h := &s.hub
+	if d != nil {
+		h.done = append(h.done, *d)
+	}
+	if j.sent != nil {
+		close(j.sent)
+	}
+	h.pending--
+	if h.pending == 0 {
+		close(h.idle)
 	}
 }
 
@@ -273,46 +311,20 @@ func (s *Server) runDeliveries() {
 		h.queue = h.queue[1:]
 		s.mu.Unlock()
 
-		if j.ws != nil {
-			select {
-			case <-s.closing:
-			default:
-				s.broadcast(j.ws)
-			}
-			s.mu.Lock()
-			h.pending--
-			if h.pending == 0 {
-				close(h.idle)
-			}
-			s.mu.Unlock()
-			continue
-		}
-
-		var d Delivery
+		var d *Delivery
 		select {
 		case <-s.closing:
-			d = Delivery{EndpointID: j.ep.ID, URL: j.ep.Endpoint, Event: j.event, Payload: j.payload, Err: errServerClosed}
+			d = s.dropped(j)
 		default:
-			ctx, cancel := context.WithCancel(context.Background())
-			stop := make(chan struct{})
-			go func() {
-				select {
-				case <-s.closing:
-					cancel()
-				case <-stop:
-				}
-			}()
-			d = s.deliver(ctx, j.ep, j.event, j.payload, j.at)
-			close(stop)
-			cancel()
+			if j.ws != nil {
+				s.broadcast(j.ws)
+			} else {
+				made := s.deliver(s.life.ctx, j.ep, j.event, j.payload, j.at)
+				d = &made
+			}
 		}
-
 		s.mu.Lock()
-		h.done = append(h.done, d)
-		h.pending--
-		if h.pending == 0 {
-			close(h.idle)
-		}
+		s.finish(j, d)
 		s.mu.Unlock()
 	}
 }

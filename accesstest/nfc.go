@@ -194,6 +194,7 @@ func (s *Server) deviceSession(deviceID string) *sessionRec {
 func (s *Server) TapCard(deviceID, cardNumber string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.runDue()
 	ss := s.deviceSession(deviceID)
 	if ss == nil {
@@ -222,6 +223,7 @@ func (s *Server) FailTap(deviceID string, code access.ErrorCode) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.runDue()
 	ss := s.deviceSession(deviceID)
 	if ss == nil {
@@ -258,6 +260,7 @@ func (s *Server) startEnrollment(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.runDue()
 	h := s.sp().device(req.DeviceID)
 	switch {
@@ -278,7 +281,7 @@ func (s *Server) startEnrollment(w http.ResponseWriter, r *http.Request) {
 	}
 	ss := &sessionRec{id: newID(), deviceID: req.DeviceID, reset: req.ResetUACard}
 	id := ss.id
-	ss.expiry = s.after(EnrollmentSessionTimeout, func() { delete(c.sessions, id) })
+	ss.expiry = s.after(EnrollmentSessionTimeout, timerKey{Kind: timerSessionExpiry, ID: id})
 	c.sessions[id] = ss
 	writeData(w, map[string]string{"session_id": id})
 }
@@ -290,6 +293,7 @@ func sessionNotFound(w http.ResponseWriter) {
 func (s *Server) enrollmentStatus(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.runDue()
 	ss := s.cr().sessions[r.PathValue("id")]
 	switch {
@@ -314,6 +318,7 @@ func (s *Server) enrollmentStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) endEnrollment(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.runDue()
 	c := s.cr()
 	ss := c.sessions[r.PathValue("id")]
@@ -371,6 +376,7 @@ func (s *Server) deleteNFCCard(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if s.card(token) == nil {
 		cardNotFound(w)
 		return
@@ -394,6 +400,7 @@ func (s *Server) updateNFCCard(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	rec := s.card(r.PathValue("token"))
 	if rec == nil {
 		cardNotFound(w)
@@ -446,6 +453,7 @@ func (s *Server) importNFCCards(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.syncCards()
 	c := s.cr()
 	type result struct {

@@ -111,6 +111,11 @@ func (h *notifyHub) snapshot() []*wsSub {
 // keepalives, until the client leaves, the socket is dropped or the server
 // closes.
 func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
+	if !s.life.enter() {
+		writeError(w, http.StatusServiceUnavailable, access.CodeSystemError, "The server is closing.")
+		return
+	}
+	defer s.life.leave()
 	// No browser clients: the Origin check is moot.
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -128,6 +133,7 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	write := func(msg []byte) bool {
 		wctx, cancel := context.WithTimeout(ctx, notifyWrite)
 		defer cancel()
+		defer context.AfterFunc(s.life.ctx, cancel)() // Close does not wait for a client that does not read
 		return conn.Write(wctx, websocket.MessageText, msg) == nil
 	}
 	if !write(s.handshake()) {
@@ -189,7 +195,9 @@ func (s *Server) broadcast(msg []byte) {
 
 // Notify sends notifications to every client connected to the
 // notifications WebSocket, in order, as a console would: tests use it to
-// emit any notification, documented or not. It returns an error, before
+// emit any notification, documented or not. They go after the
+// notifications that state changes queued before, and Notify returns once
+// they have been handed to every subscriber. It returns an error, before
 // sending anything, for a nil notification or one that cannot be encoded
 // (invalid JSON in Data or Meta). Clients that connect later do not
 // receive them: wait for the subscriber first with
@@ -206,16 +214,34 @@ func (s *Server) Notify(ns ...*access.Notification) error {
 		}
 		msgs = append(msgs, b)
 	}
-	for _, m := range msgs {
-		s.broadcast(m)
-	}
+	s.notifyQueued(msgs)
 	return nil
+}
+
+// notifyQueued sends msgs through the queue that the state changes'
+// notifications take, so that they keep their order with those queued
+// before, and waits until they have been handed to every subscriber.
+func (s *Server) notifyQueued(msgs [][]byte) {
+	if len(msgs) == 0 {
+		return
+	}
+	sent := make(chan struct{})
+	s.mu.Lock()
+	for i, m := range msgs {
+		j := hubJob{ws: m}
+		if i == len(msgs)-1 {
+			j.sent = sent
+		}
+		s.queueDelivery(j)
+	}
+	s.mu.Unlock()
+	<-sent
 }
 
 // NotifyRaw sends msg verbatim, as one text message, to every connected
 // client: a malformed message, an oversized one, a bare "Hello".
 func (s *Server) NotifyRaw(msg []byte) {
-	s.broadcast(append([]byte(nil), msg...))
+	s.notifyQueued([][]byte{append([]byte(nil), msg...)})
 }
 
 // NotificationClients returns how many clients are connected to the

@@ -2,6 +2,7 @@ package accesstest
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,6 +144,15 @@ type Fault struct {
 	ContentType string
 	// Times is how many requests the fault affects; zero means all of them.
 	Times int
+	// AfterHandling lets the request take effect first: it is
+	// authenticated and handled as usual (state changes, webhook
+	// deliveries, WebSocket notifications and system-log entries happen),
+	// and then Delay, DropConnection, Status, Code, Message, RetryAfter
+	// and Body apply to the answer instead of the handler's own, as when
+	// a console acted on a request but its answer was lost. With none of
+	// those set the handler's answer is sent after Delay. It has no effect
+	// on [OpNotificationsSubscribe].
+	AfterHandling bool
 }
 
 type activeFault struct {
@@ -156,7 +167,7 @@ type Server struct {
 	tb   testing.TB
 	demo bool
 
-	mu            sync.Mutex
+	mu            stateLock // state.go: Unlock calls the OnChange functions after a change
 	now           func() time.Time
 	token         string
 	tokens        map[string][]Permission
@@ -173,6 +184,7 @@ type Server struct {
 	faults        []*activeFault
 	closing       chan struct{}
 	closeOnce     sync.Once
+	life          lifecycle // the goroutines Close waits for
 	delivery      *http.Client
 	notify        notifyHub   // the notifications WebSocket's subscribers
 	clock         clockState  // clock.go: Advance's offset and the timers
@@ -194,6 +206,7 @@ func NewServer(opts ...Option) *Server {
 		devices:   map[string]*access.DeviceSettings{},
 		closing:   make(chan struct{}),
 	}
+	s.life.ctx, s.life.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
 		if o != nil {
 			o(s)
@@ -222,11 +235,68 @@ func New(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close shuts the server down, ending any injected delays.
+// Close shuts the server down, ending any injected delays, and returns
+// once every request handler, WebSocket connection and webhook delivery of
+// the server has ended. Deliveries still queued are dropped (their Err is
+// set).
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.closing) })
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.life.cancel()
+	})
 	s.srv.Close()
+	s.life.close()
 	s.delivery.CloseIdleConnections()
+}
+
+// lifecycle counts the server's own goroutines (the delivery goroutine and
+// the WebSocket connections), so that Close can wait for them.
+type lifecycle struct {
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	live   atomic.Int32 // for tests
+}
+
+// enter counts a goroutine in, unless the server is closed.
+func (l *lifecycle) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	l.live.Add(1)
+	return true
+}
+
+// leave counts a goroutine out.
+func (l *lifecycle) leave() {
+	l.live.Add(-1)
+	l.wg.Done()
+}
+
+// spawn runs f in a counted goroutine, unless the server is closed.
+func (l *lifecycle) spawn(f func()) bool {
+	if !l.enter() {
+		return false
+	}
+	go func() {
+		defer l.leave()
+		f()
+	}()
+	return true
+}
+
+// close stops new goroutines and waits for the running ones.
+func (l *lifecycle) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
 }
 
 // URL returns the base URL to give [access.NewClient], e.g.
@@ -288,6 +358,7 @@ func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Cl
 func (s *Server) AddToken(token string, perms ...Permission) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	s.tokens[token] = slices.Clone(perms)
 }
 
@@ -295,6 +366,7 @@ func (s *Server) AddToken(token string, perms ...Permission) {
 func (s *Server) RevokeToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	delete(s.tokens, token)
 }
 
@@ -306,6 +378,7 @@ func (s *Server) RevokeToken(token string) {
 func (s *Server) SetNow(now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if now == nil {
 		now = time.Now
 	}
@@ -510,7 +583,7 @@ func (s *Server) handler() http.Handler {
 	seen := map[string]bool{}
 	for _, rt := range routes {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			s.serve(w, r, rt.op, func() {
+			s.serve(w, r, rt.op, func(w http.ResponseWriter) {
 				if s.authorize(w, r, rt.perm) {
 					rt.h(s, w, r)
 				}
@@ -527,14 +600,15 @@ func (s *Server) handler() http.Handler {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, opUnknown, func() { paths.ServeHTTP(w, r) })
+		s.serve(w, r, opUnknown, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
 	})
 	return mux
 }
 
 // serve buffers the request body, records the request and acts out an
-// injected fault; when no fault answered, it calls next.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func()) {
+// injected fault; when no fault answered, it calls next, with a buffer
+// for the answer except for the WebSocket upgrade.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(http.ResponseWriter)) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
@@ -545,10 +619,56 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if f := s.record(r, op, body); f != nil && s.applyFault(w, r, f) {
+	f := s.record(r, op, body)
+	if f != nil && !f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}
-	next()
+	if op == OpNotificationsSubscribe {
+		next(w) // the WebSocket upgrade needs the connection itself
+		return
+	}
+	// The handler writes into a buffer, which is sent after it returned
+	// and so after it released s.mu: a client that does not read its
+	// answer holds up nothing but its own connection.
+	a := &answer{header: http.Header{}}
+	next(a)
+	if f != nil && f.AfterHandling && s.applyFault(w, r, f) {
+		return
+	}
+	a.sendTo(w)
+}
+
+// answer is a handler's buffered answer.
+type answer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *answer) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(b)
+}
+
+// sendTo writes the answer to w.
+func (a *answer) sendTo(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range a.header {
+		h[k] = v
+	}
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body.Bytes())
 }
 
 // record logs the request and returns the fault it triggers, if any.

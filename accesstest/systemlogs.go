@@ -85,6 +85,8 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	switch {
 	case c.Actor != nil:
 		src.Actor = access.SystemLogActor{ID: c.Actor.ID, Type: c.Actor.Type, DisplayName: c.Actor.Name}
+	case c.AtSite:
+		src.Actor = systemActor
 	case c.ByAPI || c.Event == "" || c.Event == access.EventTemporaryUnlockStart || c.Event == access.EventDeviceEmergencyStatus || c.Event == access.EventDoorbellIncoming:
 		src.Actor = apiActor() // only API calls cause these in the fake
 	default:
@@ -104,6 +106,9 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	switch o := c.Object.(type) {
 	case access.DoorUnlockObject:
 		ev.DisplayMessage, ev.Result = "Access Granted (Remote)", "ACCESS"
+		if o.AuthenticationType != "API" {
+			ev.DisplayMessage = "Access Granted (" + o.AuthenticationType + ")"
+		}
 		ev.LogKey = "dashboard.access.door.unlock.success"
 		src.Authentication.CredentialProvider = o.AuthenticationType
 		if c.Actor != nil && c.Actor.Type == "open_api" {
@@ -126,6 +131,8 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 			state = "started"
 		}
 		ev.DisplayMessage = strings.ToUpper(o.Mode[:1]) + o.Mode[1:] + " " + state
+	case access.DPSStatusObject:
+		ev.DisplayMessage = "Door " + map[string]string{"open": "opened", "close": "closed"}[o.Status]
 	case access.DoorbellObject:
 		if c.Event == access.EventDoorbellIncoming {
 			ev.DisplayMessage = "Doorbell rang"
@@ -166,6 +173,7 @@ func (s *Server) SystemLogs() []SystemLogEntry {
 func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	for _, e := range entries {
 		e = clone(e)
 		if e.ID == "" {
@@ -190,6 +198,7 @@ func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 func (s *Server) AddSystemLogResource(id string, r access.SystemLogResource) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if s.logs.resources == nil {
 		s.logs.resources = map[string]access.SystemLogResource{}
 	}
@@ -202,6 +211,7 @@ func (s *Server) AddSystemLogResource(id string, r access.SystemLogResource) {
 func (s *Server) AddStaticFile(path, contentType string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.touch()
 	if s.logs.static == nil {
 		s.logs.static = map[string]staticFile{}
 	}

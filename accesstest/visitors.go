@@ -221,12 +221,8 @@ func (s *Server) planVisit(v *access.Visitor) {
 	now := s.clockNow()
 	start, end := v.StartTime.Time(), v.EndTime.Time()
 	id := v.ID
-	move := func(st access.VisitorStatus) func() {
-		return func() {
-			if x := s.visitor(id); x != nil && x.Status != access.VisitorStatusCancelled.String() {
-				s.setVisitorStatus(x, st, false)
-			}
-		}
+	move := func(st access.VisitorStatus) timerKey {
+		return timerKey{Kind: timerVisit, ID: id, Arg: strconv.Itoa(int(st))}
 	}
 	switch {
 	case now.Before(start):
@@ -475,6 +471,7 @@ func (s *Server) withVisitor(w http.ResponseWriter, r *http.Request, f func(v *a
 
 func (s *Server) assignVisitorQRCode(w http.ResponseWriter, r *http.Request) {
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		s.cr().qr[v.ID] = true
 		writeData(w, nil)
 	})
@@ -482,6 +479,7 @@ func (s *Server) assignVisitorQRCode(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) unassignVisitorQRCode(w http.ResponseWriter, r *http.Request) {
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		delete(s.cr().qr, v.ID)
 		writeData(w, nil)
 	})
@@ -494,6 +492,7 @@ func (s *Server) assignVisitorPlates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		for _, p := range plates {
 			p = strings.TrimSpace(p)
 			if p == "" || slices.ContainsFunc(v.LicensePlates, func(l access.LicensePlate) bool { return l.Credential == p }) {
@@ -508,6 +507,7 @@ func (s *Server) assignVisitorPlates(w http.ResponseWriter, r *http.Request) {
 func (s *Server) unassignVisitorPlate(w http.ResponseWriter, r *http.Request) {
 	plate := r.PathValue("plate")
 	s.withVisitor(w, r, func(v *access.Visitor) {
+		s.mu.touch()
 		i := slices.IndexFunc(v.LicensePlates, func(l access.LicensePlate) bool { return l.ID == plate })
 		if i < 0 {
 			resourceNotFound(w)

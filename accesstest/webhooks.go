@@ -25,6 +25,8 @@ type Delivery struct {
 	Payload []byte
 	// StatusCode is the receiver's answer; 0 when Err is set.
 	StatusCode int
+	// Latency is how long the receiver took to answer, or to fail.
+	Latency time.Duration
 	// Err is set when the delivery could not be made (connection refused,
 	// the 5-second timeout, a cancelled context, the server closing).
 	Err error
@@ -65,7 +67,9 @@ func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event a
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(access.SignatureHeader, access.SignPayload(payload, ep.Secret.Value(), at))
+	start := time.Now()
 	resp, err := s.delivery.Do(req)
+	d.Latency = time.Since(start)
 	if err != nil {
 		d.Err = err
 		return d

@@ -1,0 +1,5 @@
+package main
+
+import "github.com/access-dev/access/internal/simulator"
+
+func init() { extraCommands = append(extraCommands, simulator.NewCommand) }

@@ -1,0 +1,216 @@
+package simulator_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
+)
+
+// The issue's figures, as Go benchmarks (go test -run '^$' -bench .
+// ./internal/simulator):
+//
+//   - BenchmarkREST/standalone: REST calls/s to the standalone fake over
+//     loopback TLS from 32 concurrent keep-alive clients; /baseline is the
+//     same load on accesstest's own in-process TLS server, in the same run;
+//   - BenchmarkNotificationFanout: notifications/s fanned out to 10
+//     WebSocket subscribers;
+//   - BenchmarkSave10000Users (saver_bench_test.go): one save of a site
+//     of 10,000 users;
+//   - BenchmarkDemoResidentMemory: the demo site's resident memory, of
+//     the real `access fake` process.
+
+func benchHTTP(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback benchmark
+		MaxIdleConnsPerHost: conns,
+		MaxConnsPerHost:     conns,
+	}}
+}
+
+func BenchmarkREST(b *testing.B) {
+	const clients = 32
+	run := func(b *testing.B, url, token string) {
+		hc := benchHTTP(clients)
+		defer hc.CloseIdleConnections()
+		target := url + "/api/v1/developer/doors/" + accesstest.DemoDoorID
+		get := func() error {
+			req, _ := http.NewRequest(http.MethodGet, target, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := hc.Do(req)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
+		}
+		if err := get(); err != nil {
+			b.Fatal(err)
+		}
+		b.SetParallelism((clients + 1) / 2) // 16 goroutines per core: 32 on 2 cores
+		b.ResetTimer()
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := get(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+	}
+	b.Run("standalone", func(b *testing.B) {
+		sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Demo: true, NoUI: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sim.Close()
+		run(b, sim.Sites[0].URL, sim.Sites[0].Token())
+	})
+	b.Run("baseline", func(b *testing.B) {
+		srv := accesstest.New(b, accesstest.WithDemoData())
+		run(b, srv.URL(), srv.Token())
+	})
+}
+
+func BenchmarkNotificationFanout(b *testing.B) {
+	const subscribers = 10
+	sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", NoUI: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sim.Close()
+	st := sim.Sites[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hc := benchHTTP(subscribers)
+	var wg sync.WaitGroup
+	counts := make([]chan int, subscribers)
+	for i := range subscribers {
+		conn, _, err := websocket.Dial(ctx, "wss"+strings.TrimPrefix(st.URL, "https")+"/api/v1/developer/devices/notifications",
+			&websocket.DialOptions{HTTPClient: hc, HTTPHeader: http.Header{"Authorization": {"Bearer " + st.Token()}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn.SetReadLimit(1 << 20)
+		counts[i] = make(chan int, 1)
+		wg.Add(1)
+		go func(ch chan int) {
+			defer wg.Done()
+			n := 0
+			for {
+				_, msg, err := conn.Read(ctx)
+				if err != nil {
+					return
+				}
+				if strings.Contains(string(msg), `"bench"`) {
+					n++
+					select {
+					case <-ch:
+					default:
+					}
+					ch <- n
+				}
+			}
+		}(counts[i])
+	}
+	if err := st.Fake.WaitNotificationClients(ctx, subscribers); err != nil {
+		b.Fatal(err)
+	}
+	n := &access.Notification{Event: "bench", EventObjectID: "x", Data: []byte(`{"door":"Main entrance","state":"unlocked"}`)}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if err := st.Fake.Notify(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Until every subscriber has read all of them.
+	for _, ch := range counts {
+		for got := 0; got < b.N; {
+			select {
+			case got = <-ch:
+			case <-time.After(30 * time.Second):
+				b.Fatalf("a subscriber got %d of %d", got, b.N)
+			}
+		}
+	}
+	el := time.Since(start).Seconds()
+	b.ReportMetric(float64(b.N)/el, "notifications/s")
+	b.ReportMetric(float64(b.N*subscribers)/el, "deliveries/s")
+	b.StopTimer()
+	cancel()
+	wg.Wait()
+}
+
+// BenchmarkDemoResidentMemory starts the real `access fake` with the demo
+// site, lists every user once (so that the site has been served), and
+// reports its resident memory (VmRSS).
+func BenchmarkDemoResidentMemory(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("no /proc")
+	}
+	for range b.N {
+		rss := demoRSS(b)
+		b.ReportMetric(float64(rss)/(1<<20), "RSS-MiB")
+	}
+}
+
+func demoRSS(b *testing.B) int64 {
+	cmd := exec.Command(accessBinary(b), "fake", "--addr", "127.0.0.1:0", "--print-env")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	env := map[string]string{}
+	sc := bufio.NewScanner(out)
+	for len(env) < 4 && sc.Scan() {
+		k, v, _ := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+		env[k] = strings.Trim(v, "'")
+	}
+	c, err := access.NewClient(env["ACCESS_URL"], env["ACCESS_TOKEN"], access.WithPinnedCertificate(env["ACCESS_FINGERPRINT"]))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, err := range c.Users.All(context.Background(), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}

@@ -1,0 +1,412 @@
+package simulator_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// The command-line tests run the real `access` binary, built once.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func accessBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "access-fake-bin-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "access")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/access-dev/access/cmd/access").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	require.NoError(t, buildErr, "building cmd/access")
+	return binPath
+}
+
+// fakeSavesState reports whether accesstest.Server can save its state.
+var fakeSavesState = func() bool {
+	_, ok := any(&accesstest.Server{}).(interface {
+		WriteState(io.Writer) error
+		ReadState(io.Reader) error
+	})
+	return ok
+}()
+
+// fakeProc is a running `access fake`.
+type fakeProc struct {
+	cmd    *exec.Cmd
+	env    map[string]string
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// startFake runs `access fake --print-env args...` and waits for its
+// export lines.
+func startFake(t *testing.T, args ...string) *fakeProc {
+	t.Helper()
+	cmd := exec.Command(accessBinary(t), append([]string{"fake", "--addr", "127.0.0.1:0", "--print-env"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	p := &fakeProc{cmd: cmd, env: map[string]string{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		p.done <- cmd.Wait()
+	}()
+	want := 4
+	if slices.Contains(args, "--cert-out") {
+		want++ // ACCESS_CACERT
+	}
+	timeout := time.After(30 * time.Second)
+	for len(p.env) < want {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "access fake ended early: %s", p.stderr)
+			k, v, found := strings.Cut(strings.TrimPrefix(l, "export "), "=")
+			require.True(t, found, l)
+			p.env[k] = strings.Trim(v, "'")
+		case <-timeout:
+			t.Fatal("access fake printed no environment")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return p
+}
+
+// TestCurlListsDoors drives the running binary with curl, a client in no
+// way related to Go: the token and the public-key pin it printed, or the
+// certificate file --cert-out wrote, let curl list the demo site's doors;
+// a wrong pin, or no trust at all, is refused before anything is sent.
+// Node.js does the same with the certificate file, where it is installed.
+func TestCurlListsDoors(t *testing.T) {
+	t.Parallel()
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not installed (.ci/run installs it)")
+	}
+	caFile := filepath.Join(t.TempDir(), "fake.pem")
+	p := startFake(t, "--cert-out", caFile)
+	assert.Equal(t, caFile, p.env["ACCESS_CACERT"])
+	for _, k := range []string{"ACCESS_URL", "ACCESS_TOKEN", "ACCESS_FINGERPRINT", "ACCESS_PUBKEY_PIN"} {
+		require.NotEmpty(t, p.env[k], k)
+	}
+	assert.Regexp(t, `^https://127\.0\.0\.1:\d+$`, p.env["ACCESS_URL"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, p.env["ACCESS_FINGERPRINT"])
+
+	run := func(trust ...string) ([]byte, error) {
+		// The token goes in on stdin, not in the process list.
+		args := append([]string{"-sS", "--fail-with-body", "-H", "@-"}, trust...)
+		cmd := exec.Command(curl, append(args, p.env["ACCESS_URL"]+"/api/v1/developer/doors")...)
+		cmd.Stdin = strings.NewReader("Authorization: Bearer " + p.env["ACCESS_TOKEN"] + "\n")
+		return cmd.Output()
+	}
+	out, err := run("-k", "--pinnedpubkey", p.env["ACCESS_PUBKEY_PIN"])
+	require.NoError(t, err, "%s", out)
+	var env struct {
+		Code string `json:"code"`
+		Data []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(out, &env), "%s", out)
+	assert.Equal(t, "SUCCESS", env.Code)
+	require.Len(t, env.Data, 8, "the demo site's doors")
+	assert.Equal(t, "Main entrance", env.Data[0].Name)
+
+	_, err = run("-k", "--pinnedpubkey", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 90, exit.ExitCode(), "curl: SSL public key does not match pinned public key")
+
+	// The certificate file instead: a full check of chain and address.
+	out, err = run("--cacert", caFile)
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), `"code":"SUCCESS"`)
+	_, err = run()
+	require.ErrorAs(t, err, &exit, "without trusting the self-signed certificate")
+	assert.Equal(t, 60, exit.ExitCode(), "curl: peer certificate cannot be authenticated")
+
+	// Node.js, with nothing but its standard library, as README.md shows.
+	if node, err := exec.LookPath("node"); err == nil {
+		cmd := exec.Command(node, "-e", nodeClient)
+		cmd.Env = append(os.Environ(), "ACCESS_URL="+p.env["ACCESS_URL"], "ACCESS_TOKEN="+p.env["ACCESS_TOKEN"], "ACCESS_CACERT="+caFile)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), `"name":"Main entrance"`)
+	} else {
+		t.Log("node is not installed: the Node.js client was not run")
+	}
+
+	// SIGTERM: a clean stop.
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.done:
+		assert.NoError(t, err, "exit status after SIGTERM; stderr: %s", p.stderr)
+		p.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("access fake did not stop on SIGTERM")
+	}
+}
+
+// nodeClient is README.md's Node.js client.
+const nodeClient = `
+const fs = require("fs"), https = require("https");
+https.get(process.env.ACCESS_URL + "/api/v1/developer/doors", {
+  headers: { Authorization: "Bearer " + process.env.ACCESS_TOKEN },
+  ca: fs.readFileSync(process.env.ACCESS_CACERT), // trust the simulator's certificate
+}, (res) => res.pipe(process.stdout)).on("error", (e) => { console.error(e.message); process.exit(1); });
+`
+
+// runFake runs `access fake args...` expecting it to refuse to start.
+func runFake(t *testing.T, args ...string) (code int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, accessBinary(t), append([]string{"fake"}, args...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "access fake %v should have refused to start", args)
+	return exit.ExitCode(), errb.String()
+}
+
+// TestBadInputExitsTwo: every refused start is one line on stderr and
+// exit status 2, and leaves the state file as it was.
+func TestBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { busy.Close() })
+
+	corrupt := filepath.Join(dir, "corrupt.json")
+	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"users":[{"id":`), 0o600))
+	newer := filepath.Join(dir, "newer.json")
+	require.NoError(t, os.WriteFile(newer, []byte(`{"version":999}`), 0o600))
+	asDir := filepath.Join(dir, "a-directory")
+	require.NoError(t, os.Mkdir(asDir, 0o700))
+
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of the message
+		file string   // must be unchanged
+	}{
+		{"port in use", []string{"--addr", busy.Addr().String()}, []string{"cannot listen on " + busy.Addr().String()}, ""},
+		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, ""},
+		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt},
+		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer},
+		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"--ui-password", "--no-ui"}, ""},
+		{"bad permission", []string{"--addr", "127.0.0.1:0", "--permissions", "view:space,fly:plane"}, []string{`"fly:plane"`}, ""},
+		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, ""},
+		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, ""},
+		{"unknown flag", []string{"--nope"}, []string{"--nope"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if strings.HasPrefix(c.name, "state") && !fakeSavesState {
+				t.Skip("this build's accesstest has no WriteState/ReadState yet")
+			}
+			var before []byte
+			if c.file != "" {
+				before, err = os.ReadFile(c.file)
+				require.NoError(t, err)
+			}
+			code, stderr := runFake(t, c.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+			for _, w := range c.want {
+				assert.Contains(t, stderr, w)
+			}
+			if c.file != "" {
+				after, err := os.ReadFile(c.file)
+				require.NoError(t, err)
+				assert.Equal(t, before, after, "the state file is left alone")
+				entries, err := os.ReadDir(filepath.Dir(c.file))
+				require.NoError(t, err)
+				for _, e := range entries {
+					assert.NotContains(t, e.Name(), ".tmp-", "no temporary file left")
+				}
+			}
+		})
+	}
+}
+
+// TestKillNineKeepsAcknowledgedChanges kills `access fake --state` with
+// SIGKILL at random moments during a burst of writes, 50 times: each
+// restart loads the file (a refused file would exit 2), and the file
+// holds every user whose creation was acknowledged more than one save
+// interval (100 ms, the default and longest) plus one save's duration
+// before the kill: a change that comes just after a save took its
+// snapshot waits for the next save, which starts one interval after that
+// one and takes as long. The saves' durations are those the killed
+// process reported (--log-saves); the longest counts twice, for the noise
+// of a loaded machine.
+func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const (
+		kills    = 50
+		writers  = 3
+		perRound = 40 // creations per writer per round, at most
+		interval = 100 * time.Millisecond
+	)
+	state := filepath.Join(t.TempDir(), "state.json")
+	args := []string{"--state", state, "--demo=false", "--token", "kill-test-token", "--log-saves"}
+	type ack struct {
+		name string
+		at   time.Time
+	}
+	var acked []ack // this round's
+	inFile := 0
+	kept := map[string]bool{}  // the users the last file held
+	var saveTook time.Duration // the longest save measured
+	rng := rand.New(rand.NewPCG(19, uint64(time.Now().UnixNano())))
+	for round := range kills {
+		p := startFake(t, args...)
+		c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+		require.NoError(t, err)
+		acked = nil
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		ctx, cancel := context.WithCancel(context.Background())
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perRound {
+					name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+					_, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: name, LastName: "kill"})
+					if err != nil {
+						return // killed
+					}
+					mu.Lock()
+					acked = append(acked, ack{name, time.Now()})
+					mu.Unlock()
+				}
+			}()
+		}
+		// The kill comes at a random moment of the burst.
+		waitFor := time.Duration(5+rng.IntN(200)) * time.Millisecond
+		timer := time.NewTimer(waitFor)
+		<-timer.C
+		killedAt := time.Now()
+		require.NoError(t, p.cmd.Process.Kill())
+		err = <-p.done
+		p.done <- err
+		cancel()
+		wg.Wait()
+
+		// The file loads (checked again by the next round's start) and
+		// holds the old enough acknowledgements.
+		b, err := os.ReadFile(state)
+		require.NoError(t, err, "round %d", round)
+		var file struct {
+			Users []struct {
+				FirstName string `json:"first_name"`
+			} `json:"users"`
+		}
+		require.NoError(t, json.Unmarshal(b, &file), "round %d: the file is whole JSON", round)
+		have := map[string]bool{}
+		for _, u := range file.Users {
+			have[u.FirstName] = true
+		}
+		inFile = len(file.Users)
+		took := longestSave(t, p.stderr.String())
+		saveTook = max(saveTook, took)
+		bound := interval + 2*took
+		for name := range kept {
+			require.True(t, have[name], "round %d: %s, saved before, is lost", round, name)
+		}
+		kept = have
+		mu.Lock()
+		for _, a := range acked {
+			if killedAt.Sub(a.at) > bound {
+				require.True(t, have[a.name], "round %d: %s acknowledged %s before the kill is lost", round, a.name, killedAt.Sub(a.at))
+			}
+		}
+		mu.Unlock()
+	}
+	t.Logf("%d kills; the longest save took %s; %d users in the file", kills, saveTook, inFile)
+	// A last start loads what the last kill left.
+	p := startFake(t, args...)
+	c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+	require.NoError(t, err)
+	_, resp, err := c.Users.List(context.Background(), &access.UserListOptions{PageSize: 1})
+	require.NoError(t, err)
+	require.NotNil(t, resp.Pagination)
+	assert.Equal(t, inFile, resp.Pagination.Total, "the restart serves what the file holds")
+	assert.Greater(t, inFile, kills, "users survived the kills")
+}
+
+// longestSave reads the longest save a process reported with
+// --log-saves.
+func longestSave(t *testing.T, stderr string) time.Duration {
+	t.Helper()
+	var longest time.Duration
+	for _, line := range strings.Split(stderr, "\n") {
+		if _, after, ok := strings.Cut(line, "(longest "); ok {
+			d, err := time.ParseDuration(strings.TrimSuffix(after, ")"))
+			require.NoError(t, err, line)
+			longest = max(longest, d)
+		}
+	}
+	require.NotZero(t, longest, "no save reported: %s", stderr)
+	return longest
+}

@@ -1,0 +1,34 @@
+package simulator
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// BenchmarkSave10000Users is one save (WriteState, temporary file, fsync,
+// rename, directory fsync) of a site of 10,000 users on top of the demo
+// site.
+func BenchmarkSave10000Users(b *testing.B) {
+	fake := accesstest.NewServer(accesstest.WithDemoData())
+	defer fake.Close()
+	for i := len(fake.Users()); i < 10000; i++ {
+		fake.AddUser(access.User{FirstName: "User", LastName: fmt.Sprint(i), UserEmail: fmt.Sprintf("user%d@example.com", i),
+			EmployeeNumber: fmt.Sprint(100000 + i), Status: access.UserStatusActive})
+	}
+	sv, err := newSaver(fake, filepath.Join(b.TempDir(), "state.json"), time.Hour, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sv.close()
+	b.ResetTimer()
+	for range b.N {
+		if err := sv.save(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

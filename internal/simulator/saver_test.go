@@ -1,0 +1,186 @@
+package simulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// memStore is a small stand-in for accesstest.Server's state API: a
+// counter, saved as versioned JSON.
+type memStore struct {
+	mu        sync.Mutex
+	n         int
+	listeners map[int]func()
+	next      int
+	failWrite bool
+}
+
+const memVersion = 1
+
+func (m *memStore) set(n int) {
+	m.mu.Lock()
+	m.n = n
+	fs := make([]func(), 0, len(m.listeners))
+	for _, f := range m.listeners {
+		fs = append(fs, f)
+	}
+	m.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+func (m *memStore) WriteState(w io.Writer) error {
+	m.mu.Lock()
+	n, fail := m.n, m.failWrite
+	m.mu.Unlock()
+	if _, err := fmt.Fprintf(w, `{"version":%d,"n":%d,`, memVersion, n); err != nil {
+		return err
+	}
+	if fail {
+		return errors.New("disk on fire")
+	}
+	_, err := io.WriteString(w, `"end":true}`)
+	return err
+}
+
+func (m *memStore) ReadState(r io.Reader) error {
+	var st struct {
+		Version int  `json:"version"`
+		N       int  `json:"n"`
+		End     bool `json:"end"`
+	}
+	if err := json.NewDecoder(r).Decode(&st); err != nil {
+		return fmt.Errorf("corrupt: %w", err)
+	}
+	if st.Version > memVersion {
+		return fmt.Errorf("state version %d is newer than this build's %d", st.Version, memVersion)
+	}
+	m.mu.Lock()
+	m.n = st.N
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memStore) OnChange(f func()) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.listeners == nil {
+		m.listeners = map[int]func(){}
+	}
+	id := m.next
+	m.next++
+	m.listeners[id] = f
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.listeners, id)
+	}
+}
+
+func noTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), ".tmp-", "temporary file left behind")
+	}
+}
+
+// TestSaverBatchesABurst: a burst of changes costs about one save per
+// interval, and the last change is in the file after close.
+func TestSaverBatchesABurst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	store := &memStore{}
+	const interval = 20 * time.Millisecond
+	start := time.Now()
+	sv, err := newSaver(store, path, interval, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sv.Saves(), "saved at once, creating the file")
+	// A burst of changes lasting several intervals.
+	changes := 0
+	for changes < 1000 || time.Since(start) < 5*interval {
+		changes++
+		store.set(changes)
+	}
+	require.NoError(t, sv.close())
+	elapsed := time.Since(start)
+	// One at start, at most one per interval during the burst, and the
+	// final one at close.
+	maxSaves := 2 + int(elapsed/interval) + 1
+	assert.LessOrEqual(t, sv.Saves(), maxSaves, "%d changes in %s", changes, elapsed)
+	assert.Less(t, sv.Saves(), changes/10, "batched, not one save per change")
+
+	loaded := &memStore{}
+	ok, err := loadState(loaded, path)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, changes, loaded.n)
+	noTempFiles(t, dir)
+}
+
+// TestSaverFailedSaveKeepsTheOldFile: a save that fails half way leaves
+// the previous file whole and no temporary file.
+func TestSaverFailedSaveKeepsTheOldFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	store := &memStore{n: 7}
+	sv, err := newSaver(store, path, time.Millisecond, nil)
+	require.NoError(t, err)
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	store.mu.Lock()
+	store.failWrite = true
+	store.mu.Unlock()
+	assert.ErrorContains(t, sv.close(), "disk on fire")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	noTempFiles(t, dir)
+}
+
+// TestLoadStateRefuses: a corrupt or newer file, or a directory, is a
+// usage error naming the file; a missing file is a fresh start.
+func TestLoadStateRefuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	for _, c := range []struct {
+		path, want string
+	}{
+		{write("corrupt.json", `{"version":1,"n":`), "corrupt"},
+		{write("newer.json", `{"version":2,"n":1}`), "newer"},
+		{dir, "is a directory"},
+	} {
+		store := &memStore{n: 3}
+		ok, err := loadState(store, c.path)
+		assert.False(t, ok)
+		var ue *UsageError
+		require.ErrorAs(t, err, &ue)
+		assert.Equal(t, 2, ue.ExitCode())
+		assert.Contains(t, err.Error(), c.path)
+		assert.Contains(t, err.Error(), c.want)
+		assert.NotContains(t, err.Error(), "\n")
+		assert.Equal(t, 3, store.n, "nothing loaded")
+	}
+	ok, err := loadState(&memStore{}, filepath.Join(dir, "missing.json"))
+	assert.NoError(t, err)
+	assert.False(t, ok)
+}

@@ -1,0 +1,445 @@
+// Package simulator is `access fake`: the fake controller of package
+// accesstest served to other processes as a standalone console simulator,
+// with a web console that plays the physical site, and state that
+// survives restarts.
+//
+// The command is built by [NewCommand]; tests and benchmarks start the
+// same simulator in their own process with [Start].
+package simulator
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/access-dev/access/accesstest"
+)
+
+// DefaultAddr is the address the simulator listens on by default: the
+// console's own port, on loopback.
+const DefaultAddr = "127.0.0.1:12445"
+
+// DefaultSaveInterval is how often, at most, the state file is written
+// while changes come in.
+const DefaultSaveInterval = 100 * time.Millisecond
+
+// Config is what `access fake` is started with; its zero value serves one
+// empty site on [DefaultAddr] with a generated token and a self-signed
+// certificate.
+type Config struct {
+	// Addr is host:port to listen on; port 0 picks a free port.
+	Addr string
+	// Token is the API token clients use; "" generates one.
+	Token string
+	// Permissions limits Token to these permission keys (e.g.
+	// "view:space"); nil gives it every permission.
+	Permissions []accesstest.Permission
+	// Demo loads the demo site into a site that has no saved state.
+	Demo bool
+	// StatePath is the state file ("" keeps the state in memory). With
+	// several sites, site i (from 2) uses StatePath + "." + i.
+	StatePath string
+	// SaveInterval is the longest a change waits to be saved
+	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
+	SaveInterval time.Duration
+	// LogSaves, when set, gets a line for every save of the state file
+	// with how long it took.
+	LogSaves io.Writer
+	// CertFile and KeyFile are a PEM certificate and key; both empty
+	// makes a self-signed certificate.
+	CertFile, KeyFile string
+	// CertOut, when set, is where the certificate is written in PEM form,
+	// for clients that trust a CA file (curl --cacert, Node's ca).
+	CertOut string
+	// Sites is how many consoles to simulate (0 means 1), each on its own
+	// port: Addr's port and the ports after it (free ports for port 0).
+	Sites int
+	// UIPassword protects the web console with HTTP basic auth (any user
+	// name). NoUI serves no web console. One of them is required on an
+	// address that is not loopback.
+	UIPassword string
+	NoUI       bool
+}
+
+// String describes the configuration without the token and the
+// console's password, so that printing a Config (%v, %+v, %#v) or logging
+// it leaks neither.
+func (c Config) String() string {
+	redact := func(s string) string {
+		if s == "" {
+			return `""`
+		}
+		return "REDACTED"
+	}
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI)
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
+// UsageError is a problem with how the simulator was started (a flag, the
+// address, the state file). It prints as one line, and the command exits
+// with status 2.
+type UsageError struct{ msg string }
+
+// Error implements error.
+func (e *UsageError) Error() string { return e.msg }
+
+// ExitCode is 2, the exit status of a usage error.
+func (e *UsageError) ExitCode() int { return 2 }
+
+func usageErrorf(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &UsageError{msg: strings.Join(strings.Fields(msg), " ")}
+}
+
+// Site is one simulated console.
+type Site struct {
+	// Fake is the fake controller; its methods act on the site as the
+	// web console's buttons do.
+	Fake *accesstest.Server
+	// URL is the base URL clients use, e.g. https://127.0.0.1:12445.
+	URL string
+	// Fingerprint is the SHA-256 fingerprint (hex) of the certificate,
+	// for access.WithPinnedCertificate; PublicKeyPin is curl's
+	// --pinnedpubkey form.
+	Fingerprint  string
+	PublicKeyPin string
+	// CertPEM is the certificate, for curl --cacert.
+	CertPEM []byte
+	// StatePath is the site's state file, or "".
+	StatePath string
+
+	token string
+	ln    net.Listener
+	srv   *http.Server
+	ui    *console
+	saver *saver
+	done  chan struct{}
+}
+
+// Token returns the API token of the site. It is kept out of the Site's
+// printed form.
+func (st *Site) Token() string { return st.token }
+
+// String describes the site without its token.
+func (st Site) String() string { return "simulator.Site(" + st.URL + ")" }
+
+// GoString is String, for %#v.
+func (st Site) GoString() string { return st.String() }
+
+// Simulator is a running `access fake`.
+type Simulator struct {
+	// Sites are the simulated consoles, in port order.
+	Sites   []*Site
+	certOut string
+	once    sync.Once
+	err     error
+}
+
+// Start validates cfg, loads any saved state and starts serving every
+// site. Close it when done.
+func Start(cfg Config) (*Simulator, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Sites <= 0 {
+		cfg.Sites = 1
+	}
+	if cfg.SaveInterval <= 0 {
+		cfg.SaveInterval = DefaultSaveInterval
+	}
+	host, portStr, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, usageErrorf("--addr %q: %v", cfg.Addr, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, usageErrorf("--addr %q: bad port", cfg.Addr)
+	}
+	if port != 0 && port+cfg.Sites-1 > 65535 {
+		return nil, usageErrorf("--sites %d: ports past 65535", cfg.Sites)
+	}
+	if !isLoopback(host) && !cfg.NoUI && cfg.UIPassword == "" {
+		return nil, usageErrorf("--addr %s is not a loopback address: give --ui-password to protect the web console, or --no-ui", cfg.Addr)
+	}
+	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
+		return nil, usageErrorf("--cert and --key go together")
+	}
+	var cert tls.Certificate
+	if cfg.CertFile != "" {
+		cert, err = loadCert(cfg.CertFile, cfg.KeyFile)
+	} else {
+		cert, err = selfSigned(host)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CertOut != "" {
+		if err := os.WriteFile(cfg.CertOut, certPEM(cert), 0o644); err != nil {
+			return nil, usageErrorf("--cert-out %s: %v", cfg.CertOut, errors.Unwrap(err))
+		}
+	}
+	sim := &Simulator{certOut: cfg.CertOut}
+	for i := range cfg.Sites {
+		p := 0
+		if port != 0 {
+			p = port + i
+		}
+		statePath := cfg.StatePath
+		if statePath != "" && i > 0 {
+			statePath += "." + strconv.Itoa(i+1)
+		}
+		st, err := startSite(cfg, net.JoinHostPort(host, strconv.Itoa(p)), statePath, cert)
+		if err != nil {
+			sim.Close()
+			return nil, err
+		}
+		sim.Sites = append(sim.Sites, st)
+	}
+	return sim, nil
+}
+
+func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site, error) {
+	st := &Site{StatePath: statePath, done: make(chan struct{}),
+		Fingerprint: fingerprint(cert), PublicKeyPin: publicKeyPin(cert), CertPEM: certPEM(cert)}
+	// The fake's own token (all permissions) serves the web console's
+	// subscription; it is the clients' token too unless --permissions
+	// limits theirs. It is saved with the state, so that a restart
+	// without --token keeps the clients' token.
+	own := cfg.Token
+	if own == "" || cfg.Permissions != nil {
+		own = randomToken()
+	}
+	fake := accesstest.NewServer(accesstest.WithToken(own))
+	st.Fake = fake
+	loaded := false
+	if statePath != "" {
+		var err error
+		if loaded, err = loadState(fake, statePath); err != nil {
+			fake.Close()
+			return nil, err
+		}
+	}
+	if !loaded && cfg.Demo {
+		fake.LoadDemoData()
+	}
+	switch st.token = cfg.Token; {
+	case cfg.Permissions == nil && st.token == "":
+		st.token = fake.Token()
+	case cfg.Permissions == nil:
+		fake.AddToken(st.token, accesstest.AllPermissions()...)
+	case st.token == fake.Token():
+		fake.Close()
+		return nil, usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", statePath)
+	default:
+		if st.token == "" {
+			st.token = randomToken()
+		}
+		fake.AddToken(st.token, cfg.Permissions...)
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fake.Close()
+		return nil, usageErrorf("cannot listen on %s: %v", addr, errors.Unwrap(err))
+	}
+	st.ln = ln
+	if statePath != "" {
+		st.saver, err = newSaver(fake, statePath, cfg.SaveInterval, cfg.LogSaves)
+		if err != nil {
+			_ = ln.Close()
+			fake.Close()
+			return nil, err
+		}
+	}
+	api := fake.Handler()
+	mux := http.NewServeMux()
+	mux.Handle("/api/", api)
+	if cfg.NoUI {
+		mux.Handle("/", api)
+	} else {
+		st.ui = newConsole(fake, cfg.UIPassword)
+		mux.Handle("/", st.ui)
+	}
+	st.srv = &http.Server{
+		Handler: mux,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			MinVersion:   tls.VersionTLS12,
+			NextProtos:   []string{"http/1.1"}, // the WebSocket upgrade needs HTTP/1.1
+		},
+		// HTTP/2 off: an empty map keeps net/http from adding it.
+		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          discardLogger(),
+	}
+	st.URL = "https://" + urlHost(ln.Addr().(*net.TCPAddr), addr)
+	go func() {
+		defer close(st.done)
+		_ = st.srv.ServeTLS(ln, "", "")
+	}()
+	go st.forgetRequests()
+	return st, nil
+}
+
+// forgetRequests keeps the fake's request log (Server.Requests, which
+// tests inspect and nothing here reads) from growing for as long as the
+// simulator runs: it is emptied every second.
+func (st *Site) forgetRequests() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-st.done:
+			return
+		case <-t.C:
+			st.Fake.ResetRequests()
+		}
+	}
+}
+
+// urlHost is the host:port of the site's URL: the address asked for with
+// the port actually bound, and 127.0.0.1 for an unspecified host.
+func urlHost(bound *net.TCPAddr, asked string) string {
+	host, _, _ := net.SplitHostPort(asked)
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(bound.Port))
+}
+
+// Close stops serving, saves the state a last time and closes the fakes.
+// It returns the errors of the final saves, joined.
+func (sim *Simulator) Close() error {
+	sim.once.Do(func() {
+		var errs []error
+		for _, st := range sim.Sites {
+			if st.ui != nil {
+				st.ui.close()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := st.srv.Shutdown(ctx); err != nil {
+				_ = st.srv.Close()
+			}
+			cancel()
+			<-st.done
+			if st.saver != nil {
+				errs = append(errs, st.saver.close())
+			}
+			st.Fake.Close()
+		}
+		sim.err = errors.Join(errs...)
+	})
+	return sim.err
+}
+
+// Run starts the simulator, prints where it serves to out (or, with
+// printEnv, export lines to source), and serves until ctx ends; then it
+// saves the state and returns.
+func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
+	sim, err := Start(cfg)
+	if err != nil {
+		return err
+	}
+	if printEnv {
+		sim.PrintEnv(out)
+	} else {
+		sim.PrintInfo(out, !cfg.NoUI)
+	}
+	<-ctx.Done()
+	return sim.Close()
+}
+
+// PrintEnv writes the sites as shell export lines: ACCESS_URL,
+// ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
+// access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
+// first site; the same names with _2, _3, ... for the others; and
+// ACCESS_CACERT, the certificate file, when Config.CertOut is set.
+func (sim *Simulator) PrintEnv(w io.Writer) {
+	var b strings.Builder
+	for i, st := range sim.Sites {
+		sfx := ""
+		if i > 0 {
+			sfx = "_" + strconv.Itoa(i+1)
+		}
+		fmt.Fprintf(&b, "export ACCESS_URL%s=%s\n", sfx, shellQuote(st.URL))
+		fmt.Fprintf(&b, "export ACCESS_TOKEN%s=%s\n", sfx, shellQuote(st.token))
+		fmt.Fprintf(&b, "export ACCESS_FINGERPRINT%s=%s\n", sfx, shellQuote(st.Fingerprint))
+		fmt.Fprintf(&b, "export ACCESS_PUBKEY_PIN%s=%s\n", sfx, shellQuote(st.PublicKeyPin))
+	}
+	if sim.certOut != "" {
+		fmt.Fprintf(&b, "export ACCESS_CACERT=%s\n", shellQuote(sim.certOut))
+	}
+	_, _ = io.WriteString(w, b.String()) // one write: a reader polling the file sees all or nothing
+}
+
+// PrintInfo writes, for a person, where each site serves, its token and
+// its certificate's fingerprint.
+func (sim *Simulator) PrintInfo(w io.Writer, ui bool) {
+	for i, st := range sim.Sites {
+		if len(sim.Sites) > 1 {
+			fmt.Fprintf(w, "site %d of %d\n", i+1, len(sim.Sites))
+		}
+		fmt.Fprintf(w, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+		fmt.Fprintf(w, "  ACCESS_URL=%s\n  ACCESS_TOKEN=%s\n  ACCESS_FINGERPRINT=%s\n  curl --pinnedpubkey %s\n", st.URL, st.token, st.Fingerprint, st.PublicKeyPin)
+		if ui {
+			fmt.Fprintf(w, "  web console: %s/\n", st.URL)
+		}
+		if st.StatePath != "" {
+			fmt.Fprintf(w, "  state: %s\n", st.StatePath)
+		}
+	}
+}
+
+// ParsePermissions reads a comma-separated list of permission keys
+// (view:space,edit:space,...); an unknown or empty key is a usage error.
+func ParsePermissions(list string) ([]accesstest.Permission, error) {
+	all := accesstest.AllPermissions()
+	out := []accesstest.Permission{}
+	for _, f := range strings.Split(list, ",") {
+		p := accesstest.Permission(strings.TrimSpace(f))
+		if !slices.Contains(all, p) {
+			names := make([]string, len(all))
+			for i, a := range all {
+				names[i] = string(a)
+			}
+			return nil, usageErrorf("--permissions: unknown permission %q (known: %s)", p, strings.Join(names, ","))
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,327 @@
+package simulator_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
+)
+
+// insecureHTTP is a client for the console's page in these tests (the
+// SDK pins the certificate; a browser would be told to trust it).
+func insecureHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback test server
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// TestPermissionsLimitTheToken: --permissions view:space lets the token
+// list doors and nothing else (403 with the API's error code).
+func TestPermissionsLimitTheToken(t *testing.T) {
+	t.Parallel()
+	perms, err := simulator.ParsePermissions("view:space, view:space")
+	require.NoError(t, err)
+	assert.Equal(t, []accesstest.Permission{accesstest.ViewSpace}, perms)
+	st := startSim(t, simulator.Config{Demo: true, Permissions: perms})
+	c := sdkClient(t, st)
+	ctx := context.Background()
+	doors, _, err := c.Doors.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, doors, 8)
+	_, _, err = c.Users.List(ctx, nil)
+	assert.ErrorIs(t, err, access.ErrForbidden)
+	_, err = c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	assert.ErrorIs(t, err, access.ErrForbidden)
+
+	_, err = simulator.ParsePermissions("view:space,edit:everything")
+	var ue *simulator.UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, 2, ue.ExitCode())
+}
+
+// TestSeveralSites: --sites 3 serves three separate consoles on their own
+// ports; a change at one is not seen at the others, and the export lines
+// name each.
+func TestSeveralSites(t *testing.T) {
+	t.Parallel()
+	sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Sites: 3, Token: "shared-token", NoUI: true})
+	require.NoError(t, err)
+	defer sim.Close()
+	require.Len(t, sim.Sites, 3)
+	seen := map[string]bool{}
+	ctx := context.Background()
+	for i, st := range sim.Sites {
+		assert.False(t, seen[st.URL], "own port")
+		seen[st.URL] = true
+		c := sdkClient(t, st)
+		_, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: "Site", LastName: string(rune('A' + i))})
+		require.NoError(t, err)
+	}
+	for i, st := range sim.Sites {
+		users := st.Fake.Users()
+		require.Len(t, users, 1, "site %d has only its own user", i+1)
+		assert.Equal(t, string(rune('A'+i)), users[0].LastName)
+	}
+	var env bytes.Buffer
+	sim.PrintEnv(&env)
+	out := env.String()
+	assert.Contains(t, out, "export ACCESS_URL='"+sim.Sites[0].URL+"'\n")
+	assert.Contains(t, out, "export ACCESS_URL_2='"+sim.Sites[1].URL+"'\n")
+	assert.Contains(t, out, "export ACCESS_TOKEN_3='shared-token'\n")
+	assert.Equal(t, 12, strings.Count(out, "\n"))
+}
+
+// TestConsolePassword: with --ui-password the page needs basic auth; the
+// API still takes only the token.
+func TestConsolePassword(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{UIPassword: "s3cret"})
+	hc := insecureHTTP()
+	resp, err := hc.Get(st.URL + "/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Contains(t, resp.Header.Get("WWW-Authenticate"), "Basic")
+
+	req, _ := http.NewRequest(http.MethodGet, st.URL+"/", nil)
+	req.SetBasicAuth("anyone", "s3cret")
+	resp, err = hc.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(body), "access fake")
+
+	_, _, err = sdkClient(t, st).Doors.List(context.Background())
+	assert.NoError(t, err)
+}
+
+// TestNoUI: --no-ui serves only the API; / answers like the API's
+// unknown paths.
+func TestNoUI(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{NoUI: true})
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Contains(t, string(body), "CODE_RESOURCE_NOT_FOUND")
+}
+
+// TestConsoleNeverShowsTheToken: neither the page nor its live stream
+// carries the token, and the site's printed form leaves it out.
+func TestConsoleNeverShowsTheToken(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	hc := insecureHTTP()
+	resp, err := hc.Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.NotContains(t, string(page), st.Token())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, st.URL+"/ui/events", nil)
+	resp, err = hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	_, err = sdkClient(t, st).Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	// Read until the door's section arrives with the unlock in it.
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var stream strings.Builder
+	for sc.Scan() {
+		stream.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), `relay unlocked`) {
+			break
+		}
+	}
+	assert.Contains(t, stream.String(), "event: section")
+	assert.NotContains(t, stream.String(), st.Token())
+	assert.NotContains(t, st.String(), st.Token())
+}
+
+// TestConsoleButtonsRefuseOtherSites: a form posted from another site's
+// page (the browser sends its Origin) changes nothing.
+func TestConsoleButtonsRefuseOtherSites(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	hc := insecureHTTP()
+	post := func(origin string, form url.Values) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("https://evil.example", url.Values{"do": {"lockdown"}})
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Equal(t, access.EmergencyStatus{}, st.Fake.Emergency())
+
+	resp = post(st.URL, url.Values{"do": {"lockdown"}})
+	assert.Equal(t, http.StatusSeeOther, resp.StatusCode, "a form without script goes back to the page")
+	assert.Equal(t, access.EmergencyStatus{Lockdown: true}, st.Fake.Emergency())
+}
+
+// TestConsoleActions: the buttons act through the fake's Server methods;
+// bad input is refused with a message.
+func TestConsoleActions(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	hc := insecureHTTP()
+	act := func(form url.Values) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Console", "1")
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	code, msg := act(url.Values{"do": {"open"}, "door": {accesstest.DemoDoorID}})
+	assert.Equal(t, http.StatusOK, code, msg)
+	d, _ := st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorOpen, d.PositionStatus)
+
+	code, msg = act(url.Values{"do": {"exit"}, "door": {accesstest.DemoDoorID}})
+	assert.Equal(t, http.StatusOK, code, msg)
+	d, _ = st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorUnlocked, d.LockRelayStatus)
+
+	before := st.Fake.Now()
+	code, msg = act(url.Values{"do": {"advance"}, "by": {"30s"}})
+	assert.Equal(t, http.StatusOK, code, msg)
+	assert.GreaterOrEqual(t, st.Fake.Now().Sub(before), 30*time.Second)
+	d, _ = st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorLocked, d.LockRelayStatus, "relocked on the advanced clock")
+
+	code, msg = act(url.Values{"do": {"fault"}, "op": {"Doors.List"}, "status": {"503"}, "retry_after": {"1"}, "times": {"1"}})
+	assert.Equal(t, http.StatusOK, code, msg)
+	c, err := access.NewClient(st.URL, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
+	require.NoError(t, err)
+	_, _, err = c.Doors.List(context.Background())
+	var apiErr *access.APIError
+	require.True(t, errors.As(err, &apiErr), "%v", err)
+	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+	_, _, err = c.Doors.List(context.Background())
+	assert.NoError(t, err, "the fault hit only the next call")
+
+	for _, bad := range []url.Values{
+		{"do": {"fault"}, "op": {"Doors.List"}},
+		{"do": {"fault"}, "op": {"nope"}, "status": {"500"}},
+		{"do": {"fault"}, "op": {"Doors.List"}, "status": {"abc"}},
+		{"do": {"advance"}, "by": {"-5s"}},
+		{"do": {"ring"}, "device": {"nope"}},
+		{"do": {"tap"}, "device": {accesstest.DemoDeviceID}},
+		{"do": {"self-destruct"}},
+	} {
+		code, msg := act(bad)
+		assert.Equal(t, http.StatusBadRequest, code, "%v: %s", bad, msg)
+		assert.NotEmpty(t, msg)
+	}
+}
+
+// TestConsoleShowsWebhookDeliveries: a delivery to an endpoint registered
+// through the API shows on the page with its event, endpoint, status and
+// time.
+func TestConsoleShowsWebhookDeliveries(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 4)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get(access.SignatureHeader)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer recv.Close()
+	st := startSim(t, simulator.Config{Demo: true})
+	c := sdkClient(t, st)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: recv.URL + "/hook", Name: "test",
+		Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	_, err = c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	select {
+	case sig := <-got:
+		assert.NotEmpty(t, sig, "signed")
+	case <-ctx.Done():
+		t.Fatal("no delivery")
+	}
+	require.NoError(t, st.Fake.WaitDeliveries(ctx))
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(page), "<code>access.door.unlock</code>")
+	assert.Contains(t, string(page), recv.URL+"/hook")
+	assert.Contains(t, string(page), "<td data-status>202</td>")
+}
+
+// TestPrintedValuesHideTheToken: %v, %+v and %#v of a Config or a Site
+// leave the token and the console's password out.
+func TestPrintedValuesHideTheToken(t *testing.T) {
+	t.Parallel()
+	cfg := simulator.Config{Addr: "127.0.0.1:0", Token: "tok-0123456789", UIPassword: "pw-0123456789", NoUI: true}
+	st := startSim(t, cfg)
+	for _, v := range []any{cfg, &cfg, *st, st} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			out := fmt.Sprintf(verb, v)
+			assert.NotContains(t, out, "tok-0123456789", verb)
+			assert.NotContains(t, out, "pw-0123456789", verb)
+		}
+	}
+	assert.Contains(t, fmt.Sprint(cfg), "Token:REDACTED")
+}
+
+// TestSeveralSitesKeepTheirState: with --sites 2 --state FILE, site 2
+// keeps its state in FILE.2; a restart gives each site its own back,
+// with the clients' generated token.
+func TestSeveralSitesKeepTheirState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	cfg := simulator.Config{Addr: "127.0.0.1:0", Sites: 2, StatePath: path, NoUI: true}
+	sim, err := simulator.Start(cfg)
+	require.NoError(t, err)
+	st2 := sim.Sites[1]
+	assert.Equal(t, path+".2", st2.StatePath)
+	_, _, err = sdkClient(t, st2).Users.Create(context.Background(), &access.UserRequest{FirstName: "Only", LastName: "Two"})
+	require.NoError(t, err)
+	token2 := st2.Token()
+	require.NoError(t, sim.Close())
+
+	sim, err = simulator.Start(cfg)
+	require.NoError(t, err)
+	defer sim.Close()
+	assert.Empty(t, sim.Sites[0].Fake.Users())
+	users := sim.Sites[1].Fake.Users()
+	require.Len(t, users, 1)
+	assert.Equal(t, "Only", users[0].FirstName)
+	assert.Equal(t, token2, sim.Sites[1].Token(), "the generated token survives the restart")
+	_, _, err = sdkClient(t, sim.Sites[1]).Users.List(context.Background(), nil)
+	assert.NoError(t, err)
+}
