@@ -335,6 +335,10 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 		out[i] = clone(*tp)
 	}
 	s.mu.Unlock()
+	if len(out) == 1 {
+		writeData(w, out[0]) // the vendor's sample: one object
+		return
+	}
 	writeData(w, out)
 }
 

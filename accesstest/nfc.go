@@ -345,7 +345,7 @@ func (s *Server) getNFCCard(w http.ResponseWriter, r *http.Request) {
 		cardNotFound(w)
 		return
 	}
-	writeData(w, s.wireCard(rec))
+	writeData(w, cardView(s.wireCard(rec)))
 }
 
 func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
@@ -362,9 +362,9 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	cards := s.cr().cards
 	total := len(cards)
 	start, end := pageBounds(page, size, total)
-	out := make([]access.NFCCard, 0, end-start)
+	out := make([]cardWire, 0, end-start)
 	for _, rec := range cards[start:end] {
-		out = append(out, s.wireCard(rec))
+		out = append(out, cardView(s.wireCard(rec)))
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})

@@ -127,7 +127,7 @@ func (s *Server) createPolicy(w http.ResponseWriter, r *http.Request) {
 	s.policies[p.ID] = p
 	s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
 	s.publish(change{Log: "access policy created: " + p.ID})
-	writeData(w, clone(*p))
+	writeData(w, policyView(p))
 }
 
 // updatePolicy changes what the body sets and answers the policy's id.
@@ -201,11 +201,11 @@ func (s *Server) getPolicy(w http.ResponseWriter, r *http.Request) {
 		resourceNotFound(w)
 		return
 	}
-	writeData(w, clone(*p))
+	writeData(w, policyView(p))
 }
 
 func (s *Server) listPolicies(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeData(w, s.policiesOf(s.ppl().policyOrder))
+	writeData(w, policyViews(s.policiesOf(s.ppl().policyOrder)))
 }

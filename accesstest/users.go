@@ -176,9 +176,10 @@ func userExpand(w http.ResponseWriter, r *http.Request) (bool, bool) {
 	return len(expand) > 0, true
 }
 
-// wireUser is a shallow copy of u with its policies expanded or not. The
-// caller holds s.mu until the answer is written.
-func (s *Server) wireUser(u *access.User, expand bool) access.User {
+// wireUser is u as the user endpoints send it, with its policies
+// expanded or not. It shares u's slices: the caller holds s.mu until the
+// answer is encoded.
+func (s *Server) wireUser(u *access.User, expand bool) userWire {
 	c := *u
 	c.AccessPolicies = nil
 	if expand {
@@ -189,7 +190,7 @@ func (s *Server) wireUser(u *access.User, expand bool) access.User {
 			}
 		}
 	}
-	return c
+	return userView(&c)
 }
 
 func validEmail(e string) bool {
@@ -316,7 +317,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pg := pageOf(s.users, num, size)
-	out := make([]access.User, len(pg))
+	out := make([]userWire, len(pg))
 	for i, u := range pg {
 		out[i] = s.wireUser(u, expand)
 	}
@@ -364,9 +365,9 @@ func (s *Server) searchUsers(w http.ResponseWriter, r *http.Request) {
 		matched = append(matched, u)
 	}
 	pg := pageOf(matched, num, size)
-	out := make([]access.User, len(pg))
+	out := make([]searchWire, len(pg))
 	for i, u := range pg {
-		out[i] = s.wireUser(u, false)
+		out[i] = searchView(u)
 	}
 	writeData(w, out)
 }
@@ -463,7 +464,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		writeData(w, s.policiesOf(uniq(ids)))
+		writeData(w, policyViews(s.policiesOf(uniq(ids))))
 	})
 }
 

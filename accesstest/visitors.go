@@ -51,6 +51,26 @@ type visitorStatusObject struct {
 type wireVisitor struct {
 	access.Visitor
 	Schedule *weeklySchedule `json:"schedule,omitempty"`
+	// Always present, as consoles send them.
+	NFCCards      []access.NFCCard      `json:"nfc_cards"`
+	PINCode       *access.PINCode       `json:"pin_code"`
+	LicensePlates []access.LicensePlate `json:"license_plates"`
+	// Resources are left out of a list not expanded with resource.
+	Resources *[]access.Resource `json:"resources,omitempty"`
+}
+
+// visitorView is v (a copy the caller may share) as the API sends it,
+// with sched as its schedule and its resources unless withResources is
+// false.
+func visitorView(v access.Visitor, sched *access.Schedule, withResources bool) wireVisitor {
+	v.Schedule = nil
+	w := wireVisitor{Visitor: v, Schedule: wireSchedule(sched), NFCCards: nonNilSlice(v.NFCCards), PINCode: v.PINCode,
+		LicensePlates: nonNilSlice(v.LicensePlates)}
+	if withResources {
+		rs := nonNilSlice(v.Resources)
+		w.Resources = &rs
+	}
+	return w
 }
 
 // AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
@@ -162,8 +182,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 		if !want("schedule") {
 			sched = nil
 		}
-		c.Schedule = nil
-		out = append(out, wireVisitor{Visitor: c, Schedule: wireSchedule(sched)})
+		out = append(out, visitorView(c, sched, want("resource")))
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})
@@ -346,9 +365,7 @@ func validClock(s string) bool {
 // weekly). The caller holds s.mu.
 func wireVisitorOf(v *access.Visitor) wireVisitor {
 	c := clone(*v)
-	sched := c.Schedule
-	c.Schedule = nil
-	return wireVisitor{Visitor: c, Schedule: wireSchedule(sched)}
+	return visitorView(c, c.Schedule, true)
 }
 
 // visitorBodyError answers a visitor body applyVisitor refused: an unknown
