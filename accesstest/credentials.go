@@ -271,28 +271,24 @@ func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 // AddTouchPass stores a touch pass; an empty ID gets a UUID, an empty
 // CardID a random one and an empty Status ACTIVE.
 func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
-	return seed(s, func() (access.TouchPass, error) {
-		if tp.ID == "" {
-			tp.ID = newID()
-		}
-		if tp.CardID == "" {
-			tp.CardID = newCardID()
-		}
-		if tp.Status == "" {
-			tp.Status = access.TouchPassActive
-		}
-		if tp.Bundles == nil {
-			tp.Bundles = []access.TouchPassBundle{}
-		}
-		for _, x := range s.touchPasses {
-			if x.ID == tp.ID {
-				return access.TouchPass{}, fmt.Errorf("accesstest: "+"AddTouchPass: duplicate id %q", tp.ID)
+	return addRecord(s, "AddTouchPass", "id", tp,
+		func(tp *access.TouchPass) string {
+			if tp.ID == "" {
+				tp.ID = newID()
 			}
-		}
-		c := clone(tp)
-		s.touchPasses = append(s.touchPasses, &c)
-		return clone(c), nil
-	})
+			if tp.CardID == "" {
+				tp.CardID = newCardID()
+			}
+			if tp.Status == "" {
+				tp.Status = access.TouchPassActive
+			}
+			if tp.Bundles == nil {
+				tp.Bundles = []access.TouchPassBundle{}
+			}
+			return tp.ID
+		},
+		func(tp *access.TouchPass) bool { return s.touchPass(tp.ID) != nil },
+		appendTo(&s.touchPasses))
 }
 
 // TouchPasses returns every touch pass, purchased ones included.

@@ -61,21 +61,42 @@ func seed[T any](s *Server, f func() (T, error)) T {
 	return v
 }
 
+// addRecord is the seeding the AddXxx methods of plain records share,
+// under the lock: fill sets v's defaults and returns its id; a record
+// whose id (or anything else) taken reports is refused as a duplicate
+// ("accesstest: <what>: duplicate <noun> id ..."); otherwise store
+// keeps a private copy, and a copy of it is returned.
+func addRecord[T any](s *Server, what, noun string, v T, fill func(*T) string, taken func(*T) bool, store func(*T)) T {
+	return seed(s, func() (T, error) {
+		id := fill(&v)
+		if taken(&v) {
+			var zero T
+			return zero, fmt.Errorf("accesstest: %s: duplicate %s %q", what, noun, id)
+		}
+		c := clone(v)
+		store(&c)
+		return clone(c), nil
+	})
+}
+
+// appendTo is a store for addRecord that appends to a list.
+func appendTo[T any](list *[]*T) func(*T) { return func(v *T) { *list = append(*list, v) } }
+
 // AddDevice stores a device's access-method settings; an empty DeviceID
 // gets a random 12-hex-digit id.
 func (s *Server) AddDevice(d access.DeviceSettings) access.DeviceSettings {
-	return seed(s, func() (access.DeviceSettings, error) {
-		if d.DeviceID == "" {
-			d.DeviceID = randomHex(6)
-		}
-		if _, dup := s.devices[d.DeviceID]; dup {
-			return access.DeviceSettings{}, fmt.Errorf("accesstest: "+"AddDevice: duplicate device id %q", d.DeviceID)
-		}
-		c := clone(d)
-		s.devices[d.DeviceID] = &c
-		s.deviceOrder = append(s.deviceOrder, d.DeviceID)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddDevice", "device id", d,
+		func(d *access.DeviceSettings) string {
+			if d.DeviceID == "" {
+				d.DeviceID = randomHex(6)
+			}
+			return d.DeviceID
+		},
+		func(d *access.DeviceSettings) bool { return s.devices[d.DeviceID] != nil },
+		func(d *access.DeviceSettings) {
+			s.devices[d.DeviceID] = d
+			s.deviceOrder = append(s.deviceOrder, d.DeviceID)
+		})
 }
 
 // Device returns a device's current settings, as updates left them.
@@ -99,22 +120,20 @@ func (s *Server) DeviceIDs() []string {
 // AddWebhook registers an endpoint directly; an empty ID or Secret is
 // generated. Registering a URL twice fails the test.
 func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
-	return seed(s, func() (access.WebhookEndpoint, error) {
-		if ep.ID == "" {
-			ep.ID = newID()
-		}
-		if ep.Secret == "" {
-			ep.Secret = access.Secret(randomHex(8))
-		}
-		for _, x := range s.webhooks {
-			if x.Endpoint == ep.Endpoint || x.ID == ep.ID {
-				return access.WebhookEndpoint{}, fmt.Errorf("accesstest: "+"AddWebhook: endpoint %s or id %s already registered", ep.Endpoint, ep.ID)
+	return addRecord(s, "AddWebhook", "endpoint or id", ep,
+		func(ep *access.WebhookEndpoint) string {
+			if ep.ID == "" {
+				ep.ID = newID()
 			}
-		}
-		c := clone(ep)
-		s.webhooks = append(s.webhooks, &c)
-		return clone(c), nil
-	})
+			if ep.Secret == "" {
+				ep.Secret = access.Secret(randomHex(8))
+			}
+			return ep.Endpoint + " " + ep.ID
+		},
+		func(ep *access.WebhookEndpoint) bool {
+			return slices.ContainsFunc(s.webhooks, func(x *access.WebhookEndpoint) bool { return x.Endpoint == ep.Endpoint || x.ID == ep.ID })
+		},
+		appendTo(&s.webhooks))
 }
 
 // Webhooks returns the registered webhook endpoints, secrets included.

@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,21 +21,21 @@ const (
 // AccessPolicyIDs and that the user fetch expands. Seeding does not check
 // that its schedule, doors and door groups exist.
 func (s *Server) AddAccessPolicy(p access.AccessPolicy) access.AccessPolicy {
-	return seed(s, func() (access.AccessPolicy, error) {
-		if p.ID == "" {
-			p.ID = newID()
-		}
-		if _, dup := s.policies[p.ID]; dup {
-			return access.AccessPolicy{}, fmt.Errorf("accesstest: "+"AddAccessPolicy: duplicate id %q", p.ID)
-		}
-		if p.Resources == nil {
-			p.Resources = []access.Resource{}
-		}
-		c := clone(p)
-		s.policies[p.ID] = &c
-		s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddAccessPolicy", "id", p,
+		func(p *access.AccessPolicy) string {
+			if p.ID == "" {
+				p.ID = newID()
+			}
+			if p.Resources == nil {
+				p.Resources = []access.Resource{}
+			}
+			return p.ID
+		},
+		func(p *access.AccessPolicy) bool { return s.policies[p.ID] != nil },
+		func(p *access.AccessPolicy) {
+			s.policies[p.ID] = p
+			s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
+		})
 }
 
 // AccessPolicies returns every stored access policy, in insertion order.

@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,22 +30,22 @@ const holidayLayout = "2006-01-02 15:04:05Z"
 // from the group named by HolidayGroupID (see [Server.AddHolidayGroup]).
 // Seeding does not check that the group exists.
 func (s *Server) AddSchedule(sc access.Schedule) access.Schedule {
-	return seed(s, func() (access.Schedule, error) {
-		if sc.ID == "" {
-			sc.ID = newID()
-		}
-		if sc.Type == "" {
-			sc.Type = "access"
-		}
-		if _, dup := s.schedules[sc.ID]; dup {
-			return access.Schedule{}, fmt.Errorf("accesstest: "+"AddSchedule: duplicate schedule id %q", sc.ID)
-		}
-		sc.HolidayGroup = nil
-		c := clone(sc)
-		s.schedules[sc.ID] = &c
-		s.ppl().scheduleOrder = append(s.ppl().scheduleOrder, sc.ID)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddSchedule", "schedule id", sc,
+		func(sc *access.Schedule) string {
+			if sc.ID == "" {
+				sc.ID = newID()
+			}
+			if sc.Type == "" {
+				sc.Type = "access"
+			}
+			sc.HolidayGroup = nil
+			return sc.ID
+		},
+		func(sc *access.Schedule) bool { return s.schedules[sc.ID] != nil },
+		func(sc *access.Schedule) {
+			s.schedules[sc.ID] = sc
+			s.ppl().scheduleOrder = append(s.ppl().scheduleOrder, sc.ID)
+		})
 }
 
 // Schedules returns every stored schedule, in insertion order, without
@@ -63,26 +62,24 @@ func (s *Server) Schedules() []access.Schedule {
 
 // AddHolidayGroup stores a holiday group; holidays without an ID get one.
 func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
-	return seed(s, func() (access.HolidayGroup, error) {
-		if g.ID == "" {
-			g.ID = newID()
-		}
-		if s.holidayGroup(g.ID) != nil {
-			return access.HolidayGroup{}, fmt.Errorf("accesstest: "+"AddHolidayGroup: duplicate id %q", g.ID)
-		}
-		g.Holidays = slices.Clone(g.Holidays)
-		for i := range g.Holidays {
-			if g.Holidays[i].ID == "" {
-				g.Holidays[i].ID = newID()
+	return addRecord(s, "AddHolidayGroup", "id", g,
+		func(g *access.HolidayGroup) string {
+			if g.ID == "" {
+				g.ID = newID()
 			}
-		}
-		if g.Holidays == nil {
-			g.Holidays = []access.Holiday{}
-		}
-		c := clone(g)
-		s.holidayGroups = append(s.holidayGroups, &c)
-		return clone(c), nil
-	})
+			g.Holidays = slices.Clone(g.Holidays)
+			for i := range g.Holidays {
+				if g.Holidays[i].ID == "" {
+					g.Holidays[i].ID = newID()
+				}
+			}
+			if g.Holidays == nil {
+				g.Holidays = []access.Holiday{}
+			}
+			return g.ID
+		},
+		func(g *access.HolidayGroup) bool { return s.holidayGroup(g.ID) != nil },
+		appendTo(&s.holidayGroups))
 }
 
 // HolidayGroup returns a stored holiday group.

@@ -551,7 +551,7 @@ var routes = []route{
 	{"PUT " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsAssignQRCode, EditVisitor, (*Server).assignVisitorQRCode},
 	{"DELETE " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsUnassignQRCode, EditVisitor, (*Server).unassignVisitorQRCode},
 	{"PUT " + apiPrefix + "/visitors/{id}/license_plates", OpVisitorsAssignLicensePlates, EditVisitor, (*Server).assignVisitorPlates},
-	{"DELETE " + apiPrefix + "/visitors/{id}/license_plates/{plate}", OpVisitorsUnassignLicensePlate, EditVisitor, (*Server).unassignVisitorPlate},
+	{"DELETE " + apiPrefix + "/visitors/{id}/license_plates/{plate}", OpVisitorsUnassignLicensePlate, EditVisitor, (*Server).unassignPlate},
 	{"POST " + apiPrefix + "/credentials/pin_codes", OpPINCodesGenerate, ViewCredential, (*Server).generatePIN},
 	{"POST " + apiPrefix + "/credentials/nfc_cards/sessions", OpNFCCardsStartEnrollment, EditCredential, (*Server).startEnrollment},
 	{"GET " + apiPrefix + "/credentials/nfc_cards/sessions/{id}", OpNFCCardsEnrollmentStatus, EditCredential, (*Server).enrollmentStatus},

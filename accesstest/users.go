@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -71,20 +70,18 @@ func (s *Server) ppl() *peopleState {
 // with a new UUID and an empty Status with ACTIVE. A duplicate ID fails the
 // test (or panics without one). Seeding does not check references.
 func (s *Server) AddUser(u access.User) access.User {
-	return seed(s, func() (access.User, error) {
-		if u.ID == "" {
-			u.ID = newID()
-		}
-		if u.Status == "" {
-			u.Status = access.UserStatusActive
-		}
-		if s.user(u.ID) != nil {
-			return access.User{}, fmt.Errorf("accesstest: "+"AddUser: duplicate user id %q", u.ID)
-		}
-		c := clone(u)
-		s.users = append(s.users, &c)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddUser", "user id", u,
+		func(u *access.User) string {
+			if u.ID == "" {
+				u.ID = newID()
+			}
+			if u.Status == "" {
+				u.Status = access.UserStatusActive
+			}
+			return u.ID
+		},
+		func(u *access.User) bool { return s.user(u.ID) != nil },
+		appendTo(&s.users))
 }
 
 // User returns the stored user with the given id.
@@ -529,18 +526,29 @@ func (s *Server) assignPlates(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// unassignPlate removes the plate {plate} from a user's or, for the
+// visitors' route, a visitor's plates. A user's change is logged; a
+// visitor's, like its other credential changes, is not.
 func (s *Server) unassignPlate(w http.ResponseWriter, r *http.Request) {
-	plate := r.PathValue("plate")
-	s.withUser(w, r, func(u *access.User) {
-		i := slices.IndexFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return lp.ID == plate })
+	remove := func(plates *[]access.LicensePlate, log string) {
+		i := slices.IndexFunc(*plates, func(lp access.LicensePlate) bool { return lp.ID == r.PathValue("plate") })
 		if i < 0 {
 			resourceNotFound(w)
 			return
 		}
-		u.LicensePlates = slices.Delete(u.LicensePlates, i, i+1)
-		s.publish(change{Log: "licence plate unassigned from user: " + u.ID})
+		*plates = slices.Delete(*plates, i, i+1)
+		if log != "" {
+			s.publish(change{Log: log})
+		} else {
+			s.mu.touch()
+		}
 		writeData(w, nil)
-	})
+	}
+	if strings.HasPrefix(r.URL.Path, apiPrefix+"/visitors/") {
+		s.withVisitor(w, r, func(v *access.Visitor) { remove(&v.LicensePlates, "") })
+		return
+	}
+	s.withUser(w, r, func(u *access.User) { remove(&u.LicensePlates, "licence plate unassigned from user: "+u.ID) })
 }
 
 // uploadAvatar reads the multipart part "file" and keeps it (see

@@ -76,22 +76,18 @@ func visitorView(v access.Visitor, sched *access.Schedule, withResources bool) w
 // AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
 // Status UPCOMING. The visitor list returns visitors in insertion order.
 func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
-	return seed(s, func() (access.Visitor, error) {
-		if v.ID == "" {
-			v.ID = newID()
-		}
-		if v.Status == "" {
-			v.Status = access.VisitorStatusUpcoming.String()
-		}
-		for _, x := range s.visitors {
-			if x.ID == v.ID {
-				return access.Visitor{}, fmt.Errorf("accesstest: "+"AddVisitor: duplicate visitor id %q", v.ID)
+	return addRecord(s, "AddVisitor", "visitor id", v,
+		func(v *access.Visitor) string {
+			if v.ID == "" {
+				v.ID = newID()
 			}
-		}
-		c := clone(v)
-		s.visitors = append(s.visitors, &c)
-		return clone(c), nil
-	})
+			if v.Status == "" {
+				v.Status = access.VisitorStatusUpcoming.String()
+			}
+			return v.ID
+		},
+		func(v *access.Visitor) bool { return s.visitor(v.ID) != nil },
+		appendTo(&s.visitors))
 }
 
 // Visitors returns every stored visitor, in insertion order, their status
@@ -517,20 +513,6 @@ func (s *Server) assignVisitorPlates(w http.ResponseWriter, r *http.Request) {
 			}
 			v.LicensePlates = append(v.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
 		}
-		writeData(w, nil)
-	})
-}
-
-func (s *Server) unassignVisitorPlate(w http.ResponseWriter, r *http.Request) {
-	plate := r.PathValue("plate")
-	s.withVisitor(w, r, func(v *access.Visitor) {
-		s.mu.touch()
-		i := slices.IndexFunc(v.LicensePlates, func(l access.LicensePlate) bool { return l.ID == plate })
-		if i < 0 {
-			resourceNotFound(w)
-			return
-		}
-		v.LicensePlates = slices.Delete(v.LicensePlates, i, i+1)
 		writeData(w, nil)
 	})
 }
