@@ -281,7 +281,7 @@ func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
 // The caller holds s.mu.
 func (s *Server) usersOf(groups ...*groupRec) []memberWire {
 	out := []memberWire{}
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if slices.ContainsFunc(groups, func(g *groupRec) bool { return slices.Contains(g.members, u.ID) }) {
 			out = append(out, memberView(u))
 		}

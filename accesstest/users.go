@@ -34,10 +34,15 @@ const (
 	OpUsersUploadAvatar         Op = "Users.UploadAvatar"
 )
 
-// peopleState is what the people operations keep beyond the users,
-// policies, schedules and holiday groups of [Server]: user groups, the
-// order policies were added in, avatars and Identity assignments.
+// peopleState is the people store: users, user groups, access policies
+// (and the order they were added in), schedules, holiday groups,
+// visitors, avatars and Identity assignments.
 type peopleState struct {
+	users         []*access.User
+	policies      map[string]*access.AccessPolicy
+	schedules     map[string]*access.Schedule
+	holidayGroups []*access.HolidayGroup
+	visitors      []*access.Visitor
 	groups        []*groupRec
 	policyOrder   []string
 	scheduleOrder []string
@@ -81,7 +86,7 @@ func (s *Server) AddUser(u access.User) access.User {
 			return u.ID
 		},
 		func(u *access.User) bool { return s.user(u.ID) != nil },
-		appendTo(&s.users))
+		appendTo(&s.people.users))
 }
 
 // User returns the stored user with the given id.
@@ -98,8 +103,8 @@ func (s *Server) User(id string) (access.User, bool) {
 func (s *Server) Users() []access.User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]access.User, len(s.users))
-	for i, u := range s.users {
+	out := make([]access.User, len(s.people.users))
+	for i, u := range s.people.users {
 		out[i] = clone(*u)
 	}
 	return out
@@ -118,7 +123,7 @@ func (s *Server) Avatar(userID string) (Avatar, bool) {
 
 // user returns the stored user; the caller holds s.mu.
 func (s *Server) user(id string) *access.User {
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if u.ID == id {
 			return u
 		}
@@ -182,7 +187,7 @@ func (s *Server) wireUser(u *access.User, expand bool) userWire {
 	if expand {
 		c.AccessPolicies = []access.AccessPolicy{}
 		for _, pid := range c.AccessPolicyIDs {
-			if p, ok := s.policies[pid]; ok {
+			if p, ok := s.people.policies[pid]; ok {
 				c.AccessPolicies = append(c.AccessPolicies, *p)
 			}
 		}
@@ -217,7 +222,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 	if u.OnboardTime == 0 {
 		u.OnboardTime = access.UnixTimeOf(s.clockNow())
 	}
-	s.users = append(s.users, u)
+	s.people.users = append(s.people.users, u)
 	s.publish(change{Log: "user created: " + u.ID})
 	writeData(w, struct {
 		ID        string `json:"id"`
@@ -313,13 +318,13 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pg := pageOf(s.users, num, size)
+	pg := pageOf(s.people.users, num, size)
 	out := make([]userWire, len(pg))
 	for i, u := range pg {
 		out[i] = s.wireUser(u, expand)
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
-		Pagination: &pagination{PageNum: num, PageSize: size, Total: len(s.users)}})
+		Pagination: &pagination{PageNum: num, PageSize: size, Total: len(s.people.users)}})
 }
 
 // searchUsers filters by keyword (a case-insensitive substring of the
@@ -348,7 +353,7 @@ func (s *Server) searchUsers(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []*access.User
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		switch {
 		case onlyAdmin == "true":
 			continue
@@ -376,16 +381,16 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.users, func(u *access.User) bool { return u.ID == id })
+	i := slices.IndexFunc(s.people.users, func(u *access.User) bool { return u.ID == id })
 	if i < 0 {
 		userNotFound(w)
 		return
 	}
-	if s.users[i].Status != access.UserStatusDeactivated {
+	if s.people.users[i].Status != access.UserStatusDeactivated {
 		operationForbidden(w, "Only deactivated users can be deleted.")
 		return
 	}
-	s.users = slices.Delete(s.users, i, i+1)
+	s.people.users = slices.Delete(s.people.users, i, i+1)
 	s.releaseUserCredentials(id)
 	p := s.ppl()
 	for _, g := range p.groups {
@@ -408,7 +413,7 @@ func (s *Server) policyIDsBody(w http.ResponseWriter, r *http.Request) ([]string
 		return nil, false
 	}
 	for _, id := range *req.IDs {
-		if _, ok := s.policies[id]; !ok {
+		if _, ok := s.people.policies[id]; !ok {
 			writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found: access policy "+id+".")
 			return nil, false
 		}
@@ -470,7 +475,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 func (s *Server) policiesOf(ids []string) []access.AccessPolicy {
 	out := []access.AccessPolicy{}
 	for _, id := range ids {
-		if p, ok := s.policies[id]; ok {
+		if p, ok := s.people.policies[id]; ok {
 			out = append(out, clone(*p))
 		}
 	}
@@ -480,7 +485,7 @@ func (s *Server) policiesOf(ids []string) []access.AccessPolicy {
 // plateTaken reports whether another user already has the plate number.
 // The caller holds s.mu.
 func (s *Server) plateTaken(number, self string) bool {
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if u.ID == self {
 			continue
 		}

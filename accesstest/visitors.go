@@ -87,7 +87,7 @@ func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
 			return v.ID
 		},
 		func(v *access.Visitor) bool { return s.visitor(v.ID) != nil },
-		appendTo(&s.visitors))
+		appendTo(&s.people.visitors))
 }
 
 // Visitors returns every stored visitor, in insertion order, their status
@@ -96,8 +96,8 @@ func (s *Server) Visitors() []access.Visitor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
-	out := make([]access.Visitor, len(s.visitors))
-	for i, v := range s.visitors {
+	out := make([]access.Visitor, len(s.people.visitors))
+	for i, v := range s.people.visitors {
 		out[i] = clone(*v)
 	}
 	return out
@@ -136,7 +136,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.runDue() // visitors due to start or end on a clock that moves by itself
 	var matched []*access.Visitor
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		switch {
 		case keyword != "": // the status filter is off while searching
 			if !strings.HasPrefix(strings.ToLower(v.FirstName), keyword) && !strings.HasPrefix(strings.ToLower(v.LastName), keyword) &&
@@ -198,7 +198,7 @@ func (s *Server) Visitor(id string) (access.Visitor, bool) {
 
 // visitor finds a stored visitor. The caller holds s.mu.
 func (s *Server) visitor(id string) *access.Visitor {
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		if v.ID == id {
 			return v
 		}
@@ -397,7 +397,7 @@ func (s *Server) createVisitor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Status = ""
-	s.visitors = append(s.visitors, v)
+	s.people.visitors = append(s.people.visitors, v)
 	s.planVisit(v)
 	s.publish(change{Log: "visitor created: " + v.ID, LogTopic: access.SystemLogTopicVisitor})
 	writeData(w, wireVisitorOf(v))
@@ -460,7 +460,7 @@ func (s *Server) deleteVisitor(w http.ResponseWriter, r *http.Request) {
 	}
 	delete(s.cr().visitTimers, id)
 	if force {
-		s.visitors = slices.DeleteFunc(s.visitors, func(x *access.Visitor) bool { return x.ID == id })
+		s.people.visitors = slices.DeleteFunc(s.people.visitors, func(x *access.Visitor) bool { return x.ID == id })
 		delete(s.cr().qr, id)
 		s.publish(change{Log: "visitor deleted: " + id, LogTopic: access.SystemLogTopicVisitor})
 	} else {
