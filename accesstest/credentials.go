@@ -308,6 +308,9 @@ func newCardID() string {
 	return h[:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:]
 }
 
+// purchaseTouchPasses buys count INACTIVE passes. One pass is answered as
+// one object, as the vendor's sample shows; several as an array (the
+// vendor's OpenAPI file), since one object cannot carry them.
 func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Count json.RawMessage `json:"count"`
