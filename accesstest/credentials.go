@@ -48,6 +48,7 @@ const (
 
 // credState is the credential side of the store.
 type credState struct {
+	touchPasses []*access.TouchPass
 	cards       []*cardRec             // nfc.go: the card list
 	sessions    map[string]*sessionRec // nfc.go: enrollment sessions by id
 	generated   map[string]bool        // PINs handed out by Generate, not yet assigned
@@ -78,12 +79,12 @@ func pinHash(pin string) string {
 // pinHolder returns the id of the user or visitor whose PIN hashes to
 // token, or "". The caller holds s.mu.
 func (s *Server) pinHolder(token string) string {
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if u.PINCode != nil && u.PINCode.Token == token {
 			return u.ID
 		}
 	}
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		if v.PINCode != nil && v.PINCode.Token == token {
 			return v.ID
 		}
@@ -271,36 +272,32 @@ func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 // AddTouchPass stores a touch pass; an empty ID gets a UUID, an empty
 // CardID a random one and an empty Status ACTIVE.
 func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
-	return seed(s, func() (access.TouchPass, error) {
-		if tp.ID == "" {
-			tp.ID = newID()
-		}
-		if tp.CardID == "" {
-			tp.CardID = newCardID()
-		}
-		if tp.Status == "" {
-			tp.Status = access.TouchPassActive
-		}
-		if tp.Bundles == nil {
-			tp.Bundles = []access.TouchPassBundle{}
-		}
-		for _, x := range s.touchPasses {
-			if x.ID == tp.ID {
-				return access.TouchPass{}, fmt.Errorf("accesstest: "+"AddTouchPass: duplicate id %q", tp.ID)
+	return addRecord(s, "AddTouchPass", "id", tp,
+		func(tp *access.TouchPass) string {
+			if tp.ID == "" {
+				tp.ID = newID()
 			}
-		}
-		c := clone(tp)
-		s.touchPasses = append(s.touchPasses, &c)
-		return clone(c), nil
-	})
+			if tp.CardID == "" {
+				tp.CardID = newCardID()
+			}
+			if tp.Status == "" {
+				tp.Status = access.TouchPassActive
+			}
+			if tp.Bundles == nil {
+				tp.Bundles = []access.TouchPassBundle{}
+			}
+			return tp.ID
+		},
+		func(tp *access.TouchPass) bool { return s.touchPass(tp.ID) != nil },
+		appendTo(&s.creds.touchPasses))
 }
 
 // TouchPasses returns every touch pass, purchased ones included.
 func (s *Server) TouchPasses() []access.TouchPass {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]access.TouchPass, len(s.touchPasses))
-	for i, tp := range s.touchPasses {
+	out := make([]access.TouchPass, len(s.creds.touchPasses))
+	for i, tp := range s.creds.touchPasses {
 		out[i] = clone(*tp)
 	}
 	return out
@@ -311,6 +308,9 @@ func newCardID() string {
 	return h[:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:]
 }
 
+// purchaseTouchPasses buys count INACTIVE passes. One pass is answered as
+// one object, as the vendor's sample shows; several as an array (the
+// vendor's OpenAPI file), since one object cannot carry them.
 func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Count json.RawMessage `json:"count"`
@@ -331,10 +331,14 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 	for i := range out {
 		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,
 			LastActivity: access.DateTime(now.Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
-		s.touchPasses = append(s.touchPasses, tp)
+		s.creds.touchPasses = append(s.creds.touchPasses, tp)
 		out[i] = clone(*tp)
 	}
 	s.mu.Unlock()
+	if len(out) == 1 {
+		writeData(w, out[0]) // the vendor's sample: one object
+		return
+	}
 	writeData(w, out)
 }
 
@@ -346,7 +350,7 @@ func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	out := []access.TouchPass{}
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if strings.Contains(strings.ToLower(tp.CardID), cond) || strings.Contains(strings.ToLower(tp.UserName), cond) {
 			out = append(out, clone(*tp))
 		}
@@ -357,7 +361,7 @@ func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
 
 // touchPass finds a pass. The caller holds s.mu.
 func (s *Server) touchPass(id string) *access.TouchPass {
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if tp.ID == id {
 			return tp
 		}
@@ -383,7 +387,7 @@ func (s *Server) syncPass(tp *access.TouchPass, userID string) {
 // it was in a wallet, else INACTIVE). Call it, under s.mu, when a user is
 // deleted; their NFC cards and PIN are freed with the record.
 func (s *Server) releaseUserCredentials(userID string) {
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if tp.UserID == userID {
 			s.unlinkPass(tp)
 		}
@@ -439,7 +443,7 @@ func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 		case !assignable(tp):
 			operationForbidden(w, "The touch pass is not assignable.")
 			return
-		case slices.ContainsFunc(s.touchPasses, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
+		case slices.ContainsFunc(s.creds.touchPasses, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
 			operationForbidden(w, "A user can only be assigned one touch pass.")
 			return
 		}
@@ -482,14 +486,14 @@ func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) 
 			userNotFound(w)
 			return
 		}
-		if slices.Contains(users, u) || slices.ContainsFunc(s.touchPasses, func(x *access.TouchPass) bool { return x.UserID == id }) {
+		if slices.Contains(users, u) || slices.ContainsFunc(s.creds.touchPasses, func(x *access.TouchPass) bool { return x.UserID == id }) {
 			operationForbidden(w, "A user can only be assigned one touch pass.")
 			return
 		}
 		users = append(users, u)
 	}
 	var free []*access.TouchPass
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if assignable(tp) {
 			free = append(free, tp)
 		}
@@ -538,7 +542,7 @@ func (s *Server) listTouchPasses(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []access.TouchPass
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if status == "" || tp.Status == status {
 			c := *tp // the list form has no activation objects
 			c.ActivatedAt, c.ExpiredAt = nil, nil
@@ -556,7 +560,7 @@ func (s *Server) listAssignableTouchPasses(w http.ResponseWriter, _ *http.Reques
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []access.TouchPass{}
-	for _, tp := range s.touchPasses {
+	for _, tp := range s.creds.touchPasses {
 		if assignable(tp) {
 			out = append(out, clone(*tp))
 		}

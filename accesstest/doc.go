@@ -156,6 +156,18 @@
 // token without the operation's permission gets HTTP 403 with
 // CODE_UNAUTHORIZED.
 //
+// # Faults, sharing and saving
+//
+// [Server.Inject] makes requests fail before they are handled (a proxy,
+// an overloaded console) or, with [Fault.AfterHandling], after they took
+// effect (an answer lost on the way back), which is how tests show that a
+// client never resends a call that may already have happened. Answers are
+// written after the server's lock is released, so one client that stops
+// reading holds up no other. [Server.WriteState] and [Server.ReadState]
+// save and restore the whole state as versioned JSON, and
+// [Server.OnChange] reports every change, for a simulator that keeps its
+// site across restarts.
+//
 // # Where the fake is simpler than a controller
 //
 // The vendor documents only part of the controller's behaviour; where it

@@ -95,6 +95,10 @@ type spaceState struct {
 	hw           []*hwRec
 	emergency    access.EmergencyStatus
 	rings        map[string]*ringRec
+	// settings are the devices' access-method settings (handlers.go), in
+	// settingsOrder.
+	settings      map[string]*access.DeviceSettings
+	settingsOrder []string
 }
 
 // sp returns the site state, filling its defaults. The caller holds s.mu.
@@ -872,10 +876,10 @@ func (s *Server) deleteDoorGroup(w http.ResponseWriter, r *http.Request) {
 	}
 	sp.groups = slices.Delete(sp.groups, i, i+1)
 	isGroup := func(r access.Resource) bool { return r.ID == id && r.Type == "door_group" }
-	for _, p := range s.policies {
+	for _, p := range s.people.policies {
 		p.Resources = slices.DeleteFunc(p.Resources, isGroup)
 	}
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		v.Resources = slices.DeleteFunc(v.Resources, isGroup)
 	}
 	s.publish(change{Log: "door group deleted: " + id})

@@ -67,11 +67,12 @@ type wireEventData struct {
 
 // hubState is the queue of deliveries caused by state changes.
 type hubState struct {
-	queue   []hubJob
-	pending int           // queued or in flight
-	running bool          // the delivery goroutine runs
-	idle    chan struct{} // closed when pending drops to 0
-	done    []Delivery
+	webhooks []*access.WebhookEndpoint // registered endpoints (webhooks.go, handlers.go)
+	queue    []hubJob
+	pending  int           // queued or in flight
+	running  bool          // the delivery goroutine runs
+	idle     chan struct{} // closed when pending drops to 0
+	done     []Delivery
 }
 
 // hubJob is one queued output: a webhook delivery, or (ws set) a

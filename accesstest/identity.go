@@ -1,6 +1,7 @@
 package accesstest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -49,6 +50,9 @@ func (s *Server) AddIdentityResource(typ access.IdentityResourceType, res access
 		}
 		if res.ID == "" {
 			res.ID = newID()
+		}
+		if len(res.Metadata) == 0 {
+			res.Metadata = json.RawMessage(`{}`) // consoles always send it
 		}
 		st.resources[typ] = append(st.resources[typ], res)
 		return res, nil

@@ -60,12 +60,12 @@ func (s *Server) nfcHolder(token string) (id, kind string) {
 	has := func(cards []access.NFCCard) bool {
 		return slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token })
 	}
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if has(u.NFCCards) {
 			return u.ID, "USER"
 		}
 	}
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		if has(v.NFCCards) {
 			return v.ID, "VISITOR"
 		}
@@ -78,10 +78,10 @@ func (s *Server) releaseNFC(token string) {
 	drop := func(cards *[]access.NFCCard) {
 		*cards = slices.DeleteFunc(*cards, func(c access.NFCCard) bool { return c.Token == token })
 	}
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		drop(&u.NFCCards)
 	}
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		drop(&v.NFCCards)
 	}
 }
@@ -115,10 +115,10 @@ func (s *Server) syncCards() {
 			}
 		}
 	}
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		add(u.NFCCards)
 	}
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		add(v.NFCCards)
 	}
 }
@@ -345,7 +345,7 @@ func (s *Server) getNFCCard(w http.ResponseWriter, r *http.Request) {
 		cardNotFound(w)
 		return
 	}
-	writeData(w, s.wireCard(rec))
+	writeData(w, cardView(s.wireCard(rec)))
 }
 
 func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
@@ -362,9 +362,9 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	cards := s.cr().cards
 	total := len(cards)
 	start, end := pageBounds(page, size, total)
-	out := make([]access.NFCCard, 0, end-start)
+	out := make([]cardWire, 0, end-start)
 	for _, rec := range cards[start:end] {
-		out = append(out, s.wireCard(rec))
+		out = append(out, cardView(s.wireCard(rec)))
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})

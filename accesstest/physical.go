@@ -204,7 +204,7 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 			break
 		}
 		for _, pid := range u.AccessPolicyIDs {
-			if p := s.policies[pid]; p != nil && s.opens(p.Resources, d.door.ID) {
+			if p := s.people.policies[pid]; p != nil && s.opens(p.Resources, d.door.ID) {
 				policy, res.Granted = *p, true
 				break
 			}
@@ -213,7 +213,7 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 			res.Reason = "no access policy of the user opens this door"
 		}
 	case "VISITOR":
-		for _, v := range s.visitors {
+		for _, v := range s.people.visitors {
 			if v.ID == id {
 				actor = &access.EventActor{ID: v.ID, Name: v.FirstName + " " + v.LastName, Type: "visitor"}
 				res.Granted = s.opens(v.Resources, d.door.ID)

@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,21 +21,21 @@ const (
 // AccessPolicyIDs and that the user fetch expands. Seeding does not check
 // that its schedule, doors and door groups exist.
 func (s *Server) AddAccessPolicy(p access.AccessPolicy) access.AccessPolicy {
-	return seed(s, func() (access.AccessPolicy, error) {
-		if p.ID == "" {
-			p.ID = newID()
-		}
-		if _, dup := s.policies[p.ID]; dup {
-			return access.AccessPolicy{}, fmt.Errorf("accesstest: "+"AddAccessPolicy: duplicate id %q", p.ID)
-		}
-		if p.Resources == nil {
-			p.Resources = []access.Resource{}
-		}
-		c := clone(p)
-		s.policies[p.ID] = &c
-		s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddAccessPolicy", "id", p,
+		func(p *access.AccessPolicy) string {
+			if p.ID == "" {
+				p.ID = newID()
+			}
+			if p.Resources == nil {
+				p.Resources = []access.Resource{}
+			}
+			return p.ID
+		},
+		func(p *access.AccessPolicy) bool { return s.people.policies[p.ID] != nil },
+		func(p *access.AccessPolicy) {
+			s.people.policies[p.ID] = p
+			s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
+		})
 }
 
 // AccessPolicies returns every stored access policy, in insertion order.
@@ -70,13 +69,13 @@ func (s *Server) checkPolicy(w http.ResponseWriter, self, name, scheduleID strin
 		badParams(w, "name is required.")
 		return false
 	}
-	for _, p := range s.policies {
+	for _, p := range s.people.policies {
 		if p.ID != self && p.Name == name {
 			badParams(w, "The provided name already exists.")
 			return false
 		}
 	}
-	if _, ok := s.schedules[scheduleID]; !ok {
+	if _, ok := s.people.schedules[scheduleID]; !ok {
 		writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleNotFound, "The requested schedule could not be found.")
 		return false
 	}
@@ -124,10 +123,10 @@ func (s *Server) createPolicy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &access.AccessPolicy{ID: newID(), Name: *req.Name, Resources: idType(doors), ScheduleID: *req.ScheduleID}
-	s.policies[p.ID] = p
+	s.people.policies[p.ID] = p
 	s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
 	s.publish(change{Log: "access policy created: " + p.ID})
-	writeData(w, clone(*p))
+	writeData(w, policyView(p))
 }
 
 // updatePolicy changes what the body sets and answers the policy's id.
@@ -139,7 +138,7 @@ func (s *Server) updatePolicy(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, ok := s.policies[r.PathValue("id")]
+	p, ok := s.people.policies[r.PathValue("id")]
 	if !ok {
 		resourceNotFound(w)
 		return
@@ -170,11 +169,11 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.policies[id]; !ok {
+	if _, ok := s.people.policies[id]; !ok {
 		resourceNotFound(w)
 		return
 	}
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if slices.Contains(u.AccessPolicyIDs, id) {
 			operationForbidden(w, "The access policy is assigned to users.")
 			return
@@ -186,7 +185,7 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	delete(s.policies, id)
+	delete(s.people.policies, id)
 	p := s.ppl()
 	p.policyOrder = slices.DeleteFunc(p.policyOrder, func(x string) bool { return x == id })
 	s.publish(change{Log: "access policy deleted: " + id})
@@ -196,16 +195,16 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getPolicy(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, ok := s.policies[r.PathValue("id")]
+	p, ok := s.people.policies[r.PathValue("id")]
 	if !ok {
 		resourceNotFound(w)
 		return
 	}
-	writeData(w, clone(*p))
+	writeData(w, policyView(p))
 }
 
 func (s *Server) listPolicies(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeData(w, s.policiesOf(s.ppl().policyOrder))
+	writeData(w, policyViews(s.policiesOf(s.ppl().policyOrder)))
 }

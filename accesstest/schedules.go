@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,22 +30,22 @@ const holidayLayout = "2006-01-02 15:04:05Z"
 // from the group named by HolidayGroupID (see [Server.AddHolidayGroup]).
 // Seeding does not check that the group exists.
 func (s *Server) AddSchedule(sc access.Schedule) access.Schedule {
-	return seed(s, func() (access.Schedule, error) {
-		if sc.ID == "" {
-			sc.ID = newID()
-		}
-		if sc.Type == "" {
-			sc.Type = "access"
-		}
-		if _, dup := s.schedules[sc.ID]; dup {
-			return access.Schedule{}, fmt.Errorf("accesstest: "+"AddSchedule: duplicate schedule id %q", sc.ID)
-		}
-		sc.HolidayGroup = nil
-		c := clone(sc)
-		s.schedules[sc.ID] = &c
-		s.ppl().scheduleOrder = append(s.ppl().scheduleOrder, sc.ID)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddSchedule", "schedule id", sc,
+		func(sc *access.Schedule) string {
+			if sc.ID == "" {
+				sc.ID = newID()
+			}
+			if sc.Type == "" {
+				sc.Type = "access"
+			}
+			sc.HolidayGroup = nil
+			return sc.ID
+		},
+		func(sc *access.Schedule) bool { return s.people.schedules[sc.ID] != nil },
+		func(sc *access.Schedule) {
+			s.people.schedules[sc.ID] = sc
+			s.ppl().scheduleOrder = append(s.ppl().scheduleOrder, sc.ID)
+		})
 }
 
 // Schedules returns every stored schedule, in insertion order, without
@@ -56,33 +55,31 @@ func (s *Server) Schedules() []access.Schedule {
 	defer s.mu.Unlock()
 	var out []access.Schedule
 	for _, id := range s.ppl().scheduleOrder {
-		out = append(out, clone(*s.schedules[id]))
+		out = append(out, clone(*s.people.schedules[id]))
 	}
 	return out
 }
 
 // AddHolidayGroup stores a holiday group; holidays without an ID get one.
 func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
-	return seed(s, func() (access.HolidayGroup, error) {
-		if g.ID == "" {
-			g.ID = newID()
-		}
-		if s.holidayGroup(g.ID) != nil {
-			return access.HolidayGroup{}, fmt.Errorf("accesstest: "+"AddHolidayGroup: duplicate id %q", g.ID)
-		}
-		g.Holidays = slices.Clone(g.Holidays)
-		for i := range g.Holidays {
-			if g.Holidays[i].ID == "" {
-				g.Holidays[i].ID = newID()
+	return addRecord(s, "AddHolidayGroup", "id", g,
+		func(g *access.HolidayGroup) string {
+			if g.ID == "" {
+				g.ID = newID()
 			}
-		}
-		if g.Holidays == nil {
-			g.Holidays = []access.Holiday{}
-		}
-		c := clone(g)
-		s.holidayGroups = append(s.holidayGroups, &c)
-		return clone(c), nil
-	})
+			g.Holidays = slices.Clone(g.Holidays)
+			for i := range g.Holidays {
+				if g.Holidays[i].ID == "" {
+					g.Holidays[i].ID = newID()
+				}
+			}
+			if g.Holidays == nil {
+				g.Holidays = []access.Holiday{}
+			}
+			return g.ID
+		},
+		func(g *access.HolidayGroup) bool { return s.holidayGroup(g.ID) != nil },
+		appendTo(&s.people.holidayGroups))
 }
 
 // HolidayGroup returns a stored holiday group.
@@ -96,7 +93,7 @@ func (s *Server) HolidayGroup(id string) (access.HolidayGroup, bool) {
 }
 
 func (s *Server) holidayGroup(id string) *access.HolidayGroup {
-	for _, g := range s.holidayGroups {
+	for _, g := range s.people.holidayGroups {
 		if g.ID == id {
 			return g
 		}
@@ -117,7 +114,7 @@ func holidayGroupNotFound(w http.ResponseWriter) {
 func (s *Server) getSchedule(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc, ok := s.schedules[r.PathValue("id")]
+	sc, ok := s.people.schedules[r.PathValue("id")]
 	if !ok {
 		scheduleNotFound(w)
 		return
@@ -170,7 +167,7 @@ func (s *Server) checkSchedule(w http.ResponseWriter, req *scheduleRequest, self
 			badParams(w, "name must not be empty.")
 			return false
 		}
-		for _, sc := range s.schedules {
+		for _, sc := range s.people.schedules {
 			if sc.ID != self && sc.Name == *req.Name {
 				writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleNameExist, "The provided schedule name already exists.")
 				return false
@@ -224,7 +221,7 @@ func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
 	if req.HolidaySchedule != nil {
 		sc.HolidaySchedule = clone(*req.HolidaySchedule)
 	}
-	s.schedules[sc.ID] = sc
+	s.people.schedules[sc.ID] = sc
 	s.ppl().scheduleOrder = append(s.ppl().scheduleOrder, sc.ID)
 	s.publish(change{Log: "schedule created: " + sc.ID})
 	writeData(w, wireSchedule(s.fullSchedule(sc)))
@@ -240,7 +237,7 @@ func (s *Server) updateSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc, ok := s.schedules[r.PathValue("id")]
+	sc, ok := s.people.schedules[r.PathValue("id")]
 	if !ok {
 		scheduleNotFound(w)
 		return
@@ -279,7 +276,7 @@ func (s *Server) listSchedules(w http.ResponseWriter, _ *http.Request) {
 	defer s.mu.Unlock()
 	out := []summary{}
 	for _, id := range s.ppl().scheduleOrder {
-		sc := s.schedules[id]
+		sc := s.people.schedules[id]
 		out = append(out, summary{sc.ID, sc.Name, sc.Type, sc.IsDefault, sc.HolidayGroupID, 1})
 	}
 	writeData(w, out)
@@ -291,19 +288,19 @@ func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.schedules[id]; !ok {
+	if _, ok := s.people.schedules[id]; !ok {
 		scheduleNotFound(w)
 		return
 	}
-	used := slices.ContainsFunc(s.visitors, func(v *access.Visitor) bool { return v.ScheduleID == id })
-	for _, p := range s.policies {
+	used := slices.ContainsFunc(s.people.visitors, func(v *access.Visitor) bool { return v.ScheduleID == id })
+	for _, p := range s.people.policies {
 		used = used || p.ScheduleID == id
 	}
 	if used {
 		writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleCanNotDelete, "The schedule could not be deleted: access policies use it.")
 		return
 	}
-	delete(s.schedules, id)
+	delete(s.people.schedules, id)
 	p := s.ppl()
 	p.scheduleOrder = slices.DeleteFunc(p.scheduleOrder, func(x string) bool { return x == id })
 	s.publish(change{Log: "schedule deleted: " + id})
@@ -314,8 +311,8 @@ func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listHolidayGroups(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	out := make([]access.HolidayGroupSummary, len(s.holidayGroups))
-	for i, g := range s.holidayGroups {
+	out := make([]access.HolidayGroupSummary, len(s.people.holidayGroups))
+	for i, g := range s.people.holidayGroups {
 		out[i] = access.HolidayGroupSummary{ID: g.ID, Name: g.Name, Description: g.Description, Count: len(g.Holidays), IsDefault: g.IsDefault}
 	}
 	s.mu.Unlock()
@@ -357,7 +354,7 @@ func (s *Server) holidays(w http.ResponseWriter, req *holidayGroupRequest, self 
 		badParams(w, "name is required.")
 		return nil, false
 	}
-	for _, g := range s.holidayGroups {
+	for _, g := range s.people.holidayGroups {
 		if g.ID != self && g.Name == *req.Name {
 			writeError(w, http.StatusBadRequest, access.CodeAccessPolicyHolidayGroupNameExist, "The provided holiday group name already exists.")
 			return nil, false
@@ -410,7 +407,7 @@ func (s *Server) createHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	if req.Description != nil {
 		g.Description = *req.Description
 	}
-	s.holidayGroups = append(s.holidayGroups, g)
+	s.people.holidayGroups = append(s.people.holidayGroups, g)
 	s.publish(change{Log: "holiday group created: " + g.ID})
 	writeData(w, clone(*g))
 }
@@ -466,13 +463,13 @@ func (s *Server) deleteHolidayGroup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, access.CodeHolidayGroupCanNotDelete, "The holiday group could not be deleted.")
 		return
 	}
-	for _, sc := range s.schedules {
+	for _, sc := range s.people.schedules {
 		if sc.HolidayGroupID == id {
 			writeError(w, http.StatusBadRequest, access.CodeAccessPolicyHolidayGroupCanNotDelete, "The holiday group could not be deleted: schedules use it.")
 			return
 		}
 	}
-	s.holidayGroups = slices.DeleteFunc(s.holidayGroups, func(x *access.HolidayGroup) bool { return x.ID == id })
+	s.people.holidayGroups = slices.DeleteFunc(s.people.holidayGroups, func(x *access.HolidayGroup) bool { return x.ID == id })
 	s.publish(change{Log: "holiday group deleted: " + id})
 	writeSuccess(w)
 }

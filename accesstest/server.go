@@ -167,44 +167,38 @@ type Server struct {
 	tb   testing.TB
 	demo bool
 
-	mu            stateLock // state.go: Unlock calls the OnChange functions after a change
-	now           func() time.Time
-	token         string
-	tokens        map[string][]Permission
-	users         []*access.User
-	policies      map[string]*access.AccessPolicy
-	visitors      []*access.Visitor
-	schedules     map[string]*access.Schedule
-	holidayGroups []*access.HolidayGroup
-	devices       map[string]*access.DeviceSettings
-	deviceOrder   []string
-	webhooks      []*access.WebhookEndpoint
-	touchPasses   []*access.TouchPass
-	requests      []Request
-	faults        []*activeFault
-	closing       chan struct{}
-	closeOnce     sync.Once
-	life          lifecycle // the goroutines Close waits for
-	delivery      *http.Client
-	notify        notifyHub   // the notifications WebSocket's subscribers
-	clock         clockState  // clock.go: Advance's offset and the timers
-	hub           hubState    // hub.go: queued event deliveries
-	space         spaceState  // doors.go: floors, doors, door groups, devices list
-	people        peopleState // users.go: user groups, policy order, avatars, Identity
-	logs          logState    // systemlogs.go: system log, static files; apiserver.go: certificate
-	creds         credState   // credentials.go, nfc.go: cards, sessions, PINs, visitor timers
+	// Cross-cutting: the lock, the clock, tokens, requests, faults and
+	// the lifecycle.
+	mu        stateLock // state.go: Unlock calls the OnChange functions after a change
+	now       func() time.Time
+	clock     clockState // clock.go: Advance's offset and the timers
+	token     string
+	tokens    map[string][]Permission
+	requests  []Request
+	faults    []*activeFault
+	closing   chan struct{}
+	closeOnce sync.Once
+	life      lifecycle // the goroutines Close waits for
+	delivery  *http.Client
+	notify    notifyHub // notifications.go: the notifications WebSocket's subscribers
+
+	// One store per area, each with its handlers in its files.
+	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
+	space  spaceState  // doors.go, handlers.go: floors, doors, door groups, devices, device settings
+	people peopleState // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
+	logs   logState    // systemlogs.go: system log, static files; apiserver.go: certificate
+	creds  credState   // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
 // when done, or use [New] in tests.
 func NewServer(opts ...Option) *Server {
 	s := &Server{
-		now:       time.Now,
-		tokens:    map[string][]Permission{},
-		policies:  map[string]*access.AccessPolicy{},
-		schedules: map[string]*access.Schedule{},
-		devices:   map[string]*access.DeviceSettings{},
-		closing:   make(chan struct{}),
+		now:     time.Now,
+		tokens:  map[string][]Permission{},
+		closing: make(chan struct{}),
+		people:  peopleState{policies: map[string]*access.AccessPolicy{}, schedules: map[string]*access.Schedule{}},
+		space:   spaceState{settings: map[string]*access.DeviceSettings{}},
 	}
 	s.life.ctx, s.life.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
@@ -551,7 +545,7 @@ var routes = []route{
 	{"PUT " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsAssignQRCode, EditVisitor, (*Server).assignVisitorQRCode},
 	{"DELETE " + apiPrefix + "/visitors/{id}/qr_codes", OpVisitorsUnassignQRCode, EditVisitor, (*Server).unassignVisitorQRCode},
 	{"PUT " + apiPrefix + "/visitors/{id}/license_plates", OpVisitorsAssignLicensePlates, EditVisitor, (*Server).assignVisitorPlates},
-	{"DELETE " + apiPrefix + "/visitors/{id}/license_plates/{plate}", OpVisitorsUnassignLicensePlate, EditVisitor, (*Server).unassignVisitorPlate},
+	{"DELETE " + apiPrefix + "/visitors/{id}/license_plates/{plate}", OpVisitorsUnassignLicensePlate, EditVisitor, (*Server).unassignPlate},
 	{"POST " + apiPrefix + "/credentials/pin_codes", OpPINCodesGenerate, ViewCredential, (*Server).generatePIN},
 	{"POST " + apiPrefix + "/credentials/nfc_cards/sessions", OpNFCCardsStartEnrollment, EditCredential, (*Server).startEnrollment},
 	{"GET " + apiPrefix + "/credentials/nfc_cards/sessions/{id}", OpNFCCardsEnrollmentStatus, EditCredential, (*Server).enrollmentStatus},

@@ -276,20 +276,20 @@ func (s *Server) stateFile() *stateFile {
 		Token:         s.token,
 		Tokens:        s.tokens,
 		Clock:         clockFile{Offset: int64(s.clock.offset), Seq: s.clock.seq, Timers: []timerFile{}},
-		Users:         s.users,
+		Users:         s.people.users,
 		UserGroups:    []groupFile{},
 		Policies:      []*access.AccessPolicy{},
 		Schedules:     []*access.Schedule{},
-		HolidayGroups: s.holidayGroups,
-		Visitors:      s.visitors,
+		HolidayGroups: s.people.holidayGroups,
+		Visitors:      s.people.visitors,
 		Avatars:       p.avatars,
 		Identity: identityFile{Resources: p.identity.resources, Users: p.identity.users, Groups: p.identity.groups,
 			Invited: p.identity.invited},
 		Space: spaceFile{BuildingID: sp.buildingID, BuildingName: sp.buildingName, Floors: []floorFile{}, Doors: []doorFile{},
 			DoorGroups: sp.groups, Devices: []deviceFile{}, Emergency: sp.emergency, Rings: map[string]string{}},
 		Devices:      []*access.DeviceSettings{},
-		Webhooks:     s.webhooks,
-		TouchPasses:  s.touchPasses,
+		Webhooks:     s.hub.webhooks,
+		TouchPasses:  s.creds.touchPasses,
 		Credentials:  credFile{Cards: c.cards, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
 		SystemLogs:   make([]logEntryFile, len(s.logs.entries)),
 		LogResources: s.logs.resources,
@@ -304,12 +304,12 @@ func (s *Server) stateFile() *stateFile {
 		f.UserGroups = append(f.UserGroups, groupFile{ID: g.id, Name: g.name, UpID: g.upID, Members: g.members, PolicyIDs: g.policyIDs})
 	}
 	for _, id := range p.policyOrder {
-		if pol := s.policies[id]; pol != nil {
+		if pol := s.people.policies[id]; pol != nil {
 			f.Policies = append(f.Policies, pol)
 		}
 	}
 	for _, id := range p.scheduleOrder {
-		if sc := s.schedules[id]; sc != nil {
+		if sc := s.people.schedules[id]; sc != nil {
 			f.Schedules = append(f.Schedules, sc)
 		}
 	}
@@ -325,8 +325,8 @@ func (s *Server) stateFile() *stateFile {
 	for id, r := range sp.rings {
 		f.Space.Rings[id] = r.requestID
 	}
-	for _, id := range s.deviceOrder {
-		if d := s.devices[id]; d != nil {
+	for _, id := range s.space.settingsOrder {
+		if d := s.space.settings[id]; d != nil {
 			f.Devices = append(f.Devices, d)
 		}
 	}
@@ -474,7 +474,10 @@ func (f *stateFile) build() (*loadedState, error) {
 		sp.rings[id] = &ringRec{requestID: req}
 	}
 
+	sp.settings, sp.settingsOrder = st.devices, st.devOrder
 	p := &st.people
+	p.users, p.visitors, p.holidayGroups = f.Users, f.Visitors, f.HolidayGroups
+	p.policies, p.schedules = st.policies, st.scheds
 	p.avatars = f.Avatars
 	if p.avatars == nil {
 		p.avatars = map[string]Avatar{}
@@ -496,7 +499,7 @@ func (f *stateFile) build() (*loadedState, error) {
 	}
 
 	c := &st.creds
-	c.cards = f.Credentials.Cards
+	c.cards, c.touchPasses = f.Credentials.Cards, f.TouchPasses
 	c.sessions, c.generated, c.visitTimers, c.qr = map[string]*sessionRec{}, map[string]bool{}, map[string][]*timer{}, map[string]bool{}
 	for _, ss := range f.Credentials.Sessions {
 		if c.sessions[ss.ID] != nil {
@@ -582,11 +585,8 @@ func (s *Server) install(st *loadedState) {
 	if s.tokens == nil {
 		s.tokens = map[string][]Permission{}
 	}
-	s.users, s.visitors, s.holidayGroups = f.Users, f.Visitors, f.HolidayGroups
-	s.webhooks, s.touchPasses = f.Webhooks, f.TouchPasses
-	s.policies, s.schedules = st.policies, st.scheds
-	s.devices, s.deviceOrder = st.devices, st.devOrder
 	s.space, s.people, s.creds, s.logs = st.space, st.people, st.creds, st.logs
+	s.hub.webhooks = f.Webhooks // the hub's queue stays
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil
 	timers := slices.Clone(f.Clock.Timers)

@@ -332,10 +332,10 @@ func (s *Server) listSystemLogs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.runDue()
 	all := s.selected(f)
-	hits := []access.SystemLog{}
+	hits := []logWire{}
 	if from := (num - 1) * size; from < len(all) {
 		for _, e := range all[from:min(from+size, len(all))] {
-			hits = append(hits, e.SystemLog)
+			hits = append(hits, logView(e.SystemLog))
 		}
 	}
 	b, err := json.Marshal(envelope{Code: access.CodeSuccess, Msg: "success", Data: map[string]any{"hits": hits, "page": num, "total": len(all)}})

@@ -289,19 +289,11 @@ func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
 	writeSuccess(w)
 }
 
-// memberView is a user as the group-member lists show it (no
-// credentials, no policies).
-func memberView(u *access.User) access.User {
-	return access.User{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, FullName: u.FullName, Alias: u.Alias,
-		Username: u.Username, Email: u.Email, UserEmail: u.UserEmail, EmailStatus: u.EmailStatus, Phone: u.Phone,
-		EmployeeNumber: u.EmployeeNumber, OnboardTime: u.OnboardTime, Status: u.Status, AvatarRelativePath: u.AvatarRelativePath}
-}
-
 // usersOf returns the members of the groups, each once, in user order.
 // The caller holds s.mu.
-func (s *Server) usersOf(groups ...*groupRec) []access.User {
-	out := []access.User{}
-	for _, u := range s.users {
+func (s *Server) usersOf(groups ...*groupRec) []memberWire {
+	out := []memberWire{}
+	for _, u := range s.people.users {
 		if slices.ContainsFunc(groups, func(g *groupRec) bool { return slices.Contains(g.members, u.ID) }) {
 			out = append(out, memberView(u))
 		}
@@ -356,6 +348,6 @@ func (s *Server) listGroupPolicies(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g := s.groupOf(w, r); g != nil {
-		writeData(w, s.policiesOf(g.policyIDs))
+		writeData(w, policyViews(s.policiesOf(g.policyIDs)))
 	}
 }

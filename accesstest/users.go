@@ -1,7 +1,6 @@
 package accesstest
 
 import (
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -35,10 +34,15 @@ const (
 	OpUsersUploadAvatar         Op = "Users.UploadAvatar"
 )
 
-// peopleState is what the people operations keep beyond the users,
-// policies, schedules and holiday groups of [Server]: user groups, the
-// order policies were added in, avatars and Identity assignments.
+// peopleState is the people store: users, user groups, access policies
+// (and the order they were added in), schedules, holiday groups,
+// visitors, avatars and Identity assignments.
 type peopleState struct {
+	users         []*access.User
+	policies      map[string]*access.AccessPolicy
+	schedules     map[string]*access.Schedule
+	holidayGroups []*access.HolidayGroup
+	visitors      []*access.Visitor
 	groups        []*groupRec
 	policyOrder   []string
 	scheduleOrder []string
@@ -71,20 +75,18 @@ func (s *Server) ppl() *peopleState {
 // with a new UUID and an empty Status with ACTIVE. A duplicate ID fails the
 // test (or panics without one). Seeding does not check references.
 func (s *Server) AddUser(u access.User) access.User {
-	return seed(s, func() (access.User, error) {
-		if u.ID == "" {
-			u.ID = newID()
-		}
-		if u.Status == "" {
-			u.Status = access.UserStatusActive
-		}
-		if s.user(u.ID) != nil {
-			return access.User{}, fmt.Errorf("accesstest: "+"AddUser: duplicate user id %q", u.ID)
-		}
-		c := clone(u)
-		s.users = append(s.users, &c)
-		return clone(c), nil
-	})
+	return addRecord(s, "AddUser", "user id", u,
+		func(u *access.User) string {
+			if u.ID == "" {
+				u.ID = newID()
+			}
+			if u.Status == "" {
+				u.Status = access.UserStatusActive
+			}
+			return u.ID
+		},
+		func(u *access.User) bool { return s.user(u.ID) != nil },
+		appendTo(&s.people.users))
 }
 
 // User returns the stored user with the given id.
@@ -101,8 +103,8 @@ func (s *Server) User(id string) (access.User, bool) {
 func (s *Server) Users() []access.User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]access.User, len(s.users))
-	for i, u := range s.users {
+	out := make([]access.User, len(s.people.users))
+	for i, u := range s.people.users {
 		out[i] = clone(*u)
 	}
 	return out
@@ -121,7 +123,7 @@ func (s *Server) Avatar(userID string) (Avatar, bool) {
 
 // user returns the stored user; the caller holds s.mu.
 func (s *Server) user(id string) *access.User {
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if u.ID == id {
 			return u
 		}
@@ -176,20 +178,21 @@ func userExpand(w http.ResponseWriter, r *http.Request) (bool, bool) {
 	return len(expand) > 0, true
 }
 
-// wireUser is a shallow copy of u with its policies expanded or not. The
-// caller holds s.mu until the answer is written.
-func (s *Server) wireUser(u *access.User, expand bool) access.User {
+// wireUser is u as the user endpoints send it, with its policies
+// expanded or not. It shares u's slices: the caller holds s.mu until the
+// answer is encoded.
+func (s *Server) wireUser(u *access.User, expand bool) userWire {
 	c := *u
 	c.AccessPolicies = nil
 	if expand {
 		c.AccessPolicies = []access.AccessPolicy{}
 		for _, pid := range c.AccessPolicyIDs {
-			if p, ok := s.policies[pid]; ok {
+			if p, ok := s.people.policies[pid]; ok {
 				c.AccessPolicies = append(c.AccessPolicies, *p)
 			}
 		}
 	}
-	return c
+	return userView(&c)
 }
 
 func validEmail(e string) bool {
@@ -225,7 +228,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 	if u.OnboardTime == 0 {
 		u.OnboardTime = access.UnixTimeOf(s.clockNow())
 	}
-	s.users = append(s.users, u)
+	s.people.users = append(s.people.users, u)
 	s.publish(change{Log: "user created: " + u.ID})
 	writeData(w, struct {
 		ID        string `json:"id"`
@@ -321,13 +324,13 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pg := pageOf(s.users, num, size)
-	out := make([]access.User, len(pg))
+	pg := pageOf(s.people.users, num, size)
+	out := make([]userWire, len(pg))
 	for i, u := range pg {
 		out[i] = s.wireUser(u, expand)
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
-		Pagination: &pagination{PageNum: num, PageSize: size, Total: len(s.users)}})
+		Pagination: &pagination{PageNum: num, PageSize: size, Total: len(s.people.users)}})
 }
 
 // searchUsers filters by keyword (a case-insensitive substring of the
@@ -356,7 +359,7 @@ func (s *Server) searchUsers(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []*access.User
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		switch {
 		case onlyAdmin == "true":
 			continue
@@ -370,9 +373,9 @@ func (s *Server) searchUsers(w http.ResponseWriter, r *http.Request) {
 		matched = append(matched, u)
 	}
 	pg := pageOf(matched, num, size)
-	out := make([]access.User, len(pg))
+	out := make([]searchWire, len(pg))
 	for i, u := range pg {
-		out[i] = s.wireUser(u, false)
+		out[i] = searchView(u)
 	}
 	writeData(w, out)
 }
@@ -384,16 +387,16 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.users, func(u *access.User) bool { return u.ID == id })
+	i := slices.IndexFunc(s.people.users, func(u *access.User) bool { return u.ID == id })
 	if i < 0 {
 		userNotFound(w)
 		return
 	}
-	if s.users[i].Status != access.UserStatusDeactivated {
+	if s.people.users[i].Status != access.UserStatusDeactivated {
 		operationForbidden(w, "Only deactivated users can be deleted.")
 		return
 	}
-	s.users = slices.Delete(s.users, i, i+1)
+	s.people.users = slices.Delete(s.people.users, i, i+1)
 	s.releaseUserCredentials(id)
 	p := s.ppl()
 	for _, g := range p.groups {
@@ -416,7 +419,7 @@ func (s *Server) policyIDsBody(w http.ResponseWriter, r *http.Request) ([]string
 		return nil, false
 	}
 	for _, id := range *req.IDs {
-		if _, ok := s.policies[id]; !ok {
+		if _, ok := s.people.policies[id]; !ok {
 			writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found: access policy "+id+".")
 			return nil, false
 		}
@@ -469,7 +472,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		writeData(w, s.policiesOf(uniq(ids)))
+		writeData(w, policyViews(s.policiesOf(uniq(ids))))
 	})
 }
 
@@ -478,7 +481,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 func (s *Server) policiesOf(ids []string) []access.AccessPolicy {
 	out := []access.AccessPolicy{}
 	for _, id := range ids {
-		if p, ok := s.policies[id]; ok {
+		if p, ok := s.people.policies[id]; ok {
 			out = append(out, clone(*p))
 		}
 	}
@@ -488,7 +491,7 @@ func (s *Server) policiesOf(ids []string) []access.AccessPolicy {
 // plateTaken reports whether another user already has the plate number.
 // The caller holds s.mu.
 func (s *Server) plateTaken(number, self string) bool {
-	for _, u := range s.users {
+	for _, u := range s.people.users {
 		if u.ID == self {
 			continue
 		}
@@ -534,18 +537,29 @@ func (s *Server) assignPlates(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// unassignPlate removes the plate {plate} from a user's or, for the
+// visitors' route, a visitor's plates. A user's change is logged; a
+// visitor's, like its other credential changes, is not.
 func (s *Server) unassignPlate(w http.ResponseWriter, r *http.Request) {
-	plate := r.PathValue("plate")
-	s.withUser(w, r, func(u *access.User) {
-		i := slices.IndexFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return lp.ID == plate })
+	remove := func(plates *[]access.LicensePlate, log string) {
+		i := slices.IndexFunc(*plates, func(lp access.LicensePlate) bool { return lp.ID == r.PathValue("plate") })
 		if i < 0 {
 			resourceNotFound(w)
 			return
 		}
-		u.LicensePlates = slices.Delete(u.LicensePlates, i, i+1)
-		s.publish(change{Log: "licence plate unassigned from user: " + u.ID})
+		*plates = slices.Delete(*plates, i, i+1)
+		if log != "" {
+			s.publish(change{Log: log})
+		} else {
+			s.mu.touch()
+		}
 		writeData(w, nil)
-	})
+	}
+	if strings.HasPrefix(r.URL.Path, apiPrefix+"/visitors/") {
+		s.withVisitor(w, r, func(v *access.Visitor) { remove(&v.LicensePlates, "") })
+		return
+	}
+	s.withUser(w, r, func(u *access.User) { remove(&u.LicensePlates, "licence plate unassigned from user: "+u.ID) })
 }
 
 // uploadAvatar reads the multipart part "file" and keeps it (see

@@ -51,27 +51,43 @@ type visitorStatusObject struct {
 type wireVisitor struct {
 	access.Visitor
 	Schedule *weeklySchedule `json:"schedule,omitempty"`
+	// Always present, as consoles send them.
+	NFCCards      []access.NFCCard      `json:"nfc_cards"`
+	PINCode       *access.PINCode       `json:"pin_code"`
+	LicensePlates []access.LicensePlate `json:"license_plates"`
+	// Resources are left out of a list not expanded with resource.
+	Resources *[]access.Resource `json:"resources,omitempty"`
+}
+
+// visitorView is v (a copy the caller may share) as the API sends it,
+// with sched as its schedule and its resources unless withResources is
+// false.
+func visitorView(v access.Visitor, sched *access.Schedule, withResources bool) wireVisitor {
+	v.Schedule = nil
+	w := wireVisitor{Visitor: v, Schedule: wireSchedule(sched), NFCCards: nonNilSlice(v.NFCCards), PINCode: v.PINCode,
+		LicensePlates: nonNilSlice(v.LicensePlates)}
+	if withResources {
+		rs := nonNilSlice(v.Resources)
+		w.Resources = &rs
+	}
+	return w
 }
 
 // AddVisitor stores a visitor; an empty ID gets a new UUID and an empty
 // Status UPCOMING. The visitor list returns visitors in insertion order.
 func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
-	return seed(s, func() (access.Visitor, error) {
-		if v.ID == "" {
-			v.ID = newID()
-		}
-		if v.Status == "" {
-			v.Status = access.VisitorStatusUpcoming.String()
-		}
-		for _, x := range s.visitors {
-			if x.ID == v.ID {
-				return access.Visitor{}, fmt.Errorf("accesstest: "+"AddVisitor: duplicate visitor id %q", v.ID)
+	return addRecord(s, "AddVisitor", "visitor id", v,
+		func(v *access.Visitor) string {
+			if v.ID == "" {
+				v.ID = newID()
 			}
-		}
-		c := clone(v)
-		s.visitors = append(s.visitors, &c)
-		return clone(c), nil
-	})
+			if v.Status == "" {
+				v.Status = access.VisitorStatusUpcoming.String()
+			}
+			return v.ID
+		},
+		func(v *access.Visitor) bool { return s.visitor(v.ID) != nil },
+		appendTo(&s.people.visitors))
 }
 
 // Visitors returns every stored visitor, in insertion order, their status
@@ -80,8 +96,8 @@ func (s *Server) Visitors() []access.Visitor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
-	out := make([]access.Visitor, len(s.visitors))
-	for i, v := range s.visitors {
+	out := make([]access.Visitor, len(s.people.visitors))
+	for i, v := range s.people.visitors {
 		out[i] = clone(*v)
 	}
 	return out
@@ -120,7 +136,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.runDue() // visitors due to start or end on a clock that moves by itself
 	var matched []*access.Visitor
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		switch {
 		case keyword != "": // the status filter is off while searching
 			if !strings.HasPrefix(strings.ToLower(v.FirstName), keyword) && !strings.HasPrefix(strings.ToLower(v.LastName), keyword) &&
@@ -162,8 +178,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 		if !want("schedule") {
 			sched = nil
 		}
-		c.Schedule = nil
-		out = append(out, wireVisitor{Visitor: c, Schedule: wireSchedule(sched)})
+		out = append(out, visitorView(c, sched, want("resource")))
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
 		Pagination: &pagination{PageNum: page, PageSize: size, Total: total}})
@@ -183,7 +198,7 @@ func (s *Server) Visitor(id string) (access.Visitor, bool) {
 
 // visitor finds a stored visitor. The caller holds s.mu.
 func (s *Server) visitor(id string) *access.Visitor {
-	for _, v := range s.visitors {
+	for _, v := range s.people.visitors {
 		if v.ID == id {
 			return v
 		}
@@ -346,9 +361,7 @@ func validClock(s string) bool {
 // weekly). The caller holds s.mu.
 func wireVisitorOf(v *access.Visitor) wireVisitor {
 	c := clone(*v)
-	sched := c.Schedule
-	c.Schedule = nil
-	return wireVisitor{Visitor: c, Schedule: wireSchedule(sched)}
+	return visitorView(c, c.Schedule, true)
 }
 
 // visitorBodyError answers a visitor body applyVisitor refused: an unknown
@@ -384,7 +397,7 @@ func (s *Server) createVisitor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Status = ""
-	s.visitors = append(s.visitors, v)
+	s.people.visitors = append(s.people.visitors, v)
 	s.planVisit(v)
 	s.publish(change{Log: "visitor created: " + v.ID, LogTopic: access.SystemLogTopicVisitor})
 	writeData(w, wireVisitorOf(v))
@@ -447,7 +460,7 @@ func (s *Server) deleteVisitor(w http.ResponseWriter, r *http.Request) {
 	}
 	delete(s.cr().visitTimers, id)
 	if force {
-		s.visitors = slices.DeleteFunc(s.visitors, func(x *access.Visitor) bool { return x.ID == id })
+		s.people.visitors = slices.DeleteFunc(s.people.visitors, func(x *access.Visitor) bool { return x.ID == id })
 		delete(s.cr().qr, id)
 		s.publish(change{Log: "visitor deleted: " + id, LogTopic: access.SystemLogTopicVisitor})
 	} else {
@@ -500,20 +513,6 @@ func (s *Server) assignVisitorPlates(w http.ResponseWriter, r *http.Request) {
 			}
 			v.LicensePlates = append(v.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
 		}
-		writeData(w, nil)
-	})
-}
-
-func (s *Server) unassignVisitorPlate(w http.ResponseWriter, r *http.Request) {
-	plate := r.PathValue("plate")
-	s.withVisitor(w, r, func(v *access.Visitor) {
-		s.mu.touch()
-		i := slices.IndexFunc(v.LicensePlates, func(l access.LicensePlate) bool { return l.ID == plate })
-		if i < 0 {
-			resourceNotFound(w)
-			return
-		}
-		v.LicensePlates = slices.Delete(v.LicensePlates, i, i+1)
 		writeData(w, nil)
 	})
 }

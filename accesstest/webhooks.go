@@ -8,7 +8,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/access-dev/access"
@@ -43,7 +46,7 @@ func deliveryTransport() http.RoundTripper {
 // caller holds s.mu.
 func (s *Server) subscribers(event access.EventType) []access.WebhookEndpoint {
 	var out []access.WebhookEndpoint
-	for _, ep := range s.webhooks {
+	for _, ep := range s.hub.webhooks {
 		if slices.Contains(ep.Events, event) {
 			out = append(out, clone(*ep))
 		}
@@ -115,4 +118,139 @@ func (s *Server) EmitEvent(ctx context.Context, ev *access.WebhookEvent) ([]Deli
 		return nil, err
 	}
 	return s.Emit(ctx, b)
+}
+
+// ---- webhook endpoints: the hub store's registered endpoints ----
+
+// AddWebhook registers an endpoint directly; an empty ID or Secret is
+// generated. Registering a URL twice fails the test.
+func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
+	return addRecord(s, "AddWebhook", "endpoint or id", ep,
+		func(ep *access.WebhookEndpoint) string {
+			if ep.ID == "" {
+				ep.ID = newID()
+			}
+			if ep.Secret == "" {
+				ep.Secret = access.Secret(randomHex(8))
+			}
+			return ep.Endpoint + " " + ep.ID
+		},
+		func(ep *access.WebhookEndpoint) bool {
+			return slices.ContainsFunc(s.hub.webhooks, func(x *access.WebhookEndpoint) bool { return x.Endpoint == ep.Endpoint || x.ID == ep.ID })
+		},
+		appendTo(&s.hub.webhooks))
+}
+
+// Webhooks returns the registered webhook endpoints, secrets included.
+func (s *Server) Webhooks() []access.WebhookEndpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]access.WebhookEndpoint, len(s.hub.webhooks))
+	for i, ep := range s.hub.webhooks {
+		out[i] = clone(*ep)
+	}
+	return out
+}
+
+// webhookRequest decodes and checks the body of a create or an update (the
+// vendor requires the same fields for both); it answers the request and
+// returns false when the body is bad.
+func webhookRequest(w http.ResponseWriter, r *http.Request) (access.WebhookEndpointRequest, bool) {
+	var req access.WebhookEndpointRequest
+	if err := decodeBody(r, &req); err != nil {
+		badParams(w, "Body is not a JSON endpoint.")
+		return req, false
+	}
+	u, err := url.Parse(req.Endpoint)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		badParams(w, "endpoint must be an http or https URL.")
+		return req, false
+	case strings.TrimSpace(req.Name) == "":
+		badParams(w, "name is required.")
+		return req, false
+	case len(req.Events) == 0:
+		badParams(w, "events is required.")
+		return req, false
+	}
+	for _, e := range req.Events {
+		if !e.Known() {
+			badParams(w, "unknown event "+strconv.Quote(string(e))+".")
+			return req, false
+		}
+	}
+	return req, true
+}
+
+// webhookURLTaken reports whether another endpoint than id has the URL.
+// Controllers report a duplicate on HTTP 200. s.mu is held.
+func (s *Server) webhookURLTaken(w http.ResponseWriter, url, id string) bool {
+	for _, x := range s.hub.webhooks {
+		if x.Endpoint == url && x.ID != id {
+			writeError(w, http.StatusOK, access.CodeDeviceWebhookEndpointDuplicated, "The provided endpoint already exists.")
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+	req, ok := webhookRequest(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.webhookURLTaken(w, req.Endpoint, "") {
+		return
+	}
+	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
+		Events: slices.Clone(req.Events), Headers: req.Headers}
+	s.hub.webhooks = append(s.hub.webhooks, ep)
+	s.publish(change{Log: "webhook endpoint created: " + ep.ID})
+	writeData(w, clone(*ep))
+}
+
+// updateWebhook replaces an endpoint's URL, name, events and headers; the
+// id and the secret stay.
+func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
+	req, ok := webhookRequest(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.hub.webhooks, func(ep *access.WebhookEndpoint) bool { return ep.ID == id })
+	if i < 0 {
+		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found.")
+		return
+	}
+	if s.webhookURLTaken(w, req.Endpoint, id) {
+		return
+	}
+	ep := s.hub.webhooks[i]
+	ep.Endpoint, ep.Name, ep.Events, ep.Headers = req.Endpoint, req.Name, slices.Clone(req.Events), req.Headers
+	s.publish(change{Log: "webhook endpoint updated: " + ep.ID})
+	writeData(w, clone(*ep))
+}
+
+func (s *Server) listWebhooks(w http.ResponseWriter, _ *http.Request) {
+	writeData(w, s.Webhooks())
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	i := slices.IndexFunc(s.hub.webhooks, func(ep *access.WebhookEndpoint) bool { return ep.ID == id })
+	if i >= 0 {
+		s.hub.webhooks = slices.Delete(s.hub.webhooks, i, i+1)
+		s.publish(change{Log: "webhook endpoint deleted: " + id})
+	}
+	s.mu.Unlock()
+	if i < 0 {
+		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The requested resource was not found.")
+		return
+	}
+	writeData(w, nil)
 }
