@@ -87,7 +87,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"device_id":"d1","access_methods":{}}}`},
 	{"Devices.UpdateSettings", "PUT", "PUT /api/v1/developer/devices/{id}/settings", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			r, err := c.Devices.UpdateSettings(ctx, "d1", &AccessMethods{NFC: &AccessMethod{Enabled: Yes}})
+			r, err := c.Devices.UpdateSettings(ctx, "d1", &DeviceSettingsUpdate{NFC: &AccessMethod{Enabled: Yes}})
 			if err != nil {
 				return nil, r, err
 			}
