@@ -67,7 +67,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
 	{"Webhooks.Update", "PUT", "PUT /api/v1/developer/webhooks/endpoints/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.Webhooks.Update(ctx, "w1", &WebhookEndpointRequest{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
+			v, r, err := c.Webhooks.Update(ctx, "w1", &WebhookEndpointUpdate{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"w1","secret":"s"}}`},
 	{"Visitors.List", "GET", "GET /api/v1/developer/visitors", true,

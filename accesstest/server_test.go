@@ -438,11 +438,11 @@ func TestEnsureConvergesAfterTokenRotation(t *testing.T) {
 	assert.Len(t, srv.RequestsFor(accesstest.OpWebhooksUpdate), 1)
 
 	// The fake's update checks ids and URLs like a console.
-	_, _, err = c.Webhooks.Update(ctx, "no-such-id", req("x", access.EventDoorUnlock))
+	_, _, err = c.Webhooks.Update(ctx, "no-such-id", (*access.WebhookEndpointUpdate)(req("x", access.EventDoorUnlock)))
 	assert.ErrorIs(t, err, access.ErrNotFound)
 	other, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: "https://other.example/", Name: "o", Events: []access.EventType{access.EventDoorUnlock}})
 	require.NoError(t, err)
-	_, _, err = c.Webhooks.Update(ctx, other.ID, req("x", access.EventDoorUnlock))
+	_, _, err = c.Webhooks.Update(ctx, other.ID, (*access.WebhookEndpointUpdate)(req("x", access.EventDoorUnlock)))
 	assert.ErrorIs(t, err, access.ErrConflict, "another endpoint's URL")
 }
 
