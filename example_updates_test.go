@@ -207,3 +207,40 @@ func ExampleWebhooksService_Update() {
 	// doors and doorbells [access.door.unlock access.doorbell.incoming] 0 headers
 	// same id and secret: true
 }
+
+// A user group keeps its parent when UpID is nil; Ptr("") asks for a
+// top-level group. The vendor wants the name on every update.
+func ExampleUserGroupsService_Update() {
+	srv := accesstest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	staff, _, err := client.UserGroups.CreateAndGet(ctx, &access.UserGroupRequest{Name: "Staff"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, _, err := client.UserGroups.CreateAndGet(ctx, &access.UserGroupRequest{Name: "Night shift", UpID: staff.ID})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.UserGroups.Update(ctx, g.ID, &access.UserGroupUpdate{Name: "Late shift"}); err != nil {
+		log.Fatal(err)
+	}
+	g, _, err = client.UserGroups.Get(ctx, g.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Name, "under Staff:", g.UpID == staff.ID)
+	if _, err := client.UserGroups.Update(ctx, g.ID, &access.UserGroupUpdate{Name: g.Name, UpID: access.Ptr("")}); err != nil {
+		log.Fatal(err)
+	}
+	g, _, err = client.UserGroups.Get(ctx, g.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: parent %q\n", g.Name, g.UpID)
+	// Output:
+	// Late shift under Staff: true
+	// Late shift: parent ""
+}
