@@ -496,6 +496,18 @@ func (r WebhookEndpointRequest) String() string {
 // GoString is String, so that %#v does not print header values either.
 func (r WebhookEndpointRequest) GoString() string { return r.String() }
 
+// LogValue implements slog.LogValuer without header values, so that a
+// JSON handler (which would encode the request's wire form) does not log
+// them either.
+func (r WebhookEndpointRequest) LogValue() slog.Value {
+	return webhookLogValue(r.Name, r.Endpoint, r.Events, r.Headers)
+}
+
+func webhookLogValue(name, endpoint string, events []EventType, headers map[string]string) slog.Value {
+	return slog.GroupValue(slog.String("name", name), slog.String("endpoint", endpoint),
+		slog.Any("events", events), slog.Any("headers", headerNames(headers)))
+}
+
 // WebhookEndpointUpdate is the body of [WebhooksService.Update]. The vendor
 // requires Endpoint, Name and Events on every update, as for Create, so
 // they are plain members that replace the endpoint's. Headers (controller
@@ -540,6 +552,11 @@ func (u WebhookEndpointUpdate) String() string {
 
 // GoString is String, so that %#v does not print header values either.
 func (u WebhookEndpointUpdate) GoString() string { return u.String() }
+
+// LogValue implements slog.LogValuer without header values.
+func (u WebhookEndpointUpdate) LogValue() slog.Value {
+	return webhookLogValue(u.Name, u.Endpoint, u.Events, u.Headers)
+}
 
 func headerNames(h map[string]string) []string {
 	names := make([]string, 0, len(h))

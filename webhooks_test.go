@@ -3,7 +3,9 @@ package access
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -185,5 +187,22 @@ func TestWebhooksUpdateHeaders(t *testing.T) {
 	for _, s := range []string{fmt.Sprint(upd), fmt.Sprintf("%+v", upd), fmt.Sprintf("%#v", upd), fmt.Sprint(&upd)} {
 		assert.NotContains(t, s, "s3cr3t")
 		assert.Contains(t, s, "Authorization")
+	}
+}
+
+// TestWebhookRequestsLogWithoutHeaderValues: a request or an update given
+// to slog (text or JSON) shows the header names, never their values.
+func TestWebhookRequestsLogWithoutHeaderValues(t *testing.T) {
+	t.Parallel()
+	h := map[string]string{"Authorization": "Bearer hdr-credential"}
+	req := WebhookEndpointRequest{Endpoint: "https://r/hook", Name: "n", Events: []EventType{EventDoorUnlock}, Headers: h}
+	upd := WebhookEndpointUpdate(req)
+	var text, js strings.Builder
+	slog.New(slog.NewTextHandler(&text, nil)).Info("webhook", "req", req, "upd", upd, "preq", &req, "pupd", &upd)
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("webhook", "req", req, "upd", upd, "preq", &req, "pupd", &upd)
+	for _, out := range []string{text.String(), js.String()} {
+		assert.NotContains(t, out, "hdr-credential")
+		assert.Contains(t, out, "Authorization")
+		assert.Contains(t, out, "https://r/hook")
 	}
 }
