@@ -26,25 +26,27 @@ func (s *DevicesService) GetSettings(ctx context.Context, deviceID string) (*Dev
 	return call[DeviceSettings](ctx, s.client, "GET", devicePath(deviceID), nil, nil, true)
 }
 
-// UpdateSettings changes the access methods set in methods and leaves the
-// others as they are: only non-nil members are sent.
+// UpdateSettings changes the access methods set in upd and leaves the
+// others as they are: only non-nil members are sent. To write back what
+// [DevicesService.GetSettings] read, convert its access methods:
+// (*access.DeviceSettingsUpdate)(&settings.AccessMethods).
 //
-//	_, err := client.Devices.UpdateSettings(ctx, id, &access.AccessMethods{
+//	_, err := client.Devices.UpdateSettings(ctx, id, &access.DeviceSettingsUpdate{
 //		Face: &access.FaceMethod{Enabled: access.Yes},
 //	})
 //
 // API: PUT /api/v1/developer/devices/{device_id}/settings (permission edit:device)
-func (s *DevicesService) UpdateSettings(ctx context.Context, deviceID string, methods *AccessMethods) (*Response, error) {
+func (s *DevicesService) UpdateSettings(ctx context.Context, deviceID string, upd *DeviceSettingsUpdate) (*Response, error) {
 	const op = "Devices.UpdateSettings"
 	if err := checkID(op, "deviceID", deviceID); err != nil {
 		return nil, err
 	}
-	if methods == nil {
-		return nil, invalidArg(op, "methods", "must not be nil")
+	if upd == nil {
+		return nil, invalidArg(op, "upd", "must not be nil")
 	}
 	body := struct {
-		AccessMethods *AccessMethods `json:"access_methods"`
-	}{methods}
+		AccessMethods *DeviceSettingsUpdate `json:"access_methods"`
+	}{upd}
 	_, resp, err := call[ignored](ctx, s.client, "PUT", devicePath(deviceID), nil, body, false)
 	return resp, err
 }
@@ -242,10 +244,30 @@ type DeviceSettings struct {
 	AccessMethods AccessMethods `json:"access_methods"`
 }
 
-// AccessMethods lists a device's access methods. A nil member is a method
-// the device does not report (in a response) or that is left unchanged (in
-// an update).
+// AccessMethods lists a device's access methods, as
+// [DevicesService.GetSettings] reads them. A nil member is a method the
+// device does not report. [DeviceSettingsUpdate] has the same members, so
+// one converts to the other.
 type AccessMethods struct {
+	NFC        *AccessMethod  `json:"nfc,omitempty"`
+	BTTap      *AccessMethod  `json:"bt_tap,omitempty"`
+	BTButton   *AccessMethod  `json:"bt_button,omitempty"`
+	BTShake    *AccessMethod  `json:"bt_shake,omitempty"`
+	MobileWave *AccessMethod  `json:"mobile_wave,omitempty"`
+	PINCode    *PINCodeMethod `json:"pin_code,omitempty"`
+	Face       *FaceMethod    `json:"face,omitempty"`
+	Wave       *AccessMethod  `json:"wave,omitempty"`
+	QRCode     *AccessMethod  `json:"qr_code,omitempty"`
+	TouchPass  *AccessMethod  `json:"touch_pass,omitempty"`
+}
+
+// DeviceSettingsUpdate is the update of [DevicesService.UpdateSettings]:
+// a nil member keeps the method as it is, a non-nil one is sent. Within a
+// method, a member left empty ("") is not sent and keeps its value; none
+// of them can be cleared, each is a choice from a fixed set. It has the
+// members of [AccessMethods]: convert a read configuration with
+// (*access.DeviceSettingsUpdate)(&settings.AccessMethods) to write it back.
+type DeviceSettingsUpdate struct {
 	NFC        *AccessMethod  `json:"nfc,omitempty"`
 	BTTap      *AccessMethod  `json:"bt_tap,omitempty"`
 	BTButton   *AccessMethod  `json:"bt_button,omitempty"`

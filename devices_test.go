@@ -37,10 +37,10 @@ func TestDevicesUpdateSettingsSendsOnlyWhatIsSet(t *testing.T) {
 		bodies = append(bodies, readJSONBody(t, r))
 		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","data":"success","msg":"success"}`)
 	})
-	resp, err := c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &AccessMethods{NFC: &AccessMethod{Enabled: No}})
+	resp, err := c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &DeviceSettingsUpdate{NFC: &AccessMethod{Enabled: No}})
 	require.NoError(t, err)
 	assert.Equal(t, CodeSuccess, resp.Code)
-	_, err = c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &AccessMethods{})
+	_, err = c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", &DeviceSettingsUpdate{})
 	require.NoError(t, err)
 	require.Len(t, bodies, 2)
 	assert.Equal(t, `{"access_methods":{"nfc":{"enabled":"no"}}}`, bodies[0])
@@ -48,6 +48,6 @@ func TestDevicesUpdateSettingsSendsOnlyWhatIsSet(t *testing.T) {
 
 	_, err = c.Devices.UpdateSettings(context.Background(), "942a6f4247b2", nil)
 	assert.ErrorIs(t, err, ErrValidation)
-	_, err = c.Devices.UpdateSettings(context.Background(), "", &AccessMethods{})
+	_, err = c.Devices.UpdateSettings(context.Background(), "", &DeviceSettingsUpdate{})
 	assert.ErrorIs(t, err, ErrValidation)
 }

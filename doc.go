@@ -64,11 +64,13 @@
 //
 // Every update type ([UserUpdate], [UserGroupUpdate], [VisitorUpdate],
 // [AccessPolicyUpdate], [ScheduleUpdate], [HolidayGroupUpdate],
-// [DoorGroupUpdate], [NFCCardUpdate], [TouchPassUpdate]) follows one rule:
-// an optional member is a pointer or a slice; nil keeps the controller's
-// value, a value set with [Ptr] changes it, and the empty value
-// (Ptr(""), an empty non-nil slice) clears it where the vendor allows
-// that. Times a caller passes are [time.Time] everywhere.
+// [DoorGroupUpdate], [NFCCardUpdate], [TouchPassUpdate],
+// [DeviceSettingsUpdate], [WebhookEndpointUpdate]) follows one rule:
+// an optional member is a pointer, a slice or a map; nil keeps the
+// controller's value, a value set with [Ptr] changes it, and the empty
+// value (Ptr(""), an empty non-nil slice or map) clears it where the
+// vendor allows that. Members the vendor requires on every update are
+// plain values. Times a caller passes are [time.Time] everywhere.
 //
 //	_, err := client.Users.Update(ctx, id, &access.UserUpdate{
 //		EmployeeNumber: access.Ptr("E-1042"), // set

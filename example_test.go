@@ -181,7 +181,7 @@ func ExampleDevicesService_UpdateSettings() {
 	client := srv.Client()
 	ctx := context.Background()
 
-	_, err := client.Devices.UpdateSettings(ctx, "942a6f4247b2", &access.AccessMethods{
+	_, err := client.Devices.UpdateSettings(ctx, "942a6f4247b2", &access.DeviceSettingsUpdate{
 		Face: &access.FaceMethod{Enabled: access.Yes},
 	})
 	if err != nil {

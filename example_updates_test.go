@@ -170,3 +170,77 @@ func ExampleAccessPoliciesService_Update() {
 	// Reception 0 doors
 	// access: AccessPolicies.Update: invalid Name: must not be empty when set
 }
+
+// The vendor wants a webhook's URL, name and events on every update; an
+// empty, non-nil Headers removes the endpoint's headers. The id and the
+// secret stay.
+func ExampleWebhooksService_Update() {
+	srv := accesstest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	ep, _, err := client.Webhooks.Create(ctx, &access.WebhookEndpointRequest{
+		Endpoint: "https://receiver.example/hooks/access",
+		Name:     "door events",
+		Events:   []access.EventType{access.EventDoorUnlock},
+		Headers:  map[string]string{"Authorization": "Bearer hook-credential"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	upd := &access.WebhookEndpointUpdate{
+		Endpoint: ep.Endpoint,
+		Name:     "doors and doorbells",
+		Events:   []access.EventType{access.EventDoorUnlock, access.EventDoorbellIncoming},
+		Headers:  map[string]string{},
+	}
+	fmt.Println(upd)
+	updated, _, err := client.Webhooks.Update(ctx, ep.ID, upd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(updated.Name, updated.Events, len(updated.Headers), "headers")
+	fmt.Println("same id and secret:", updated.ID == ep.ID && updated.Secret.Value() == ep.Secret.Value())
+	// Output:
+	// WebhookEndpointUpdate{Name:"doors and doorbells" Endpoint:https://receiver.example/hooks/access Events:[access.door.unlock access.doorbell.incoming] Headers:[]}
+	// doors and doorbells [access.door.unlock access.doorbell.incoming] 0 headers
+	// same id and secret: true
+}
+
+// A user group keeps its parent when UpID is nil; Ptr("") asks for a
+// top-level group. The vendor wants the name on every update.
+func ExampleUserGroupsService_Update() {
+	srv := accesstest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	staff, _, err := client.UserGroups.CreateAndGet(ctx, &access.UserGroupRequest{Name: "Staff"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, _, err := client.UserGroups.CreateAndGet(ctx, &access.UserGroupRequest{Name: "Night shift", UpID: staff.ID})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.UserGroups.Update(ctx, g.ID, &access.UserGroupUpdate{Name: "Late shift"}); err != nil {
+		log.Fatal(err)
+	}
+	g, _, err = client.UserGroups.Get(ctx, g.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Name, "under Staff:", g.UpID == staff.ID)
+	if _, err := client.UserGroups.Update(ctx, g.ID, &access.UserGroupUpdate{Name: g.Name, UpID: access.Ptr("")}); err != nil {
+		log.Fatal(err)
+	}
+	g, _, err = client.UserGroups.Get(ctx, g.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: parent %q\n", g.Name, g.UpID)
+	// Output:
+	// Late shift under Staff: true
+	// Late shift: parent ""
+}

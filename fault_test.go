@@ -348,7 +348,10 @@ func TestInjectionSafeIDsAndQueries(t *testing.T) {
 		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/settings" },
 			func(id string) error { _, _, err := c.Devices.GetSettings(ctx, id); return err }},
 		{func(id string) string { return "/api/v1/developer/devices/" + pathSeg(id) + "/settings" },
-			func(id string) error { _, err := c.Devices.UpdateSettings(ctx, id, &AccessMethods{}); return err }},
+			func(id string) error {
+				_, err := c.Devices.UpdateSettings(ctx, id, &DeviceSettingsUpdate{})
+				return err
+			}},
 		{func(id string) string { return "/api/v1/developer/access_policies/schedules/" + pathSeg(id) },
 			func(id string) error { _, _, err := c.Schedules.Get(ctx, id); return err }},
 		{func(id string) string { return "/api/v1/developer/webhooks/endpoints/" + pathSeg(id) },

@@ -185,14 +185,64 @@ func TestEnrollEndsTheSessionWhenCancelled(t *testing.T) {
 	})
 	t.Run("deadline", func(t *testing.T) {
 		t.Parallel()
+		// The deadline passes during the third poll, however long the
+		// session's start took (a wall-clock deadline could pass before
+		// the session even started on a loaded machine).
 		e := &enrollServer{answers: []string{emptyToken}}
 		c := enrollClient(t, e)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-		defer cancel()
-		_, _, err := c.NFCCards.Enroll(ctx, "d1", &access.EnrollOptions{PollInterval: time.Millisecond})
+		ctx := newExpiringContext()
+		e.onPoll = func(n int) {
+			if n == 3 {
+				ctx.expire()
+			}
+		}
+		card, _, err := c.NFCCards.Enroll(ctx, "d1", &access.EnrollOptions{PollInterval: time.Millisecond})
+		assert.Nil(t, card)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, int32(1), e.ends.Load())
+		assert.NotErrorIs(t, err, context.Canceled)
+		assert.Equal(t, int32(3), e.polls.Load())
+		assert.Equal(t, int32(1), e.ends.Load(), "session ended with a fresh context")
 	})
+}
+
+// expiringContext is a context whose deadline passes when the test says
+// so: Done closes and Err is context.DeadlineExceeded, as for a context
+// from context.WithDeadline once its time has come, without a clock.
+type expiringContext struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+	at   atomic.Pointer[time.Time]
+}
+
+func newExpiringContext() *expiringContext {
+	return &expiringContext{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *expiringContext) expire() {
+	c.once.Do(func() {
+		now := time.Now()
+		c.at.Store(&now)
+		close(c.done)
+	})
+}
+
+func (c *expiringContext) Deadline() (time.Time, bool) {
+	if at := c.at.Load(); at != nil {
+		return *at, true
+	}
+	return time.Time{}, false
+}
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
 
 func TestEnrollEndsTheSessionOnPanic(t *testing.T) {

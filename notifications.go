@@ -137,10 +137,10 @@ func (e *ReconnectedError) Error() string {
 	s := fmt.Sprintf("access: notifications stream reconnected after %s (%d attempts)",
 		e.Reconnected.Sub(e.Disconnected).Round(time.Millisecond), e.Attempts)
 	if e.Cause != nil {
-		s += fmt.Sprintf(": lost: %v", e.Cause)
+		s += ": lost: " + unprefixed(e.Cause)
 	}
 	if e.LastAttemptErr != nil {
-		s += fmt.Sprintf("; last failed attempt: %v", e.LastAttemptErr)
+		s += "; last failed attempt: " + unprefixed(e.LastAttemptErr)
 	}
 	return s + "; notifications may have been missed"
 }
@@ -186,9 +186,9 @@ type DisconnectedError struct {
 
 // Error implements error.
 func (e *DisconnectedError) Error() string {
-	s := fmt.Sprintf("access: notifications stream is down: %v", e.Cause)
+	s := "access: notifications stream is down: " + unprefixed(e.Cause)
 	if e.Lost != nil && e.Lost != e.Cause {
-		s += fmt.Sprintf(" (connection lost: %v)", e.Lost)
+		s += " (connection lost: " + unprefixed(e.Lost) + ")"
 	}
 	if e.LastMessage.IsZero() {
 		return s + "; no message received yet"

@@ -79,7 +79,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":[]}`},
 	{"Webhooks.Update", "PUT", "PUT /api/v1/developer/webhooks/endpoints/{id}", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			v, r, err := c.Webhooks.Update(ctx, "w1", &WebhookEndpointRequest{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
+			v, r, err := c.Webhooks.Update(ctx, "w1", &WebhookEndpointUpdate{Endpoint: "https://receiver.example/hook", Name: "n", Events: []EventType{EventDoorUnlock}})
 			return nilIfNone(v), r, err
 		}, `{"code":"SUCCESS","msg":"success","data":{"id":"w1","secret":"s"}}`},
 	{"Visitors.List", "GET", "GET /api/v1/developer/visitors", true,
@@ -99,7 +99,7 @@ var allOps = []anOp{
 		}, `{"code":"SUCCESS","msg":"success","data":{"device_id":"d1","access_methods":{}}}`},
 	{"Devices.UpdateSettings", "PUT", "PUT /api/v1/developer/devices/{id}/settings", true,
 		func(ctx context.Context, c *Client) (any, *Response, error) {
-			r, err := c.Devices.UpdateSettings(ctx, "d1", &AccessMethods{NFC: &AccessMethod{Enabled: Yes}})
+			r, err := c.Devices.UpdateSettings(ctx, "d1", &DeviceSettingsUpdate{NFC: &AccessMethod{Enabled: Yes}})
 			if err != nil {
 				return nil, r, err
 			}

@@ -26,7 +26,7 @@ var retryOps = map[string]opCall{
 		return r, err
 	}},
 	"PUT": {"Devices.UpdateSettings", "PUT /api/v1/developer/devices/{id}/settings", func(ctx context.Context, c *Client) (*Response, error) {
-		return c.Devices.UpdateSettings(ctx, "d1", &AccessMethods{NFC: &AccessMethod{Enabled: Yes}})
+		return c.Devices.UpdateSettings(ctx, "d1", &DeviceSettingsUpdate{NFC: &AccessMethod{Enabled: Yes}})
 	}},
 	"DELETE": {"Webhooks.Delete", "DELETE /api/v1/developer/webhooks/endpoints/{id}", func(ctx context.Context, c *Client) (*Response, error) {
 		return c.Webhooks.Delete(ctx, "w1")

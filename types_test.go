@@ -99,7 +99,7 @@ func TestVendorSamplesDecode(t *testing.T) {
 		assert.Empty(t, m.Face.Enabled, "face has no enabled key in the sample")
 		assert.Nil(t, m.BTShake, "absent methods stay nil")
 		assert.Nil(t, m.Wave)
-		resp, err := c.Devices.UpdateSettings(ctx, "942a6f4247b2", &m)
+		resp, err := c.Devices.UpdateSettings(ctx, "942a6f4247b2", (*DeviceSettingsUpdate)(&m))
 		require.NoError(t, err)
 		assert.Equal(t, CodeSuccess, resp.Code)
 	})

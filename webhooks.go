@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,20 +84,24 @@ func (s *WebhooksService) List(ctx context.Context) ([]WebhookEndpoint, *Respons
 	return list[WebhookEndpoint](ctx, s.client, webhooksPath, nil)
 }
 
-// Update replaces the name, URL, events and headers of the webhook endpoint
-// with the given id; the vendor requires the same fields as for Create.
-// The id and the secret stay the same.
+// Update replaces the name, URL and events of the webhook endpoint with
+// the given id, and its headers as [WebhookEndpointUpdate] says; the vendor
+// requires the same fields as for Create. The id and the secret stay the
+// same.
 //
 // API: PUT /api/v1/developer/webhooks/endpoints/{id} (permission edit:webhook)
-func (s *WebhooksService) Update(ctx context.Context, id string, req *WebhookEndpointRequest) (*WebhookEndpoint, *Response, error) {
+func (s *WebhooksService) Update(ctx context.Context, id string, upd *WebhookEndpointUpdate) (*WebhookEndpoint, *Response, error) {
 	const op = "Webhooks.Update"
 	if err := checkID(op, "id", id); err != nil {
 		return nil, nil, err
 	}
-	if err := req.validate(op); err != nil {
+	if upd == nil {
+		return nil, nil, invalidArg(op, "upd", "must not be nil")
+	}
+	if err := (*WebhookEndpointRequest)(upd).validate(op); err != nil {
 		return nil, nil, err
 	}
-	return call[WebhookEndpoint](ctx, s.client, "PUT", webhooksPath+"/"+pathSeg(id), nil, req, true)
+	return call[WebhookEndpoint](ctx, s.client, "PUT", webhooksPath+"/"+pathSeg(id), nil, upd, true)
 }
 
 // Ensure registers req like Create, but when its URL is already registered
@@ -104,7 +109,8 @@ func (s *WebhooksService) Update(ctx context.Context, id string, req *WebhookEnd
 // program can register itself on every start: if that endpoint's name,
 // events or headers differ from req, it is updated in place (one PUT; the
 // id and the secret stay the same), else it is returned as it is. After a
-// rotated header credential, the endpoint thus carries the new value.
+// rotated header credential, the endpoint thus carries the new value, and
+// a req without Headers removes the endpoint's headers.
 // Permissions edit:webhook and view:webhook; controller 2.2.10 or later.
 func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointRequest) (*WebhookEndpoint, *Response, error) {
 	ep, resp, err := s.Create(ctx, req)
@@ -124,7 +130,11 @@ func (s *WebhooksService) Ensure(ctx context.Context, req *WebhookEndpointReques
 	if existing.matches(req) {
 		return existing, lresp, nil
 	}
-	updated, uresp, uerr := s.Update(ctx, existing.ID, req)
+	upd := WebhookEndpointUpdate(*req)
+	if upd.Headers == nil && len(existing.Headers) > 0 {
+		upd.Headers = map[string]string{} // sent as {}: the endpoint is to have none
+	}
+	updated, uresp, uerr := s.Update(ctx, existing.ID, &upd)
 	if uerr != nil {
 		return nil, uresp, uerr
 	}
@@ -485,6 +495,68 @@ func (r WebhookEndpointRequest) String() string {
 
 // GoString is String, so that %#v does not print header values either.
 func (r WebhookEndpointRequest) GoString() string { return r.String() }
+
+// LogValue implements slog.LogValuer without header values, so that a
+// JSON handler (which would encode the request's wire form) does not log
+// them either.
+func (r WebhookEndpointRequest) LogValue() slog.Value {
+	return webhookLogValue(r.Name, r.Endpoint, r.Events, r.Headers)
+}
+
+func webhookLogValue(name, endpoint string, events []EventType, headers map[string]string) slog.Value {
+	return slog.GroupValue(slog.String("name", name), slog.String("endpoint", endpoint),
+		slog.Any("events", events), slog.Any("headers", headerNames(headers)))
+}
+
+// WebhookEndpointUpdate is the body of [WebhooksService.Update]. The vendor
+// requires Endpoint, Name and Events on every update, as for Create, so
+// they are plain members that replace the endpoint's. Headers (controller
+// 3.1.30 or later) replace the endpoint's headers when non-nil; an empty
+// non-nil map is sent as {} and removes them. A nil Headers is not sent:
+// the vendor does not say whether a console then keeps the headers
+// (accesstest removes them), so pass the current ones to keep them.
+// It has the members of [WebhookEndpointRequest], so a request converts
+// to it.
+type WebhookEndpointUpdate struct {
+	// Endpoint is the http or https URL deliveries are posted to.
+	Endpoint string
+	// Name is the endpoint's name; required.
+	Name string
+	// Events names the events to deliver; at least one.
+	Events []EventType
+	// Headers are added to every delivery; see the type's doc for nil and
+	// empty.
+	Headers map[string]string
+}
+
+// MarshalJSON encodes the update in the vendor's form: "headers" is left
+// out when Headers is nil and sent as {} when it is empty.
+func (u WebhookEndpointUpdate) MarshalJSON() ([]byte, error) {
+	w := struct {
+		Endpoint string             `json:"endpoint"`
+		Name     string             `json:"name"`
+		Events   []EventType        `json:"events"`
+		Headers  *map[string]string `json:"headers,omitempty"`
+	}{Endpoint: u.Endpoint, Name: u.Name, Events: u.Events}
+	if u.Headers != nil {
+		w.Headers = &u.Headers
+	}
+	return json.Marshal(w)
+}
+
+// String describes the update without header values.
+func (u WebhookEndpointUpdate) String() string {
+	return fmt.Sprintf("WebhookEndpointUpdate{Name:%q Endpoint:%s Events:%v Headers:%v}",
+		u.Name, u.Endpoint, u.Events, headerNames(u.Headers))
+}
+
+// GoString is String, so that %#v does not print header values either.
+func (u WebhookEndpointUpdate) GoString() string { return u.String() }
+
+// LogValue implements slog.LogValuer without header values.
+func (u WebhookEndpointUpdate) LogValue() slog.Value {
+	return webhookLogValue(u.Name, u.Endpoint, u.Events, u.Headers)
+}
 
 func headerNames(h map[string]string) []string {
 	names := make([]string, 0, len(h))

@@ -2,7 +2,10 @@ package access
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,17 +128,18 @@ func TestWebhooksListAndEnsure(t *testing.T) {
 func TestWebhooksUpdateValidation(t *testing.T) {
 	t.Parallel()
 	c, _, _ := setup(t) // any request would fail the test
-	ok := &WebhookEndpointRequest{Endpoint: "https://h/", Name: "n", Events: []EventType{EventDoorUnlock}}
+	ok := &WebhookEndpointUpdate{Endpoint: "https://h/", Name: "n", Events: []EventType{EventDoorUnlock}}
 	for name, tc := range map[string]struct {
 		id    string
-		req   *WebhookEndpointRequest
+		req   *WebhookEndpointUpdate
 		field string
 	}{
 		"empty id":    {"", ok, "id"},
 		"dot id":      {"..", ok, "id"},
-		"nil request": {"w1", nil, "req"},
-		"no events":   {"w1", &WebhookEndpointRequest{Endpoint: "https://h/", Name: "n"}, "Events"},
-		"bad URL":     {"w1", &WebhookEndpointRequest{Endpoint: "ftp://h/", Name: "n", Events: ok.Events}, "Endpoint"},
+		"nil request": {"w1", nil, "upd"},
+		"no name":     {"w1", &WebhookEndpointUpdate{Endpoint: "https://h/", Events: ok.Events}, "Name"},
+		"no events":   {"w1", &WebhookEndpointUpdate{Endpoint: "https://h/", Name: "n"}, "Events"},
+		"bad URL":     {"w1", &WebhookEndpointUpdate{Endpoint: "ftp://h/", Name: "n", Events: ok.Events}, "Endpoint"},
 	} {
 		_, _, err := c.Webhooks.Update(context.Background(), tc.id, tc.req)
 		var ve *ValidationError
@@ -143,5 +147,62 @@ func TestWebhooksUpdateValidation(t *testing.T) {
 			assert.Equal(t, "Webhooks.Update", ve.Op, name)
 			assert.Equal(t, tc.field, ve.Field, name)
 		}
+	}
+}
+
+// TestWebhooksUpdateHeaders: nil Headers leaves the key out, an empty map
+// sends {} (remove them all), a map replaces them; Ensure with a request
+// without headers removes the existing endpoint's headers for certain.
+func TestWebhooksUpdateHeaders(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t)
+	var bodies []string
+	mux.HandleFunc("PUT /api/v1/developer/webhooks/endpoints/{id}", func(w http.ResponseWriter, r *http.Request) {
+		bodies = append(bodies, readJSONBody(t, r))
+		writeEnvelope(t, w, map[string]any{"id": r.PathValue("id"), "endpoint": "https://h/", "name": "n", "events": []string{"access.door.unlock"}})
+	})
+	mux.HandleFunc("POST /api/v1/developer/webhooks/endpoints", func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, 200, "application/json", `{"code":"CODE_DEVICE_WEBHOOK_ENDPOINT_DUPLICATED","msg":"The provided endpoint already exists."}`)
+	})
+	mux.HandleFunc("GET /api/v1/developer/webhooks/endpoints", func(w http.ResponseWriter, r *http.Request) {
+		writeEnvelope(t, w, []map[string]any{{"id": "mine", "endpoint": "https://h/", "name": "n", "events": []string{"access.door.unlock"},
+			"headers": map[string]string{"X-Hook-Token": "old"}, "secret": "s"}})
+	})
+	ctx := context.Background()
+	events := []EventType{EventDoorUnlock}
+	for _, h := range []map[string]string{nil, {}, {"X-Hook-Token": "new"}} {
+		_, _, err := c.Webhooks.Update(ctx, "w1", &WebhookEndpointUpdate{Endpoint: "https://h/", Name: "n", Events: events, Headers: h})
+		require.NoError(t, err)
+	}
+	_, _, err := c.Webhooks.Ensure(ctx, &WebhookEndpointRequest{Endpoint: "https://h/", Name: "n", Events: events})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`{"endpoint":"https://h/","name":"n","events":["access.door.unlock"]}`,
+		`{"endpoint":"https://h/","name":"n","events":["access.door.unlock"],"headers":{}}`,
+		`{"endpoint":"https://h/","name":"n","events":["access.door.unlock"],"headers":{"X-Hook-Token":"new"}}`,
+		`{"endpoint":"https://h/","name":"n","events":["access.door.unlock"],"headers":{}}`,
+	}, bodies)
+
+	upd := WebhookEndpointUpdate{Endpoint: "https://h/", Name: "n", Events: events, Headers: map[string]string{"Authorization": "Bearer s3cr3t"}}
+	for _, s := range []string{fmt.Sprint(upd), fmt.Sprintf("%+v", upd), fmt.Sprintf("%#v", upd), fmt.Sprint(&upd)} {
+		assert.NotContains(t, s, "s3cr3t")
+		assert.Contains(t, s, "Authorization")
+	}
+}
+
+// TestWebhookRequestsLogWithoutHeaderValues: a request or an update given
+// to slog (text or JSON) shows the header names, never their values.
+func TestWebhookRequestsLogWithoutHeaderValues(t *testing.T) {
+	t.Parallel()
+	h := map[string]string{"Authorization": "Bearer hdr-credential"}
+	req := WebhookEndpointRequest{Endpoint: "https://r/hook", Name: "n", Events: []EventType{EventDoorUnlock}, Headers: h}
+	upd := WebhookEndpointUpdate(req)
+	var text, js strings.Builder
+	slog.New(slog.NewTextHandler(&text, nil)).Info("webhook", "req", req, "upd", upd, "preq", &req, "pupd", &upd)
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("webhook", "req", req, "upd", upd, "preq", &req, "pupd", &upd)
+	for _, out := range []string{text.String(), js.String()} {
+		assert.NotContains(t, out, "hdr-credential")
+		assert.Contains(t, out, "Authorization")
+		assert.Contains(t, out, "https://r/hook")
 	}
 }

@@ -65,7 +65,7 @@ func TestAuthentication(t *testing.T) {
 	viewer := srv.ClientWithToken("viewer", noRetry())
 	_, _, err = viewer.Users.Get(ctx, "u1", nil)
 	require.NoError(t, err)
-	_, err = viewer.Devices.UpdateSettings(ctx, "d", &access.AccessMethods{})
+	_, err = viewer.Devices.UpdateSettings(ctx, "d", &access.DeviceSettingsUpdate{})
 	e = apiErr(t, err)
 	assert.Equal(t, 403, e.StatusCode)
 	assert.Equal(t, access.CodeUnauthorized, e.Code)
@@ -88,7 +88,7 @@ func TestAuthentication(t *testing.T) {
 		accesstest.ViewUser:    func(c *access.Client) error { _, _, err := c.Users.Get(ctx, "u1", nil); return err },
 		accesstest.ViewDevice:  func(c *access.Client) error { _, _, err := c.Devices.GetSettings(ctx, "d"); return err },
 		accesstest.EditDevice: func(c *access.Client) error {
-			_, err := c.Devices.UpdateSettings(ctx, "d", &access.AccessMethods{})
+			_, err := c.Devices.UpdateSettings(ctx, "d", &access.DeviceSettingsUpdate{})
 			return err
 		},
 		accesstest.ViewPolicy:     func(c *access.Client) error { _, _, err := c.HolidayGroups.List(ctx); return err },
@@ -141,7 +141,7 @@ func TestNotFoundAndValidationCodes(t *testing.T) {
 	cases["user"] = result{err, access.CodeUserWorkerNotExists}
 	_, _, err = c.Devices.GetSettings(ctx, "000000000000")
 	cases["device get"] = result{err, access.CodeDeviceDeviceNotFound}
-	_, err = c.Devices.UpdateSettings(ctx, "000000000000", &access.AccessMethods{NFC: &access.AccessMethod{Enabled: access.No}})
+	_, err = c.Devices.UpdateSettings(ctx, "000000000000", &access.DeviceSettingsUpdate{NFC: &access.AccessMethod{Enabled: access.No}})
 	cases["device put"] = result{err, access.CodeDeviceDeviceNotFound}
 	_, _, err = c.Schedules.Get(ctx, "nope")
 	cases["schedule"] = result{err, access.CodeAccessPolicyScheduleNotFound}
@@ -298,7 +298,7 @@ func TestDeviceSettingsPartialUpdate(t *testing.T) {
 		Face: &access.FaceMethod{Enabled: access.No, AntiSpoofingLevel: access.AntiSpoofingNo, DetectDistance: access.DetectFar},
 	}})
 	c := srv.Client()
-	_, err := c.Devices.UpdateSettings(ctx, "942a6f4247b2", &access.AccessMethods{
+	_, err := c.Devices.UpdateSettings(ctx, "942a6f4247b2", &access.DeviceSettingsUpdate{
 		Face:    &access.FaceMethod{Enabled: access.Yes},
 		PINCode: &access.PINCodeMethod{Enabled: access.Yes},
 	})
@@ -438,11 +438,11 @@ func TestEnsureConvergesAfterTokenRotation(t *testing.T) {
 	assert.Len(t, srv.RequestsFor(accesstest.OpWebhooksUpdate), 1)
 
 	// The fake's update checks ids and URLs like a console.
-	_, _, err = c.Webhooks.Update(ctx, "no-such-id", req("x", access.EventDoorUnlock))
+	_, _, err = c.Webhooks.Update(ctx, "no-such-id", (*access.WebhookEndpointUpdate)(req("x", access.EventDoorUnlock)))
 	assert.ErrorIs(t, err, access.ErrNotFound)
 	other, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: "https://other.example/", Name: "o", Events: []access.EventType{access.EventDoorUnlock}})
 	require.NoError(t, err)
-	_, _, err = c.Webhooks.Update(ctx, other.ID, req("x", access.EventDoorUnlock))
+	_, _, err = c.Webhooks.Update(ctx, other.ID, (*access.WebhookEndpointUpdate)(req("x", access.EventDoorUnlock)))
 	assert.ErrorIs(t, err, access.ErrConflict, "another endpoint's URL")
 }
 

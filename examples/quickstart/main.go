@@ -217,9 +217,9 @@ func device(ctx context.Context, s *setup) error {
 		fmt.Println("not updating (read-only; set ACCESS_WRITE=1)")
 		return nil
 	}
-	update := &access.AccessMethods{PINCode: &access.PINCodeMethod{Enabled: access.Yes, PINCodeShuffle: access.Yes}}
+	update := &access.DeviceSettingsUpdate{PINCode: &access.PINCodeMethod{Enabled: access.Yes, PINCodeShuffle: access.Yes}}
 	if s.fake == nil {
-		update = &d.AccessMethods // a console: write back what was read
+		update = (*access.DeviceSettingsUpdate)(&d.AccessMethods) // a console: write back what was read
 	}
 	if _, err := s.client.Devices.UpdateSettings(ctx, s.deviceID, update); err != nil {
 		return err
