@@ -317,6 +317,7 @@ func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
 	inFile := 0
 	kept := map[string]bool{}  // the users the last file held
 	var saveTook time.Duration // the longest save measured
+	starved := 0               // rounds in which the saver could not keep its interval
 	rng := rand.New(rand.NewPCG(19, uint64(time.Now().UnixNano())))
 	for round := range kills {
 		p := startFake(t, args...)
@@ -368,22 +369,38 @@ func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
 			have[u.FirstName] = true
 		}
 		inFile = len(file.Users)
-		took := longestSave(t, p.stderr.String())
+		took, began := saveLog(t, p.stderr.String())
 		saveTook = max(saveTook, took)
 		bound := interval + 2*took
+		// A machine busy with other work can keep the saver from running on
+		// time: a round whose saves began further apart than the bound
+		// allows is starved, and there only what the last completed save
+		// must hold is checked. Most rounds must not be starved.
+		lastBegan := began[len(began)-1]
+		starvedRound := killedAt.Sub(lastBegan) > interval+took
+		for i := 1; i < len(began); i++ {
+			starvedRound = starvedRound || began[i].Sub(began[i-1]) > interval+took
+		}
+		if starvedRound {
+			starved++
+		}
 		for name := range kept {
 			require.True(t, have[name], "round %d: %s, saved before, is lost", round, name)
 		}
 		kept = have
 		mu.Lock()
 		for _, a := range acked {
-			if killedAt.Sub(a.at) > bound {
+			if a.at.Before(lastBegan) {
+				require.True(t, have[a.name], "round %d: %s acknowledged before the last completed save began is lost", round, a.name)
+			}
+			if !starvedRound && killedAt.Sub(a.at) > bound {
 				require.True(t, have[a.name], "round %d: %s acknowledged %s before the kill is lost", round, a.name, killedAt.Sub(a.at))
 			}
 		}
 		mu.Unlock()
 	}
-	t.Logf("%d kills; the longest save took %s; %d users in the file", kills, saveTook, inFile)
+	t.Logf("%d kills (%d starved by the machine); the longest save took %s; %d users in the file", kills, starved, saveTook, inFile)
+	require.Less(t, starved, kills/2, "the saver kept its interval in too few rounds")
 	// A last start loads what the last kill left.
 	p := startFake(t, args...)
 	c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
@@ -397,16 +414,24 @@ func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
 
 // longestSave reads the longest save a process reported with
 // --log-saves.
-func longestSave(t *testing.T, stderr string) time.Duration {
+// saveLog reads the --log-saves lines of a process: the longest save and
+// when each completed save began (the process's clock is the test's).
+func saveLog(t *testing.T, stderr string) (longest time.Duration, began []time.Time) {
 	t.Helper()
-	var longest time.Duration
 	for _, line := range strings.Split(stderr, "\n") {
-		if _, after, ok := strings.Cut(line, "(longest "); ok {
-			d, err := time.ParseDuration(strings.TrimSuffix(after, ")"))
-			require.NoError(t, err, line)
-			longest = max(longest, d)
+		_, after, ok := strings.Cut(line, "(longest ")
+		if !ok {
+			continue
 		}
+		took, at, ok := strings.Cut(strings.TrimSuffix(after, ")"), ", began ")
+		require.True(t, ok, line)
+		d, err := time.ParseDuration(took)
+		require.NoError(t, err, line)
+		b, err := time.Parse(time.RFC3339Nano, at)
+		require.NoError(t, err, line)
+		longest = max(longest, d)
+		began = append(began, b)
 	}
 	require.NotZero(t, longest, "no save reported: %s", stderr)
-	return longest
+	return longest, began
 }

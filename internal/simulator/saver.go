@@ -183,7 +183,7 @@ func (sv *saver) save() (err error) {
 	took := time.Since(began)
 	sv.longest = max(sv.longest, took)
 	if sv.logOut != nil {
-		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s)\n", sv.path, took.Round(time.Microsecond), sv.longest.Round(time.Microsecond))
+		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s, began %s)\n", sv.path, took.Round(time.Microsecond), sv.longest.Round(time.Microsecond), began.Format(time.RFC3339Nano))
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync() // the rename itself, on file systems that need it
