@@ -47,6 +47,11 @@ func scriptParams() testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// setenv-stdout VAR puts the last command's stdout, trimmed,
+			// in $VAR.
+			"setenv-stdout": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+			},
 			// waitsubscribers N waits until N clients hold the
 			// notifications WebSocket.
 			"waitsubscribers": func(ts *testscript.TestScript, neg bool, args []string) {

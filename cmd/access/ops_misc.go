@@ -91,6 +91,16 @@ func init() {
 				v, _, err := x.c.Webhooks.Create(x.a.ctx, req)
 				return v, err
 			}},
+		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook", min: "2.2.10",
+			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, data: true, flags: whFlags, cols: whCols,
+			run: func(x *inv) (any, error) {
+				req, err := webhookRequest(x)
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := x.c.Webhooks.Ensure(x.a.ctx, req)
+				return v, err
+			}},
 		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", min: "2.2.10", short: "Change a webhook endpoint (all fields required)", write: true, data: true,
 			args: []argSpec{{name: "endpoint-id"}}, flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {

@@ -233,7 +233,7 @@ func init() {
 
 	gArg := []argSpec{{name: "group", kind: "user-group"}}
 	register(
-		&opSpec{path: "user-groups create", sdk: "UserGroups.CreateAndGet", perm: "edit:user", min: "2.2.6", short: "Create a user group", write: true, data: true, cols: groupCols,
+		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", min: "2.2.6", short: "Create a user group", write: true, data: true, cols: groupCols,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupRequest(x)

@@ -236,3 +236,6 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("%q is neither a duration (24h, 7d) nor a date (2006-01-02, RFC 3339)", s)
 }
+
+// timeNow is the clock of relative times (a variable for tests).
+var timeNow = time.Now

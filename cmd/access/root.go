@@ -195,6 +195,12 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 
 	for _, g := range a.serviceCommands() {
+		switch g.Name() {
+		case "users":
+			g.AddCommand(a.usersImportCommand())
+		case "nfc-cards":
+			g.AddCommand(a.nfcImportCommand())
+		}
 		root.AddCommand(g)
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
