@@ -47,6 +47,26 @@ func scriptParams() testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exitcode N access ARGS... runs the command line in the test
+			// process, with the script's environment and directory for
+			// relative files, and checks that it exits with N.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				if args[1] != "access" {
+					ts.Fatalf("usage: exitcode N access ARGS...")
+				}
+				getenv := func(k string) string {
+					if k == "PWD" {
+						return ts.MkAbs(".")
+					}
+					return ts.Getenv(k)
+				}
+				got := run(context.Background(), args[2:], strings.NewReader(""), ts.Stdout(), ts.Stderr(), getenv)
+				if got != want {
+					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
 			// setenv-stdout VAR puts the last command's stdout, trimmed,
 			// in $VAR.
 			"setenv-stdout": func(ts *testscript.TestScript, neg bool, args []string) {
