@@ -126,16 +126,12 @@ func (a *app) doctor(captureDir string) error {
 		return err
 	}
 	results := probeAll(a.ctx, cl, rec)
-	tokenOK := false
+	// HTTP 401 answers every operation alike: the token itself is refused.
 	for _, r := range results {
-		if r.err == nil || !errors.Is(r.err, access.ErrUnauthorized) {
-			tokenOK = true
-			break
+		if errors.Is(r.err, access.ErrUnauthorized) {
+			a.checkLine("FAIL", "token", "the console refused the token (invalid, expired or revoked)")
+			return &exitError{code: 4, err: fmt.Errorf("the token is not valid: %w", r.err)}
 		}
-	}
-	if !tokenOK {
-		a.checkLine("FAIL", "token", "the console refused the token (invalid, expired or revoked)")
-		return &exitError{code: 4, err: fmt.Errorf("the token is not valid: %w", results[0].err)}
 	}
 	a.checkLine("ok", "token", "accepted")
 	perms := map[string]string{}

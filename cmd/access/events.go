@@ -79,7 +79,7 @@ Minimum Access version: 1.20.11`,
 		Example: "  access --fake events tail --type doorbell,door.unlock --count 10",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.subscribe(types, count, func(n *access.Notification) error { return a.printNotification(n) })
+			return a.subscribe(types, count, func(n *access.Notification) (bool, error) { return true, a.printNotification(n) })
 		},
 	}
 	tail.Flags().StringSliceVar(&types, "type", nil, "only these events (comma separated)")
@@ -141,7 +141,7 @@ Minimum Access version: 1.20.11`,
 
 // subscribe runs the notifications stream, calling fn for each matching
 // notification until count of them were handled or the context ends.
-func (a *app) subscribe(types []string, count int, fn func(*access.Notification) error) error {
+func (a *app) subscribe(types []string, count int, fn func(*access.Notification) (bool, error)) error {
 	cl, err := a.Client()
 	if err != nil {
 		return err
@@ -173,8 +173,12 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 		if !filter.match(n.Event) {
 			continue
 		}
-		if err := fn(n); err != nil {
+		handled, err := fn(n)
+		if err != nil {
 			return err
+		}
+		if !handled {
+			continue
 		}
 		seen++
 		if count > 0 && seen >= count {
@@ -187,8 +191,11 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 // printNotification writes one notification: a line on a terminal, JSON
 // otherwise.
 func (a *app) printNotification(n *access.Notification) error {
-	if a.format() != "table" {
-		return a.emit([]*access.Notification{n}, nil)
+	switch f := a.format(); f {
+	case "json", "jsonl":
+		return a.emitAs("jsonl", []*access.Notification{n}, nil)
+	case "yaml":
+		return a.emitAs("yaml", []*access.Notification{n}, nil)
 	}
 	_, err := fmt.Fprintf(a.stdout, "%s  %-34s %s\n", time.Now().Format(time.TimeOnly), n.Event, describe(n))
 	return err
@@ -289,22 +296,23 @@ func (f *forwarder) webhookEvent(n *access.Notification) (*access.WebhookEvent, 
 	return ev, nil
 }
 
-func (f *forwarder) forward(n *access.Notification) error {
+// forward delivers one notification; it reports whether one was sent.
+func (f *forwarder) forward(n *access.Notification) (bool, error) {
 	ev, err := f.webhookEvent(n)
 	if err != nil {
 		fmt.Fprintf(f.a.stderr, "skipped %s: %v\n", n.Event, err)
-		return nil
+		return false, nil
 	}
 	if ev == nil {
-		return nil
+		return false, nil
 	}
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return false, err
 	}
 	req, err := http.NewRequestWithContext(f.a.ctx, http.MethodPost, f.url, bytes.NewReader(payload))
 	if err != nil {
-		return usageErrorf("--forward-to: %v", err)
+		return false, usageErrorf("--forward-to: %v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(access.SignatureHeader, access.SignPayload(payload, f.secret, time.Now()))
@@ -313,13 +321,13 @@ func (f *forwarder) forward(n *access.Notification) error {
 	took := time.Since(start).Round(time.Millisecond)
 	if err != nil {
 		if f.a.ctx.Err() != nil {
-			return f.a.ctx.Err()
+			return false, f.a.ctx.Err()
 		}
 		fmt.Fprintf(f.a.stdout, "%s -> %s: %v (%s)\n", ev.Event, f.url, err, took)
-		return nil
+		return true, nil
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	fmt.Fprintf(f.a.stdout, "%s -> %s [%d] (%s)\n", ev.Event, f.url, resp.StatusCode, took)
-	return nil
+	return true, nil
 }

@@ -266,6 +266,8 @@ Minimum Access version: 3.3.10`,
 				switch {
 				case id == "" || row["alias"] == "":
 					res.Status, res.Detail = "failed", "nfc_id and alias must not be empty"
+				case strings.Trim(id, "0123456789ABCDEF") != "":
+					res.Status, res.Detail = "failed", "nfc_id must be hexadecimal"
 				case known[id] != "":
 					res.Status, res.ID, res.Detail = "skipped", known[id], "card exists"
 				case aliases[row["alias"]] != "":

@@ -41,6 +41,7 @@ func scriptParams() testscript.Params {
 			env.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
 			env.Setenv("TOKEN", srv.Token())
 			env.Setenv("FINGERPRINT", srv.Fingerprint())
+			env.Setenv("URL", srv.URL())
 			env.Setenv("ACCESS_CONFIG_DIR", env.WorkDir+"/config")
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("TZ", "UTC")
@@ -66,6 +67,29 @@ func scriptParams() testscript.Params {
 				if got != want {
 					ts.Fatalf("exit code %d, want %d", got, want)
 				}
+			},
+			// writeenv FILE VAR writes $VAR to FILE.
+			"writeenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(ts.Getenv(args[1])+"\n"), 0o600))
+			},
+			// filemode FILE MODE checks a file's permission bits (octal).
+			"filemode": func(ts *testscript.TestScript, neg bool, args []string) {
+				fi, err := os.Stat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if got := fmt.Sprintf("%04o", fi.Mode().Perm()); got != args[1] {
+					ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
+				}
+			},
+			// dropsubscribers drops the notification WebSockets, and
+			// waitconnections N waits until N were made in all.
+			"dropsubscribers": func(ts *testscript.TestScript, neg bool, args []string) {
+				server(ts).DropNotificationClients()
+			},
+			"waitconnections": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, _ := strconv.Atoi(args[0])
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				ts.Check(server(ts).WaitNotificationConnections(ctx, n))
 			},
 			// setenv-stdout VAR puts the last command's stdout, trimmed,
 			// in $VAR.
@@ -95,12 +119,15 @@ func scriptParams() testscript.Params {
 			"revoke": func(ts *testscript.TestScript, neg bool, args []string) {
 				server(ts).RevokeToken(ts.Getenv(args[0]))
 			},
-			// inject OP STATUS CODE makes the fake answer OP with an error.
+			// inject OP STATUS CODE [TIMES] makes the fake answer OP with an error.
 			"inject": func(ts *testscript.TestScript, neg bool, args []string) {
 				st, _ := strconv.Atoi(args[1])
 				f := accesstest.Fault{Status: st}
 				if len(args) > 2 {
 					f.Code = access.ErrorCode(args[2])
+				}
+				if len(args) > 3 {
+					f.Times, _ = strconv.Atoi(args[3])
 				}
 				server(ts).Inject(accesstest.Op(args[0]), f)
 			},

@@ -61,6 +61,11 @@ func (a *app) format() string {
 // emit writes a command's result in the chosen format. cols names the
 // table's columns (JSON member names, dotted for nested ones).
 func (a *app) emit(v any, cols []string) error {
+	return a.emitAs(a.format(), v, cols)
+}
+
+// emitAs is emit in a given format.
+func (a *app) emitAs(format string, v any, cols []string) error {
 	if v == nil {
 		return nil
 	}
@@ -83,7 +88,7 @@ func (a *app) emit(v any, cols []string) error {
 			isStream = true
 		}
 	}
-	switch a.format() {
+	switch format {
 	case "jsonl":
 		if !isStream {
 			return writeJSONValue(w, v, jq, false)

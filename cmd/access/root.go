@@ -60,7 +60,16 @@ type app struct {
 
 // run executes the command line args and returns the process's exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return newApp(ctx, stdin, stdout, stderr, getenv).execute(args)
+}
+
+func newApp(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
+	return &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+}
+
+// execute runs the command line args and returns the exit code.
+func (a *app) execute(args []string) int {
+	ctx, stdin, stdout, stderr := a.ctx, a.stdin, a.stdout, a.stderr
 	defer a.close()
 	root := a.rootCommand()
 	root.SetArgs(args)
