@@ -185,3 +185,36 @@ func TestExportCompletes(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// firstWrite records how many user pages the fake had served when the
+// first bytes of output arrived.
+type firstWrite struct {
+	srv   *accesstest.Server
+	pages int
+	n     int
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		f.pages = len(f.srv.RequestsFor(accesstest.OpUsersList))
+	}
+	f.n += len(p)
+	return len(p), nil
+}
+
+// TestListAllStreams: with --all, records are written while later pages
+// are still to be fetched (jsonl and json alike), so a long list never
+// sits whole in memory.
+func TestListAllStreams(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"jsonl", "json"} {
+		srv := accesstest.New(t, accesstest.WithDemoData())
+		w := &firstWrite{srv: srv}
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"users", "list", "--all", "-o", format, "--page-size", "10"}, strings.NewReader(""), w, &stderr, fakeEnv(srv, nil))
+		require.Equal(t, 0, code, stderr.String())
+		total := len(srv.RequestsFor(accesstest.OpUsersList))
+		assert.GreaterOrEqual(t, total, accesstest.DemoUserCount/10, format)
+		assert.Less(t, w.pages, total, "%s: the first output came after %d of %d pages", format, w.pages, total)
+	}
+}

@@ -142,7 +142,7 @@ func isCobraUsage(err error) bool {
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
 		"invalid argument", "accepts ", "requires at least", "required flag", "if any flags in the group"} {
-		if strings.HasPrefix(msg, p) || strings.Contains(msg, p) {
+		if strings.HasPrefix(msg, p) {
 			return true
 		}
 	}
