@@ -1,19 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/access-dev/access"
 )
-
-// ok is the result of a write that answers nothing.
-func ok(format string, args ...any) (any, error) {
-	return done{Message: fmt.Sprintf(format, args...)}, nil
-}
 
 // paged runs a paged list: every page streamed with --all, else one page.
 func paged[T any](x *inv, all func(num, size int) stream, list func(num, size int) ([]T, *access.Response, error)) (any, error) {
@@ -389,5 +382,3 @@ func userGroupRequest(x *inv) (*access.UserGroupRequest, error) {
 	}
 	return req, nil
 }
-
-var _ = time.Now
