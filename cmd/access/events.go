@@ -76,7 +76,7 @@ short names doorbell, door.unlock, emergency, logs, location and device.
 SDK: Notifications.Subscribe
 Permission: view:device
 Minimum Access version: 1.20.11`,
-		Example: "  access --fake events tail --type doorbell,door.unlock --count 10",
+		Example: "  access events tail --type doorbell,door.unlock --count 10",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.subscribe(types, count, func(n *access.Notification) (bool, error) { return true, a.printNotification(n) })

@@ -218,3 +218,26 @@ func TestListAllStreams(t *testing.T) {
 		assert.Less(t, w.pages, total, "%s: the first output came after %d of %d pages", format, w.pages, total)
 	}
 }
+
+// TestNFCEnroll: enroll wakes the reader named on the command line, waits
+// for the tap and prints the card; the session is removed.
+func TestNFCEnroll(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	var stdout, stderr bytes.Buffer
+	a := newApp(context.Background(), strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	started := make(chan string, 1)
+	a.enrollStarted = func(id string) { started <- id }
+	code := make(chan int, 1)
+	go func() {
+		code <- a.execute([]string{"nfc-cards", "enroll", "--device", "UA Reader Main", "--jq", ".card_id"})
+	}()
+	session := <-started
+	assert.Equal(t, []string{session}, srv.EnrollmentSessions())
+	token, err := srv.TapCard(accesstest.DemoDeviceID, "04AABBCC")
+	require.NoError(t, err)
+	require.Equal(t, 0, <-code, stderr.String())
+	assert.Equal(t, "04AABBCC\n", stdout.String())
+	assert.Empty(t, srv.EnrollmentSessions())
+	assert.NotEmpty(t, token)
+}

@@ -245,7 +245,7 @@ func init() {
 			run: func(x *inv) (any, error) { v, _, err := x.c.PINCodes.Generate(x.a.ctx); return v, err }},
 		&opSpec{path: "nfc-cards enroll", sdk: "NFCCards.Enroll", perm: "edit:credential", short: "Read a card on a reader: start a session, wait for the tap, end it", write: true,
 			flags: []flagSpec{{name: "device", usage: "the reader (name or id; required)"}, {name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
-			ex:    "  access nfc-cards enroll --device \"Main entrance reader\"",
+			ex:    "  access nfc-cards enroll --device \"UA Reader Main\"",
 			run: func(x *inv) (any, error) {
 				if x.s("device") == "" {
 					return nil, usageErrorf("nfc-cards enroll: --device is required")
@@ -256,7 +256,12 @@ func init() {
 					return nil, err
 				}
 				v, _, err := x.c.NFCCards.Enroll(x.a.ctx, dev, &access.EnrollOptions{ResetUACard: x.b("reset"),
-					Started: func(string) { x.a.info("tap a card on the reader…") }})
+					Started: func(id string) {
+						x.a.info("tap a card on the reader…")
+						if x.a.enrollStarted != nil {
+							x.a.enrollStarted(id)
+						}
+					}})
 				return v, err
 			}},
 		&opSpec{path: "nfc-cards start-enrollment", sdk: "NFCCards.StartEnrollment", perm: "edit:credential", short: "Wake a reader and open an enrollment session", write: true,

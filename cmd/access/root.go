@@ -56,6 +56,8 @@ type app struct {
 
 	// exportHook, when set (by tests), sees the bytes an export has written.
 	exportHook func(int64)
+	// enrollStarted, when set (by tests), sees an enrollment session open.
+	enrollStarted func(sessionID string)
 }
 
 // run executes the command line args and returns the process's exit code.
