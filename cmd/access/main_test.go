@@ -45,6 +45,9 @@ func scriptParams() testscript.Params {
 			env.Setenv("ACCESS_CONFIG_DIR", env.WorkDir+"/config")
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("TZ", "UTC")
+			// Under -race, each command would otherwise sleep a second
+			// at exit (the race runtime's default atexit_sleep_ms).
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
