@@ -38,10 +38,31 @@ type config struct {
 
 // connection is what a client is built from.
 type connection struct {
-	URL, token, Fingerprint string
-	Insecure                bool
-	Source                  string // where the URL came from, for doctor
+	URL, Fingerprint string
+	Insecure         bool
+	Source           string // where the URL came from, for doctor
+	// token is a function, not a string: fmt prints unexported fields by
+	// reflection, without their String methods, so a %v of a struct that
+	// holds a connection would otherwise show the token.
+	token func() string
 }
+
+// tokenOf wraps a token for a connection.
+func tokenOf(s string) func() string { return func() string { return s } }
+
+// Token returns the connection's token ("" when none).
+func (c connection) Token() string {
+	if c.token == nil {
+		return ""
+	}
+	return c.token()
+}
+
+// GoString never shows the token.
+func (c connection) GoString() string { return c.String() }
+
+// GoString never shows the token.
+func (p profile) GoString() string { return p.String() }
 
 // String never shows the token.
 func (c connection) String() string {
@@ -236,13 +257,13 @@ func (a *app) resolveConnection() (connection, error) {
 		if err != nil {
 			return c, err
 		}
-		c.token = tok
+		c.token = tokenOf(tok)
 	case a.getenv("ACCESS_TOKEN") != "":
-		c.token = strings.TrimSpace(a.getenv("ACCESS_TOKEN"))
+		c.token = tokenOf(strings.TrimSpace(a.getenv("ACCESS_TOKEN")))
 	default:
-		c.token = p.Token
+		c.token = tokenOf(p.Token)
 	}
-	if c.token == "" {
+	if c.Token() == "" {
 		return c, usageErrorf("no token: set ACCESS_TOKEN, use --token-file FILE or run access login")
 	}
 	return c, nil
@@ -282,7 +303,7 @@ func (a *app) startFake() connection {
 	if a.fakeSrv == nil {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
 	}
-	return connection{URL: a.fakeSrv.URL(), token: a.fakeSrv.Token(), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
+	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
 }
 
 // clientOptions are the SDK options for a connection.
@@ -311,7 +332,7 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	cl, err := access.NewClient(c.URL, c.token, clientOptions(c)...)
+	cl, err := access.NewClient(c.URL, c.Token(), clientOptions(c)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

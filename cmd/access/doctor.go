@@ -120,7 +120,7 @@ func (a *app) doctor(captureDir string) error {
 	// 2. The token and its permissions, through a client that records
 	// the raw answers.
 	rec := &recorder{}
-	cl, err := access.NewClient(conn.URL, conn.token, access.WithHTTPClient(&http.Client{Transport: rec.transport(conn), Timeout: 30 * time.Second}),
+	cl, err := access.NewClient(conn.URL, conn.Token(), access.WithHTTPClient(&http.Client{Transport: rec.transport(conn), Timeout: 30 * time.Second}),
 		access.WithUserAgent("access-cli/"+version))
 	if err != nil {
 		return err

@@ -99,7 +99,7 @@ func (a *app) login(name string) error {
 		return usageErrorf("login: the token is empty")
 	}
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
-	conn := connection{URL: p.URL, token: token, Fingerprint: p.Fingerprint, Insecure: p.Insecure}
+	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
 	cl, err := access.NewClient(conn.URL, token, clientOptions(conn)...)
 	if err != nil {
 		return &exitError{code: 2, err: err}

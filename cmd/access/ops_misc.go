@@ -79,7 +79,7 @@ func init() {
 		{name: "header", kind: fStrings, usage: "NAME=VALUE headers sent with each delivery (3.1.30 or later)"}}
 	whCols := []string{"id", "name", "endpoint", "events"}
 	register(
-		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", min: "2.2.10", short: "List webhook endpoints (secrets are not shown)", cols: whCols,
+		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", min: "2.2.10", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
 		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", min: "2.2.10", short: "Add a webhook endpoint", write: true, data: true, flags: whFlags, cols: whCols,
 			ex: "  access --fake webhooks create --name laptop --endpoint https://example.com/hook --event access.door.unlock",

@@ -465,7 +465,11 @@ func (p *progress) add(rows int64, bytes int64) {
 }
 
 func (p *progress) draw() {
-	fmt.Fprintf(p.w, "\r%d %s, %s", p.rows, p.what, humanBytes(p.bytes))
+	if p.bytes > 0 {
+		fmt.Fprintf(p.w, "\r%d %s, %s", p.rows, p.what, humanBytes(p.bytes))
+	} else {
+		fmt.Fprintf(p.w, "\r%d %s", p.rows, p.what)
+	}
 	p.drawn = true
 }
 
