@@ -83,7 +83,11 @@ func (a *app) execute(args []string) int {
 		return 0
 	}
 	code := exitCode(ctx, err)
-	fmt.Fprintf(stderr, "access: %s\n", strings.TrimPrefix(oneLine(err.Error()), "access: "))
+	msg := strings.TrimPrefix(oneLine(err.Error()), "access: ")
+	if code == 130 {
+		msg = "interrupted (" + msg + ")"
+	}
+	fmt.Fprintf(stderr, "access: %s\n", msg)
 	return code
 }
 
