@@ -242,6 +242,12 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if spec.long != "" {
 		long += "\n\n" + spec.long
 	}
+	for _, ar := range spec.args {
+		if ar.kind != "" {
+			long += fmt.Sprintf("\n\n%s is the %s's name or id; a name that matches several is an error listing them.", strings.ToUpper(ar.name), kindLabel[ar.kind])
+			break
+		}
+	}
 	long += "\n\nSDK: " + spec.sdk + "\nPermission: " + spec.perm
 	if spec.min != "" {
 		long += "\nMinimum Access version: " + spec.min
