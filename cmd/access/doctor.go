@@ -289,6 +289,11 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 		_, _, err := c.SystemLogs.List(ctx, &access.SystemLogQuery{Topic: access.SystemLogTopicAll, PageSize: 5})
 		return err
 	})
+	run("SystemLogs.Export", "view:system_log", func() error {
+		now := time.Now()
+		_, err := c.SystemLogs.Export(ctx, &access.SystemLogExportRequest{Topic: access.SystemLogTopicAll, Since: now.Add(-time.Hour), Until: now, Timezone: "UTC"}, io.Discard)
+		return err
+	})
 	run("Webhooks.List", "view:webhook", func() error { _, _, err := c.Webhooks.List(ctx); return err })
 	withID := func(id, op, perm string, f func() error) {
 		if id != "" {
