@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,12 @@ func paged[T any](x *inv, all func(num, size int) stream, list func(num, size in
 	if x.b("all") {
 		return all(num, size), nil
 	}
-	v, _, err := list(num, size)
+	v, resp, err := list(num, size)
 	if v == nil {
 		v = []T{}
+	}
+	if err == nil && resp != nil && resp.Pagination != nil && resp.Pagination.Total > len(v) {
+		x.a.info(fmt.Sprintf("page %d: %d of %d records (--all for every page)", max(num, 1), len(v), resp.Pagination.Total))
 	}
 	return v, err
 }

@@ -82,6 +82,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		}
 	}
 	s, isStream := v.(stream)
+	lazy := isStream // a list still being fetched: progress is worth showing
 	if !isStream {
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
 			s = sliceStream(rv)
@@ -94,6 +95,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 			return writeJSONValue(w, v, jq, false)
 		}
 		p := a.newProgress("records")
+		p.active = p.active && lazy
 		defer p.done()
 		cw := &countingWriter{w: w}
 		var err error
@@ -106,7 +108,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		})
 		return firstErr(serr, err)
 	case "yaml":
-		all, err := collect(v, s, isStream)
+		all, err := a.collect(v, s, isStream, lazy)
 		if err != nil {
 			return err
 		}
@@ -121,14 +123,14 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		}
 		return enc.Close()
 	case "table":
-		all, err := collect(v, s, isStream)
+		all, err := a.collect(v, s, isStream, lazy)
 		if err != nil {
 			return err
 		}
 		return a.writeTable(w, all, cols)
 	default: // json
 		if !isStream || jq != nil {
-			all, err := collect(v, s, isStream)
+			all, err := a.collect(v, s, isStream, lazy)
 			if err != nil {
 				return err
 			}
@@ -136,6 +138,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		}
 		// Stream the array: records are written as they arrive.
 		p := a.newProgress("records")
+		p.active = p.active && lazy
 		defer p.done()
 		cw := &countingWriter{w: w}
 		first := true
@@ -189,13 +192,21 @@ func sliceStream(rv reflect.Value) stream {
 	}
 }
 
-// collect turns a stream into a slice (an empty list is [], not null).
-func collect(v any, s stream, isStream bool) (any, error) {
+// collect turns a stream into a slice (an empty list is [], not null),
+// with a progress line of the records fetched.
+func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 	if !isStream {
 		return v, nil
 	}
+	p := a.newProgress("records")
+	p.active = p.active && lazy
+	defer p.done()
 	all := []any{}
-	err := s(func(rec any) bool { all = append(all, rec); return true })
+	err := s(func(rec any) bool {
+		all = append(all, rec)
+		p.add(1, 0)
+		return true
+	})
 	return all, err
 }
 
