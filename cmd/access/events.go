@@ -67,7 +67,8 @@ func (a *app) eventsCommand() *cobra.Command {
 		Use:   "tail",
 		Short: "Print live notifications (the notifications WebSocket)",
 		Long: `Print the console's notifications as they happen: a line per event on a terminal,
-JSONL otherwise. The stream reconnects by itself; a "gap" line on stderr says when
+JSONL otherwise. The stream reconnects by itself; a "down" line on stderr says when
+a reconnection failed (once per outage) and a "gap" line when it is back and
 events may have been missed.
 
 --type takes event names (access.remote_view), names without "access." or the
@@ -152,9 +153,6 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 	seen := 0
 	for n, err := range cl.Notifications.Subscribe(ctx, nil) {
 		if err != nil {
-			// SDK-GAP: the SDK is gaining a non-fatal ErrDisconnected (a
-			// lost connection whose first reconnection failed); print a
-			// line for it as for ErrReconnected once it exists.
 			var re *access.ReconnectedError
 			if errors.As(err, &re) {
 				fmt.Fprintf(a.stderr, "gap: the stream was down from %s to %s (%v); events may have been missed\n",
@@ -163,6 +161,18 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 			}
 			if errors.Is(err, access.ErrReconnected) {
 				fmt.Fprintf(a.stderr, "gap: %v\n", err)
+				continue
+			}
+			// The stream is down (once per outage): say so, and keep
+			// waiting for the reconnection the SDK is attempting.
+			var de *access.DisconnectedError
+			if errors.As(err, &de) {
+				fmt.Fprintf(a.stderr, "down: the stream is down since %s (%v); reconnecting\n",
+					de.Disconnected.Format(time.TimeOnly), de.Cause)
+				continue
+			}
+			if errors.Is(err, access.ErrDisconnected) {
+				fmt.Fprintf(a.stderr, "down: %v; reconnecting\n", err)
 				continue
 			}
 			if a.ctx.Err() != nil {
