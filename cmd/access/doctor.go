@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,8 +118,7 @@ func (a *app) doctor(captureDir string) error {
 	// 2. The token and its permissions, through a client that records
 	// the raw answers.
 	rec := &recorder{}
-	cl, err := access.NewClient(conn.URL, conn.Token(), access.WithHTTPClient(&http.Client{Transport: rec.transport(conn), Timeout: 30 * time.Second}),
-		access.WithUserAgent("access-cli/"+version))
+	cl, err := access.NewClient(conn.URL, conn.Token(), append(clientOptions(conn), access.WithTransportWrapper(rec.wrap))...)
 	if err != nil {
 		return err
 	}
@@ -330,47 +327,25 @@ type exchange struct {
 	Text   string          `json:"text,omitempty"`
 }
 
-// recorder is an http.RoundTripper that keeps the raw answers.
-//
-// SDK-GAP: the SDK's TLS options (pinning) need an *http.Transport, so a
-// recording transport cannot sit under a pinned client; doctor therefore
-// builds its own TLS check here. The SDK should offer a response hook (or
-// accept a RoundTripper wrapper) so that --capture can reuse its pinning.
+// recorder is an http.RoundTripper that keeps the raw answers. It wraps
+// the SDK's own transport (access.WithTransportWrapper), so the
+// connection's pinning or --insecure stays the SDK's.
 type recorder struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	got  []exchange
 }
 
-func (r *recorder) transport(c connection) http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	switch {
-	case c.Fingerprint != "":
-		want := normFP(c.Fingerprint)
-		cfg.InsecureSkipVerify = true //nolint:gosec // replaced by the fingerprint check
-		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
-			if len(cs.PeerCertificates) == 0 {
-				return access.ErrCertificateMismatch
-			}
-			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
-			if hex.EncodeToString(sum[:]) != want {
-				return access.ErrCertificateMismatch
-			}
-			return nil
-		}
-	case c.Insecure:
-		cfg.InsecureSkipVerify = true //nolint:gosec // the user asked for --insecure
-	}
-	t.TLSClientConfig = cfg
-	r.base = t
+// wrap is the recorder's access.WithTransportWrapper.
+func (r *recorder) wrap(next http.RoundTripper) http.RoundTripper {
+	r.base = next
 	return r
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
+	if err != nil || resp.StatusCode == http.StatusSwitchingProtocols {
+		return resp, err // a WebSocket's body is the connection
 	}
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	resp.Body.Close()
