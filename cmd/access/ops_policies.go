@@ -143,6 +143,7 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "access-policies update", sdk: "AccessPolicies.Update", perm: "edit:policy", short: "Change an access policy", write: true, data: true, args: pArg, flags: policyFlagList(),
+			long: "A flag left out keeps the policy's value; --door and --door-group replace the doors and door groups (--door \"\" removes them all).",
 			run: func(x *inv) (any, error) {
 				req := &access.AccessPolicyUpdate{}
 				given, err := x.data(req)
@@ -180,6 +181,7 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "holiday-groups update", sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, data: true, args: hArg, flags: hFlags,
+			long: "The holidays are kept (replace them with --data); --description left out keeps the description, --description \"\" clears it.",
 			run: func(x *inv) (any, error) {
 				req, err := holidayUpdate(x)
 				if err != nil {
@@ -213,6 +215,7 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "schedules update", sdk: "Schedules.Update", perm: "edit:policy", short: "Change a schedule", write: true, data: true, args: sArg, flags: sFlags,
+			long: "A flag left out keeps the schedule's value; --days with --hours replace the weekly ranges; --holiday-group \"\" detaches the holiday group.",
 			run: func(x *inv) (any, error) {
 				req, err := scheduleUpdate(x)
 				if err != nil {

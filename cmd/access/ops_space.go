@@ -97,6 +97,7 @@ func init() {
 		&opSpec{path: "door-groups get", sdk: "DoorGroups.Get", perm: "view:space", short: "Fetch a door group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "door-groups update", sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, data: true, args: gArg, cols: doorGroupCols,
+			long:  "A flag left out keeps the group's value; --door replaces the doors (--door \"\" removes them all).",
 			flags: []flagSpec{{name: "name", usage: "new name"}, {name: "door", kind: fStrings, usage: "the doors (replaces them)"}},
 			run: func(x *inv) (any, error) {
 				var req access.DoorGroupUpdate

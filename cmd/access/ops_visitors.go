@@ -160,6 +160,7 @@ func init() {
 					})
 			}},
 		&opSpec{path: "visitors update", sdk: "Visitors.Update", perm: "edit:visitor", short: "Change a visitor", write: true, data: true, args: vArg, flags: visitorFlags, cols: visitorCols,
+			long: "A flag left out keeps the visitor's value; --remarks, --email, --phone and --company \"\" clear it; --door and --door-group replace the doors (--door \"\" removes them all).",
 			run: func(x *inv) (any, error) {
 				req := &access.VisitorUpdate{}
 				given, err := x.data(req)
