@@ -29,6 +29,7 @@ type options struct {
 	pins       [][sha256.Size]byte
 	insecure   bool
 	maxBody    int64
+	wrap       func(http.RoundTripper) http.RoundTripper
 }
 
 func defaultOptions() *options {
@@ -105,6 +106,50 @@ func WithMaxResponseSize(n int64) Option {
 		}
 		o.maxBody = n
 		return nil
+	}
+}
+
+// WithTransportWrapper lets the caller wrap the transport the client
+// builds, to observe or record each attempt (logging, metrics, capturing
+// raw answers) without giving up the SDK's TLS handling: wrap is called
+// once, by NewClient, with the transport that performs single attempts
+// (the [WithHTTPClient] transport, or the SDK's own, with the settings of
+// [WithPinnedCertificate], [WithRootCAs], [WithTLSConfig] or
+// [WithInsecureSkipVerify] applied), and the RoundTripper it returns is
+// used in its place, under the retry layer: it sees every attempt,
+// retries included, and must pass each request on to the transport it
+// was given.
+//
+// The request a wrapper sees carries the token in its Authorization
+// header: a wrapper must not log or keep it. It also sees the upgrade of
+// the notifications WebSocket; a 101 response's Body must be returned
+// untouched (it is the connection). [Client.CloseIdleConnections] still
+// reaches the wrapped transport, and the wrapper too if it has a
+// CloseIdleConnections method.
+func WithTransportWrapper(wrap func(http.RoundTripper) http.RoundTripper) Option {
+	return func(o *options) error {
+		if wrap == nil {
+			return invalidArg("WithTransportWrapper", "wrap", "must not be nil")
+		}
+		o.wrap = wrap
+		return nil
+	}
+}
+
+// wrappedTransport is the RoundTripper a WithTransportWrapper returned,
+// with CloseIdleConnections forwarded to the transport it wraps.
+type wrappedTransport struct {
+	http.RoundTripper
+	inner http.RoundTripper
+}
+
+func (w wrappedTransport) CloseIdleConnections() {
+	type closeIdler interface{ CloseIdleConnections() }
+	if c, ok := w.inner.(closeIdler); ok {
+		c.CloseIdleConnections()
+	}
+	if c, ok := w.RoundTripper.(closeIdler); ok {
+		c.CloseIdleConnections()
 	}
 }
 
@@ -219,6 +264,14 @@ func (o *options) innerClient() (*http.Client, error) {
 		// A transport of our own: connections are not shared with, nor
 		// closed by, other users of the default transport.
 		hc.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if o.wrap != nil {
+		inner := hc.Transport
+		rt := o.wrap(inner)
+		if rt == nil {
+			return nil, invalidArg("WithTransportWrapper", "wrap", "returned a nil RoundTripper")
+		}
+		hc.Transport = wrappedTransport{RoundTripper: rt, inner: inner}
 	}
 	hc.CheckRedirect = sameHostRedirects(hc.CheckRedirect)
 	return &hc, nil

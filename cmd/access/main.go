@@ -1,30 +1,29 @@
-// Stub until the cli branch merges.
-
-// Command access is the UniFi Access command line.
+// Command access is a command-line tool over the whole UniFi Access
+// developer API, built on the SDK github.com/access-dev/access.
+//
+// Install it with
+//
+//	go install github.com/access-dev/access/cmd/access@latest
+//
+// and run "access --help" for the commands, the configuration and the exit
+// codes. "access --fake ..." runs any command against an embedded demo
+// console, so every example works without one.
 package main
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"os"
-
-	"github.com/spf13/cobra"
+	"os/signal"
 )
 
-// extraCommands are the subcommands other files add from their init.
-var extraCommands []func() *cobra.Command
-
 func main() {
-	root := &cobra.Command{Use: "access", Short: "UniFi Access from the command line", SilenceUsage: true, SilenceErrors: true}
-	for _, c := range extraCommands {
-		root.AddCommand(c())
-	}
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "access:", err)
-		var ec interface{ ExitCode() int }
-		if errors.As(err, &ec) {
-			os.Exit(ec.ExitCode())
-		}
-		os.Exit(1)
-	}
+	os.Exit(mainExit())
+}
+
+// mainExit runs the command line of the process and returns its exit code.
+// Ctrl-C cancels the running command, which then exits with 130.
+func mainExit() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// benchUsers is the number of users the list benchmarks page through.
+const benchUsers = 100_000
+
+var (
+	benchOnce sync.Once
+	benchSrv  *accesstest.Server
+)
+
+// benchServer is one fake with benchUsers users, shared by the SDK baseline
+// and the command line so that both page through the same data.
+func benchServer(b *testing.B) *accesstest.Server {
+	benchOnce.Do(func() {
+		benchSrv = accesstest.NewServer()
+		for i := 0; i < benchUsers; i++ {
+			benchSrv.AddUser(access.User{FirstName: "First", LastName: fmt.Sprintf("Last%06d", i),
+				UserEmail: fmt.Sprintf("user%06d@example.com", i), EmployeeNumber: fmt.Sprintf("E%06d", i), Status: access.UserStatusActive})
+		}
+	})
+	return benchSrv
+}
+
+// heapWatch is an io.Writer that discards what it gets and samples the
+// live heap every sampleEvery bytes, keeping the peak: flat memory means
+// the peak does not grow with the number of records.
+type heapWatch struct {
+	n, next int64
+	peak    uint64
+	records int64
+}
+
+const sampleEvery = 4 << 20
+
+func (h *heapWatch) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	for _, c := range p {
+		if c == '\n' {
+			h.records++
+		}
+	}
+	if h.n >= h.next {
+		h.next = h.n + sampleEvery
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc > h.peak {
+			h.peak = ms.HeapAlloc
+		}
+	}
+	return len(p), nil
+}
+
+// sdkPass is one pass of the baseline: Users.All, each user written as a
+// JSON line.
+func sdkPass(b *testing.B, cl *access.Client) *heapWatch {
+	w := &heapWatch{}
+	enc := newLineEncoder(w)
+	for u, err := range cl.Users.All(context.Background(), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := enc(u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if w.records != benchUsers {
+		b.Fatalf("got %d users, want %d", w.records, benchUsers)
+	}
+	return w
+}
+
+// cliPass is one run of "access users list --all -o jsonl".
+func cliPass(b *testing.B, env func(string) string) *heapWatch {
+	w := &heapWatch{}
+	code := run(context.Background(), []string{"users", "list", "--all", "-o", "jsonl"}, strings.NewReader(""), w, io.Discard, env)
+	if code != 0 || w.records != benchUsers {
+		b.Fatalf("exit %d, %d records, want 0 and %d", code, w.records, benchUsers)
+	}
+	return w
+}
+
+// BenchmarkCLIvsSDKUsersAll alternates the SDK baseline and the command
+// line over the same fake, so that both see the same machine load, and
+// reports the command line's throughput as a share of the SDK's (the goal
+// is at least 0.8) and both peaks of the live heap.
+func BenchmarkCLIvsSDKUsersAll(b *testing.B) {
+	srv := benchServer(b)
+	cl, err := access.NewClient(srv.URL(), srv.Token(), access.WithPinnedCertificate(srv.Fingerprint()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := fakeEnv(srv, nil)
+	b.ResetTimer()
+	var sdkTime, cliTime time.Duration
+	var sdkPeak, cliPeak uint64
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		w := sdkPass(b, cl)
+		sdkTime += time.Since(start)
+		sdkPeak = max(sdkPeak, w.peak)
+		start = time.Now()
+		w = cliPass(b, env)
+		cliTime += time.Since(start)
+		cliPeak = max(cliPeak, w.peak)
+	}
+	b.ReportMetric(float64(sdkTime)/float64(cliTime), "cli/sdk")
+	b.ReportMetric(float64(benchUsers)*float64(b.N)/cliTime.Seconds(), "cli-users/s")
+	b.ReportMetric(float64(benchUsers)*float64(b.N)/sdkTime.Seconds(), "sdk-users/s")
+	b.ReportMetric(float64(sdkPeak)/(1<<20), "sdk-peak-heap-MiB")
+	b.ReportMetric(float64(cliPeak)/(1<<20), "cli-peak-heap-MiB")
+}
+
+// BenchmarkSDKUsersAll is the baseline: the SDK's own Users.All over
+// benchUsers users, each record encoded as a JSON line (as the command
+// line writes it).
+func BenchmarkSDKUsersAll(b *testing.B) {
+	srv := benchServer(b)
+	cl, err := access.NewClient(srv.URL(), srv.Token(), access.WithPinnedCertificate(srv.Fingerprint()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		w := &heapWatch{}
+		enc := newLineEncoder(w)
+		n := 0
+		for u, err := range cl.Users.All(context.Background(), nil) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := enc(u); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != benchUsers {
+			b.Fatalf("got %d users, want %d", n, benchUsers)
+		}
+		peak = max(peak, w.peak)
+	}
+	b.ReportMetric(float64(benchUsers)*float64(b.N)/b.Elapsed().Seconds(), "users/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// BenchmarkCLIUsersListAllJSONL is "access users list --all -o jsonl" over
+// the same users, in process, writing to a discarding writer.
+func BenchmarkCLIUsersListAllJSONL(b *testing.B) {
+	srv := benchServer(b)
+	env := fakeEnv(srv, nil)
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		w := &heapWatch{}
+		code := run(context.Background(), []string{"users", "list", "--all", "-o", "jsonl"}, strings.NewReader(""), w, io.Discard, env)
+		if code != 0 || w.records != benchUsers {
+			b.Fatalf("exit %d, %d records, want 0 and %d", code, w.records, benchUsers)
+		}
+		peak = max(peak, w.peak)
+	}
+	b.ReportMetric(float64(benchUsers)*float64(b.N)/b.Elapsed().Seconds(), "users/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// newLineEncoder writes values as JSON lines, as -o jsonl does.
+func newLineEncoder(w io.Writer) func(any) error {
+	return func(v any) error { return writeJSONValue(w, v, nil, false) }
+}
+
+// BenchmarkVersionStartup execs a built binary's "access --version": the
+// start-up time of the command line (the goal is under 30 ms).
+func BenchmarkVersionStartup(b *testing.B) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go tool")
+	}
+	bin := filepath.Join(b.TempDir(), "access")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := exec.Command(bin, "--version").Output()
+		if err != nil || !strings.HasPrefix(string(out), "access ") {
+			b.Fatalf("access --version: %v %q", err, out)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/start")
+	_ = os.Remove(bin)
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/access-dev/access"
+	"github.com/spf13/cobra"
+)
+
+// importResult is the outcome of one CSV row.
+type importResult struct {
+	Row    int    `json:"row"`
+	Status string `json:"status"` // created, skipped, failed, would-create
+	ID     string `json:"id,omitempty"`
+	Key    string `json:"key"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// importRun prints per-row results and the summary.
+type importRun struct {
+	a      *app
+	text   bool
+	counts map[string]int
+	p      *progress
+}
+
+func (a *app) newImportRun(what string) *importRun {
+	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: a.newProgress(what)}
+}
+
+func (r *importRun) report(res importResult) {
+	r.counts[res.Status]++
+	r.p.add(1, 0)
+	if r.text {
+		line := fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
+		if res.ID != "" {
+			line += " (" + res.ID + ")"
+		}
+		if res.Detail != "" {
+			line += ": " + res.Detail
+		}
+		if r.p.active {
+			line = "\r\x1b[K" + line
+		}
+		fmt.Fprintln(r.a.stdout, line)
+		return
+	}
+	b, _ := json.Marshal(res)
+	fmt.Fprintf(r.a.stdout, "%s\n", b)
+}
+
+// finish prints the summary on stderr; failed rows make the exit code 1.
+func (r *importRun) finish() error {
+	r.p.done()
+	fmt.Fprintf(r.a.stderr, "%d created, %d skipped, %d failed", r.counts["created"], r.counts["skipped"], r.counts["failed"])
+	if n := r.counts["would-create"]; n > 0 {
+		fmt.Fprintf(r.a.stderr, ", %d would be created (dry run)", n)
+	}
+	fmt.Fprintln(r.a.stderr)
+	if err := r.a.ctx.Err(); err != nil {
+		return err
+	}
+	if r.counts["failed"] > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d rows failed", r.counts["failed"])}
+	}
+	return nil
+}
+
+// readCSV reads a CSV file with a header row and checks the required
+// columns; it returns the rows as maps of normalised column names.
+func readCSV(path string, stdin io.Reader, required, known []string) ([]map[string]string, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, usageErrorf("%s: %v", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, usageErrorf("%s: empty file (want a header row: %s)", path, strings.Join(known, ","))
+	}
+	header := make([]string, len(recs[0]))
+	have := map[string]bool{}
+	for i, h := range recs[0] {
+		h = strings.ToLower(strings.NewReplacer(" ", "_", "-", "_").Replace(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))))
+		header[i] = h
+		have[h] = true
+	}
+	var missing []string
+	for _, c := range required {
+		if !have[c] {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, usageErrorf("%s: missing column %s (the header has %s; want %s)", path, strings.Join(missing, ", "),
+			strings.Join(header, ","), strings.Join(known, ","))
+	}
+	rows := make([]map[string]string, 0, len(recs)-1)
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, v := range rec {
+			if i < len(header) {
+				m[header[i]] = strings.TrimSpace(v)
+			}
+		}
+		rows = append(rows, m)
+	}
+	return rows, nil
+}
+
+func (a *app) usersImportCommand() *cobra.Command {
+	var dry bool
+	cmd := &cobra.Command{
+		Use:   "import FILE.csv",
+		Short: "Onboard users from a CSV file (idempotent)",
+		Long: `Create a user for each row of a CSV file with the header
+first_name,last_name[,email][,employee_number][,onboard_time]. A row whose email or
+employee number already belongs to a user is skipped, so a re-run creates only
+what is missing; a failed row never stops the others. Each row gets a result line
+(JSONL when piped), then a summary on stderr; failed rows make the exit code 1.
+
+SDK: Users.All, Users.Create
+Permission: view:user, edit:user`,
+		Example: "  access --fake users import people.csv --dry-run",
+		Args:    exactArgs(1, "FILE.csv"),
+		RunE: func(c *cobra.Command, args []string) error {
+			rows, err := readCSV(args[0], a.stdin, []string{"first_name", "last_name"},
+				[]string{"first_name", "last_name", "email", "employee_number", "onboard_time"})
+			if err != nil {
+				return err
+			}
+			cl, err := a.Client()
+			if err != nil {
+				return err
+			}
+			byEmail, byNumber := map[string]string{}, map[string]string{}
+			for u, err := range cl.Users.All(a.ctx, &access.UserListOptions{PageSize: 100}) {
+				if err != nil {
+					return err
+				}
+				if e := strings.ToLower(firstNonEmpty(u.UserEmail, u.Email)); e != "" {
+					byEmail[e] = u.ID
+				}
+				if u.EmployeeNumber != "" {
+					byNumber[u.EmployeeNumber] = u.ID
+				}
+			}
+			run := a.newImportRun("rows")
+			for i, row := range rows {
+				if a.ctx.Err() != nil {
+					break
+				}
+				res := importResult{Row: i + 2, Key: strings.TrimSpace(row["first_name"] + " " + row["last_name"])}
+				email, num := strings.ToLower(row["email"]), row["employee_number"]
+				if id, ok := byEmail[email]; ok && email != "" {
+					res.Status, res.ID, res.Detail = "skipped", id, "email "+row["email"]+" exists"
+				} else if id, ok := byNumber[num]; ok && num != "" {
+					res.Status, res.ID, res.Detail = "skipped", id, "employee number "+num+" exists"
+				}
+				if res.Status != "" {
+					run.report(res)
+					continue
+				}
+				req := &access.UserRequest{FirstName: row["first_name"], LastName: row["last_name"], UserEmail: row["email"], EmployeeNumber: num}
+				if ot := row["onboard_time"]; ot != "" {
+					t, err := parseWhen(ot, timeNow())
+					if err != nil {
+						res.Status, res.Detail = "failed", "onboard_time: "+err.Error()
+						run.report(res)
+						continue
+					}
+					req.OnboardTime = t
+				}
+				if req.FirstName == "" || req.LastName == "" {
+					res.Status, res.Detail = "failed", "first_name and last_name must not be empty"
+					run.report(res)
+					continue
+				}
+				if dry {
+					res.Status = "would-create"
+					run.report(res)
+					continue
+				}
+				u, _, err := cl.Users.Create(a.ctx, req)
+				if err != nil {
+					if a.ctx.Err() != nil {
+						break
+					}
+					res.Status, res.Detail = "failed", strings.TrimPrefix(oneLine(err.Error()), "access: ")
+				} else {
+					res.Status, res.ID = "created", u.ID
+					if email != "" {
+						byEmail[email] = u.ID
+					}
+					if num != "" {
+						byNumber[num] = u.ID
+					}
+				}
+				run.report(res)
+			}
+			return run.finish()
+		},
+	}
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
+	return cmd
+}
+
+func (a *app) nfcImportCommand() *cobra.Command {
+	var dry bool
+	cmd := &cobra.Command{
+		Use:   "import FILE.csv",
+		Short: "Import third-party NFC cards from a CSV file (idempotent)",
+		Long: `Import cards from a CSV file with the header nfc_id,alias (ids in hexadecimal).
+Cards whose id or alias the console already knows are skipped, so a re-run imports
+only what is missing; a failed row never stops the others. Each row gets a result
+line (JSONL when piped), then a summary on stderr; failed rows make the exit code 1.
+
+SDK: NFCCards.All, NFCCards.Import
+Permission: view:credential, edit:credential
+Minimum Access version: 3.3.10`,
+		Example: "  access --fake nfc-cards import cards.csv",
+		Args:    exactArgs(1, "FILE.csv"),
+		RunE: func(c *cobra.Command, args []string) error {
+			rows, err := readCSV(args[0], a.stdin, []string{"nfc_id", "alias"}, []string{"nfc_id", "alias"})
+			if err != nil {
+				return err
+			}
+			cl, err := a.Client()
+			if err != nil {
+				return err
+			}
+			known, aliases := map[string]string{}, map[string]string{}
+			for card, err := range cl.NFCCards.All(a.ctx, &access.NFCCardListOptions{PageSize: 100}) {
+				if err != nil {
+					return err
+				}
+				known[strings.ToUpper(firstNonEmpty(card.DisplayID, card.ID))] = card.Token
+				if card.Alias != "" {
+					aliases[card.Alias] = card.Token
+				}
+			}
+			run := a.newImportRun("rows")
+			var todo []access.NFCImportRow
+			var todoRow []int
+			for i, row := range rows {
+				id := strings.ToUpper(row["nfc_id"])
+				res := importResult{Row: i + 2, Key: id}
+				switch {
+				case id == "" || row["alias"] == "":
+					res.Status, res.Detail = "failed", "nfc_id and alias must not be empty"
+				case strings.Trim(id, "0123456789ABCDEF") != "":
+					res.Status, res.Detail = "failed", "nfc_id must be hexadecimal"
+				case known[id] != "":
+					res.Status, res.ID, res.Detail = "skipped", known[id], "card exists"
+				case aliases[row["alias"]] != "":
+					res.Status, res.ID, res.Detail = "skipped", aliases[row["alias"]], "alias "+row["alias"]+" exists"
+				case dry:
+					res.Status = "would-create"
+				default:
+					todo = append(todo, access.NFCImportRow{NFCID: id, Alias: row["alias"]})
+					todoRow = append(todoRow, i+2)
+					continue
+				}
+				run.report(res)
+			}
+			if len(todo) > 0 {
+				a.importCards(cl, todo, todoRow, run)
+			}
+			return run.finish()
+		},
+	}
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
+	return cmd
+}
+
+// importCards imports the rows in one upload; when the console refuses the
+// whole file (or the SDK the rows), each row is imported alone so that one
+// bad row does not stop the others.
+func (a *app) importCards(cl *access.Client, rows []access.NFCImportRow, rowNums []int, run *importRun) {
+	results, _, err := cl.NFCCards.Import(a.ctx, rows)
+	var partial *access.NFCImportError
+	if err != nil && !errors.As(err, &partial) {
+		if len(rows) > 1 && a.ctx.Err() == nil {
+			for i := range rows {
+				a.importCards(cl, rows[i:i+1], rowNums[i:i+1], run)
+			}
+			return
+		}
+		run.report(importResult{Row: rowNums[0], Key: rows[0].NFCID, Status: "failed", Detail: strings.TrimPrefix(oneLine(err.Error()), "access: ")})
+		return
+	}
+	byID := map[string]access.NFCImportResult{}
+	for _, r := range results {
+		byID[strings.ToUpper(r.NFCID)] = r
+	}
+	for i, row := range rows {
+		res := importResult{Row: rowNums[i], Key: row.NFCID}
+		r, ok := byID[row.NFCID]
+		switch {
+		case !ok:
+			res.Status, res.Detail = "failed", "the console did not answer for this row"
+		case r.Token == "":
+			res.Status, res.Detail = "failed", "the console refused the row"
+		default:
+			res.Status, res.ID = "created", r.Token
+		}
+		run.report(res)
+	}
+}
+
+func exactArgs(n int, names ...string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("%s: missing argument %s", c.CommandPath(), strings.Join(names[len(args):], " "))
+		}
+		if len(args) > n {
+			return usageErrorf("%s: too many arguments", c.CommandPath())
+		}
+		return nil
+	}
+}

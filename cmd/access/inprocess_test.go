@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeEnv is the environment of a run against srv.
+func fakeEnv(srv *accesstest.Server, extra map[string]string) func(string) string {
+	env := map[string]string{
+		"ACCESS_URL":         srv.URL(),
+		"ACCESS_TOKEN":       srv.Token(),
+		"ACCESS_FINGERPRINT": srv.Fingerprint(),
+		"ACCESS_CONFIG_DIR":  "/nonexistent-access-config",
+		"TZ":                 "UTC",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return func(k string) string { return env[k] }
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestEventsListenForwardsSignedDeliveries: the fake rings a doorbell, and
+// the local handler receives a delivery that access.ConstructEvent
+// verifies with the secret.
+func TestEventsListenForwardsSignedDeliveries(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	const secret = "s3cret-for-the-test"
+	got := make(chan *access.WebhookEvent, 4)
+	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		ev, err := access.ConstructEvent(body, r.Header.Get(access.SignatureHeader), secret)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		got <- ev
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(handler.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL + "/hook", "--secret", secret, "--count", "2"},
+			strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	}()
+	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+	_, err := srv.Client().Devices.TriggerDoorbell(ctx, accesstest.DemoIntercomID, &access.DoorbellRequest{})
+	require.NoError(t, err)
+	_, err = srv.Client().Devices.TriggerDoorbell(ctx, accesstest.DemoIntercomID, &access.DoorbellRequest{Cancel: true})
+	require.NoError(t, err)
+	require.Equal(t, 0, <-code, "stderr: %s", stderr.String())
+
+	ring := <-got
+	assert.Equal(t, access.EventDoorbellIncoming, ring.Event)
+	var obj access.DoorbellObject
+	require.NoError(t, jsonUnmarshal(ring.Data.Object, &obj))
+	assert.NotEmpty(t, obj.RequestID)
+	assert.Equal(t, obj.RequestID, ring.EventObjectID)
+	require.NotNil(t, ring.Data.Device)
+	assert.Equal(t, accesstest.DemoIntercomID, ring.Data.Device.ID)
+
+	end := <-got
+	assert.Equal(t, access.EventDoorbellCompleted, end.Event)
+	var endObj access.DoorbellObject
+	require.NoError(t, jsonUnmarshal(end.Data.Object, &endObj))
+	assert.Equal(t, obj.RequestID, endObj.RequestID)
+	assert.Equal(t, 108, endObj.ReasonCode)
+
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 2)
+	assert.Regexp(t, `^access\.doorbell\.incoming -> http://127\.0\.0\.1:\d+/hook \[204\] \(\d+(\.\d+)?[µm]?s\)$`, lines[0])
+	assert.Regexp(t, `^access\.doorbell\.completed -> .* \[204\]`, lines[1])
+	assert.NotContains(t, stdout.String()+stderr.String(), srv.Token())
+}
+
+// TestEventsListenWrongSecretIsRejected: a handler with another secret
+// answers 400, and the delivery line shows it.
+func TestEventsListenWrongSecretIsRejected(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if _, err := access.ConstructEvent(body, r.Header.Get(access.SignatureHeader), "another"); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(200)
+	}))
+	t.Cleanup(handler.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL, "--secret", "mine", "--count", "1", "--type", "door.unlock"},
+			strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	}()
+	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+	_, err := srv.Client().Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, <-code, "stderr: %s", stderr.String())
+	assert.Regexp(t, `^access\.door\.unlock -> http://127\.0\.0\.1:\d+ \[400\]`, stdout.String())
+}
+
+// TestExportInterruptedRemovesPartialFile: Ctrl-C (the context cancelled)
+// while the CSV is being written exits 130 and leaves no file behind.
+func TestExportInterruptedRemovesPartialFile(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for i := 0; i < 2000; i++ {
+		srv.AddSystemLog(accesstest.SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings})
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "logs.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	a := newApp(ctx, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	a.exportHook = func(int64) { cancel() } // Ctrl-C as the first bytes arrive
+	code := a.execute([]string{"system-logs", "export", "--since", "24h", "-O", out})
+	assert.Equal(t, 130, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "context canceled")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the partial file must be removed")
+}
+
+// TestExportCompletes is the same export, not interrupted.
+func TestExportCompletes(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for i := 0; i < 50; i++ {
+		srv.AddSystemLog(accesstest.SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings})
+	}
+	out := filepath.Join(t.TempDir(), "logs.csv")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"system-logs", "export", "--since", "24h", "-O", out}, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	require.Equal(t, 0, code, stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, 51, strings.Count(string(b), "\n"), "a header and 50 rows")
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// firstWrite records how many user pages the fake had served when the
+// first bytes of output arrived.
+type firstWrite struct {
+	srv   *accesstest.Server
+	pages int
+	n     int
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		f.pages = len(f.srv.RequestsFor(accesstest.OpUsersList))
+	}
+	f.n += len(p)
+	return len(p), nil
+}
+
+// TestListAllStreams: with --all, records are written while later pages
+// are still to be fetched (jsonl and json alike), so a long list never
+// sits whole in memory.
+func TestListAllStreams(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"jsonl", "json"} {
+		srv := accesstest.New(t, accesstest.WithDemoData())
+		w := &firstWrite{srv: srv}
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"users", "list", "--all", "-o", format, "--page-size", "10"}, strings.NewReader(""), w, &stderr, fakeEnv(srv, nil))
+		require.Equal(t, 0, code, stderr.String())
+		total := len(srv.RequestsFor(accesstest.OpUsersList))
+		assert.GreaterOrEqual(t, total, accesstest.DemoUserCount/10, format)
+		assert.Less(t, w.pages, total, "%s: the first output came after %d of %d pages", format, w.pages, total)
+	}
+}
+
+// TestNFCEnroll: enroll wakes the reader named on the command line, waits
+// for the tap and prints the card; the session is removed.
+func TestNFCEnroll(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	var stdout, stderr bytes.Buffer
+	a := newApp(context.Background(), strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	started := make(chan string, 1)
+	a.enrollStarted = func(id string) { started <- id }
+	code := make(chan int, 1)
+	go func() {
+		code <- a.execute([]string{"nfc-cards", "enroll", "--device", "UA Reader Main", "--jq", ".card_id"})
+	}()
+	session := <-started
+	assert.Equal(t, []string{session}, srv.EnrollmentSessions())
+	token, err := srv.TapCard(accesstest.DemoDeviceID, "04AABBCC")
+	require.NoError(t, err)
+	require.Equal(t, 0, <-code, stderr.String())
+	assert.Equal(t, "04AABBCC\n", stdout.String())
+	assert.Empty(t, srv.EnrollmentSessions())
+	assert.NotEmpty(t, token)
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"access": func() { os.Exit(mainExit()) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar, each against its own demo
+// console. The environment carries ACCESS_URL, ACCESS_TOKEN and
+// ACCESS_FINGERPRINT, and TOKEN (to assert it is never printed).
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, scriptParams())
+}
+
+func scriptParams() testscript.Params {
+	return testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			srv := accesstest.NewServer(accesstest.WithDemoData())
+			env.Defer(srv.Close)
+			env.Values["srv"] = srv
+			env.Setenv("ACCESS_URL", srv.URL())
+			env.Setenv("ACCESS_TOKEN", srv.Token())
+			env.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
+			env.Setenv("TOKEN", srv.Token())
+			env.Setenv("FINGERPRINT", srv.Fingerprint())
+			env.Setenv("URL", srv.URL())
+			env.Setenv("ACCESS_CONFIG_DIR", env.WorkDir+"/config")
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("TZ", "UTC")
+			// Under -race, each command would otherwise sleep a second
+			// at exit (the race runtime's default atexit_sleep_ms).
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exitcode N access ARGS... runs the command line in the test
+			// process, with the script's environment and directory for
+			// relative files, and checks that it exits with N.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				if args[1] != "access" {
+					ts.Fatalf("usage: exitcode N access ARGS...")
+				}
+				getenv := func(k string) string {
+					if k == "PWD" {
+						return ts.MkAbs(".")
+					}
+					return ts.Getenv(k)
+				}
+				got := run(context.Background(), args[2:], strings.NewReader(""), ts.Stdout(), ts.Stderr(), getenv)
+				if got != want {
+					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
+			// writeenv FILE VAR writes $VAR to FILE.
+			"writeenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(ts.Getenv(args[1])+"\n"), 0o600))
+			},
+			// filemode FILE MODE checks a file's permission bits (octal).
+			"filemode": func(ts *testscript.TestScript, neg bool, args []string) {
+				fi, err := os.Stat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if got := fmt.Sprintf("%04o", fi.Mode().Perm()); got != args[1] {
+					ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
+				}
+			},
+			// dropsubscribers drops the notification WebSockets, and
+			// waitconnections N waits until N were made in all.
+			"dropsubscribers": func(ts *testscript.TestScript, neg bool, args []string) {
+				server(ts).DropNotificationClients()
+			},
+			"waitconnections": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, _ := strconv.Atoi(args[0])
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				ts.Check(server(ts).WaitNotificationConnections(ctx, n))
+			},
+			// setenv-stdout VAR puts the last command's stdout, trimmed,
+			// in $VAR.
+			"setenv-stdout": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+			},
+			// waitsubscribers N waits until N clients hold the
+			// notifications WebSocket.
+			"waitsubscribers": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, _ := strconv.Atoi(args[0])
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				ts.Check(server(ts).WaitNotificationClients(ctx, n))
+			},
+			// addtoken NAME PERM... makes a token with only those
+			// permissions and puts it in $NAME.
+			"addtoken": func(ts *testscript.TestScript, neg bool, args []string) {
+				tok := "tok-" + args[0] + "-0123456789abcdef"
+				perms := make([]accesstest.Permission, 0, len(args)-1)
+				for _, p := range args[1:] {
+					perms = append(perms, accesstest.Permission(p))
+				}
+				server(ts).AddToken(tok, perms...)
+				ts.Setenv(args[0], tok)
+			},
+			// revoke NAME revokes the token in $NAME.
+			"revoke": func(ts *testscript.TestScript, neg bool, args []string) {
+				server(ts).RevokeToken(ts.Getenv(args[0]))
+			},
+			// inject OP STATUS CODE [TIMES] makes the fake answer OP with an error.
+			"inject": func(ts *testscript.TestScript, neg bool, args []string) {
+				st, _ := strconv.Atoi(args[1])
+				f := accesstest.Fault{Status: st}
+				if len(args) > 2 {
+					f.Code = access.ErrorCode(args[2])
+				}
+				if len(args) > 3 {
+					f.Times, _ = strconv.Atoi(args[3])
+				}
+				server(ts).Inject(accesstest.Op(args[0]), f)
+			},
+			// ring DEVICE rings a doorbell from the console side.
+			"ring": func(ts *testscript.TestScript, neg bool, args []string) {
+				_, err := server(ts).Client().Devices.TriggerDoorbell(context.Background(), args[0], &access.DoorbellRequest{})
+				ts.Check(err)
+			},
+			// tapcard DEVICE NUMBER completes an enrollment session.
+			"tapcard": func(ts *testscript.TestScript, neg bool, args []string) {
+				_, err := server(ts).TapCard(args[0], args[1])
+				ts.Check(err)
+			},
+			// usercount N checks the fake holds N users.
+			"usercount": func(ts *testscript.TestScript, neg bool, args []string) {
+				got := len(server(ts).Users())
+				if want, _ := strconv.Atoi(args[0]); got != want {
+					ts.Fatalf("the fake holds %d users, want %d", got, want)
+				}
+			},
+			// envdoor NAME VAR puts the id of the door named NAME in $VAR.
+			"doorid": func(ts *testscript.TestScript, neg bool, args []string) {
+				for _, d := range server(ts).Doors() {
+					if d.Name == args[0] {
+						ts.Setenv(args[1], d.ID)
+						return
+					}
+				}
+				ts.Fatalf("no door %q", args[0])
+			},
+			// doorstate ID checks the door's relay status.
+			"doorstate": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, ok := server(ts).Door(args[0])
+				if !ok || string(d.LockRelayStatus) != args[1] {
+					ts.Fatalf("door %s: %+v, want %s", args[0], d.LockRelayStatus, args[1])
+				}
+			},
+			// fixture NAME writes a generated file into the work dir.
+			"fixture": func(ts *testscript.TestScript, neg bool, args []string) {
+				switch args[0] {
+				case "users.csv":
+					var b strings.Builder
+					b.WriteString("first_name,last_name,email,employee_number\n")
+					for i := 0; i < 5; i++ {
+						fmt.Fprintf(&b, "New%d,Person,new%d@example.com,E-%03d\n", i, i, i)
+					}
+					ts.Check(os.WriteFile(ts.MkAbs("users.csv"), []byte(b.String()), 0o600))
+				}
+			},
+		},
+	}
+}
+
+func server(ts *testscript.TestScript) *accesstest.Server {
+	return ts.Value("srv").(*accesstest.Server)
+}

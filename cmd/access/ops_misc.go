@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+var logTopics = []string{"all", "door_openings", "critical", "updates", "device_events", "admin_activity", "visitor"}
+
+var logFlags = []flagSpec{
+	{name: "topic", usage: "all, door_openings, critical, updates, device_events, admin_activity or visitor", def: "all", values: logTopics},
+	{name: "since", usage: "from: a duration back (24h, 7d) or a date"},
+	{name: "until", usage: "to: a duration back or a date (default now)"},
+	{name: "actor", usage: "identity id of the actor (user, visitor or device)"},
+}
+
+func logQuery(x *inv) (*access.SystemLogQuery, error) {
+	since, err := x.t("since")
+	if err != nil {
+		return nil, err
+	}
+	until, err := x.t("until")
+	if err != nil {
+		return nil, err
+	}
+	return &access.SystemLogQuery{Topic: access.SystemLogTopic(x.s("topic")), Since: since, Until: until, ActorID: x.s("actor")}, nil
+}
+
+func init() {
+	register(
+		&opSpec{path: "system-logs list", sdk: "SystemLogs.List, SystemLogs.All", perm: "view:system_log", short: "List system-log entries, newest first", paged: true,
+			flags: logFlags, cols: []string{"@timestamp:TIME", "_source.event.type:EVENT", "_source.actor.display_name:ACTOR", "_source.event.display_message:MESSAGE"},
+			ex: "  access --fake system-logs list --since 7d --topic door_openings",
+			run: func(x *inv) (any, error) {
+				q, err := logQuery(x)
+				if err != nil {
+					return nil, err
+				}
+				q.PageNum, q.PageSize = x.page()
+				if x.b("all") {
+					return seq(x.c.SystemLogs.All(x.a.ctx, q)), nil
+				}
+				v, _, err := x.c.SystemLogs.List(x.a.ctx, q)
+				if v == nil {
+					v = []access.SystemLog{}
+				}
+				return v, err
+			}},
+		&opSpec{path: "system-logs export", sdk: "SystemLogs.Export", perm: "view:system_log", min: "1.20.11", short: "Export system logs as CSV (ranges over a month are fetched month by month)",
+			flags: append(append([]flagSpec{}, logFlags...),
+				flagSpec{name: "timezone", usage: "IANA time zone of the CSV's times (default $TZ or UTC)"},
+				flagSpec{name: "output-file", shorthand: "O", usage: "write the CSV to `FILE` (default stdout); a partial file is removed on failure or Ctrl-C"}),
+			ex:  "  access --fake system-logs export --since 24h --topic door_openings -O logs.csv",
+			run: runExport},
+		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", min: "1.24.6", short: "Fetch the video paths of a log entry's resource",
+			args: []argSpec{{name: "resource-id"}},
+			run:  func(x *inv) (any, error) { v, _, err := x.c.SystemLogs.GetResource(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "system-logs static", sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", min: "1.24.6", short: "Download a static file (avatar, preview, video, thumbnail)",
+			args: []argSpec{{name: "path"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write to `FILE` (- for stdout)"}},
+			run: func(x *inv) (any, error) {
+				return download(x, x.s("output-file"), func(w io.Writer) error {
+					_, err := x.c.SystemLogs.DownloadStatic(x.a.ctx, x.arg(0), w)
+					return err
+				})
+			}},
+	)
+	events := make([]string, 0)
+	for _, e := range access.AllEvents() {
+		events = append(events, string(e))
+	}
+	whFlags := []flagSpec{{name: "endpoint", usage: "the URL deliveries go to (required)"}, {name: "name", usage: "endpoint name (required)"},
+		{name: "event", kind: fStrings, usage: "events to deliver (required)", values: events},
+		{name: "header", kind: fStrings, usage: "NAME=VALUE headers sent with each delivery (3.1.30 or later)"}}
+	whCols := []string{"id", "name", "endpoint", "events"}
+	register(
+		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", min: "2.2.10", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
+			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
+		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", min: "2.2.10", short: "Add a webhook endpoint", write: true, data: true, flags: whFlags, cols: whCols,
+			ex: "  access --fake webhooks create --name laptop --endpoint https://example.com/hook --event access.door.unlock",
+			run: func(x *inv) (any, error) {
+				req, err := webhookRequest(x)
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := x.c.Webhooks.Create(x.a.ctx, req)
+				return v, err
+			}},
+		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook", min: "2.2.10",
+			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, data: true, flags: whFlags, cols: whCols,
+			run: func(x *inv) (any, error) {
+				req, err := webhookRequest(x)
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := x.c.Webhooks.Ensure(x.a.ctx, req)
+				return v, err
+			}},
+		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", min: "2.2.10", short: "Change a webhook endpoint (all fields required)", write: true, data: true,
+			args: []argSpec{{name: "endpoint-id"}}, flags: whFlags, cols: whCols,
+			run: func(x *inv) (any, error) {
+				req, err := webhookRequest(x)
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := x.c.Webhooks.Update(x.a.ctx, x.arg(0), (*access.WebhookEndpointUpdate)(req))
+				return v, err
+			}},
+		&opSpec{path: "webhooks delete", sdk: "Webhooks.Delete", perm: "edit:webhook", min: "2.2.10", short: "Delete a webhook endpoint", write: true,
+			args: []argSpec{{name: "endpoint-id"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Webhooks.Delete(x.a.ctx, x.arg(0))
+				return done{"deleted endpoint " + x.arg(0)}, err
+			}},
+		&opSpec{path: "api-server upload-certificate", sdk: "APIServer.UploadCertificate", perm: "edit:api_server", min: "2.2.10",
+			short: "Upload the HTTPS certificate of port 12445 (takes effect after Access restarts)", write: true,
+			flags: []flagSpec{{name: "key", usage: "PEM private key `FILE` (required)"}, {name: "cert", usage: "PEM certificate `FILE` (required)"}},
+			run: func(x *inv) (any, error) {
+				if x.s("key") == "" || x.s("cert") == "" {
+					return nil, usageErrorf("api-server upload-certificate: --key and --cert are required")
+				}
+				key, err := os.ReadFile(x.s("key"))
+				if err != nil {
+					return nil, usageErrorf("--key: %v", err)
+				}
+				cert, err := os.ReadFile(x.s("cert"))
+				if err != nil {
+					return nil, usageErrorf("--cert: %v", err)
+				}
+				_, err = x.c.APIServer.UploadCertificate(x.a.ctx, &access.CertificateUpload{Key: key, Cert: cert})
+				return done{"uploaded the certificate; restart Access to use it"}, err
+			}},
+		&opSpec{path: "api-server delete-certificate", sdk: "APIServer.DeleteCertificate", perm: "edit:api_server", min: "2.2.10", short: "Delete the uploaded HTTPS certificate", write: true,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.APIServer.DeleteCertificate(x.a.ctx)
+				return done{"deleted the certificate; restart Access to apply"}, err
+			}},
+	)
+}
+
+func webhookRequest(x *inv) (*access.WebhookEndpointRequest, error) {
+	req := &access.WebhookEndpointRequest{}
+	if given, err := x.data(req); given || err != nil {
+		return req, err
+	}
+	req = &access.WebhookEndpointRequest{Endpoint: x.s("endpoint"), Name: x.s("name")}
+	for _, e := range x.ss("event") {
+		req.Events = append(req.Events, access.EventType(e))
+	}
+	for _, h := range x.ss("header") {
+		k, v, okk := strings.Cut(h, "=")
+		if !okk {
+			return nil, usageErrorf("--header %q: want NAME=VALUE", h)
+		}
+		if req.Headers == nil {
+			req.Headers = map[string]string{}
+		}
+		req.Headers[k] = v
+	}
+	return req, nil
+}
+
+// runExport exports the range month by month (the console refuses longer
+// ranges), writing one CSV: the header of later chunks is dropped.
+func runExport(x *inv) (any, error) {
+	now := time.Now()
+	since, err := x.t("since")
+	if err != nil {
+		return nil, err
+	}
+	until, err := x.t("until")
+	if err != nil {
+		return nil, err
+	}
+	if since.IsZero() {
+		since = now.Add(-24 * time.Hour)
+	}
+	if until.IsZero() {
+		until = now
+	}
+	if !until.After(since) {
+		return nil, usageErrorf("system-logs export: --until must be after --since")
+	}
+	tz := firstNonEmpty(x.s("timezone"), x.a.getenv("TZ"), "UTC")
+	if _, err := time.LoadLocation(tz); err != nil {
+		return nil, usageErrorf("--timezone %q: %v", tz, err)
+	}
+	fetch := func(w io.Writer) error {
+		p := x.a.newProgress("rows")
+		defer p.done()
+		cw := &exportCounter{w: w, p: p, hook: x.a.exportHook}
+		for from, first := since, true; from.Before(until); first = false {
+			to := from.AddDate(0, 1, 0)
+			if to.After(until) {
+				to = until
+			}
+			req := &access.SystemLogExportRequest{Topic: access.SystemLogTopic(x.s("topic")), Since: from, Until: to, Timezone: tz, ActorID: x.s("actor")}
+			cw.skipHeader = !first
+			if _, err := x.c.SystemLogs.Export(x.a.ctx, req, cw); err != nil {
+				return err
+			}
+			from = to
+		}
+		return x.a.ctx.Err()
+	}
+	out := x.s("output-file")
+	if out == "" || out == "-" {
+		return nil, fetch(x.a.stdout)
+	}
+	if err := writeFileAtomic(x.a, out, fetch); err != nil {
+		return nil, err
+	}
+	x.a.info(fmt.Sprintf("wrote %s", out))
+	return nil, nil
+}
+
+// exportCounter counts the CSV's rows and bytes for the progress line and
+// drops the header line of a continuation chunk.
+type exportCounter struct {
+	w          io.Writer
+	p          *progress
+	bytes      int64
+	skipHeader bool
+	hook       func(int64)
+}
+
+func (c *exportCounter) Write(b []byte) (int, error) {
+	n := len(b)
+	if c.skipHeader {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return n, nil
+		}
+		c.skipHeader = false
+		b = b[i+1:]
+	}
+	if _, err := c.w.Write(b); err != nil {
+		return 0, err
+	}
+	c.bytes += int64(len(b))
+	c.p.add(int64(bytes.Count(b, []byte{'\n'})), c.bytes)
+	if c.hook != nil {
+		c.hook(c.bytes)
+	}
+	return n, nil
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/access-dev/access"
+)
+
+var (
+	doorCols      = []string{"id", "name", "full_name", "door_lock_relay_status:LOCK", "door_position_status:POSITION"}
+	doorGroupCols = []string{"id", "name", "type", "resources"}
+	deviceCols    = []string{"id", "name", "type", "is_online", "location_id"}
+)
+
+func doorIDs(x *inv, names []string) ([]string, error) {
+	r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
+	ids := []string{}
+	for _, n := range names {
+		id, err := r.resolve("door", n)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func init() {
+	dArg := []argSpec{{name: "door", kind: "door"}}
+	gArg := []argSpec{{name: "group", kind: "door-group"}}
+	register(
+		&opSpec{path: "doors list", sdk: "Doors.List", perm: "view:space", short: "List doors", cols: doorCols,
+			ex:  "  access --fake doors list",
+			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.List(x.a.ctx); return v, err }},
+		&opSpec{path: "doors get", sdk: "Doors.Get", perm: "view:space", short: "Fetch a door", args: dArg,
+			ex:  `  access --fake doors get "Main entrance"`,
+			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.Get(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "doors unlock", sdk: "Doors.Unlock", perm: "edit:space", min: "actor fields 3.3.21", short: "Unlock a door remotely", write: true, args: dArg,
+			flags: []flagSpec{{name: "actor-id", usage: "who unlocks (with --actor-name; 3.3.21 or later)"}, {name: "actor-name", usage: "who unlocks (with --actor-id)"},
+				{name: "extra", usage: "JSON passed through to the unlock's webhook event"}},
+			ex: `  access --fake doors unlock "Main entrance" --actor-id 42 --actor-name "Front desk"`,
+			run: func(x *inv) (any, error) {
+				req := &access.UnlockRequest{ActorID: x.s("actor-id"), ActorName: x.s("actor-name")}
+				if e := x.s("extra"); e != "" {
+					var v any
+					if err := json.Unmarshal([]byte(e), &v); err != nil {
+						return nil, usageErrorf("--extra: malformed JSON: %v", err)
+					}
+					req.Extra = v
+				}
+				_, err := x.c.Doors.Unlock(x.a.ctx, x.arg(0), req)
+				return done{"unlocked door " + x.arg(0)}, err
+			}},
+		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", min: "1.24.6", short: "Set a temporary locking rule", write: true,
+			args:  []argSpec{{name: "door", kind: "door"}, {name: "type"}},
+			long:  "TYPE is keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now.",
+			flags: []flagSpec{{name: "interval", kind: fInt, usage: "minutes, for custom"}},
+			ex:    `  access --fake doors lock-rule set "Main entrance" keep_lock`,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &access.LockRuleRequest{Type: access.LockRuleType(x.arg(1)), Interval: x.i("interval")})
+				return done{"set lock rule " + x.arg(1) + " on door " + x.arg(0)}, err
+			}},
+		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", min: "1.24.6", short: "Fetch a door's locking rule", args: dArg,
+			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", min: "1.24.6", short: "Set the site's emergency status (may sound the alarm)", write: true,
+			long:  "Without flags, both modes are released.",
+			flags: []flagSpec{{name: "lockdown", kind: fBool, usage: "lock every door"}, {name: "evacuation", kind: fBool, usage: "unlock every door"}},
+			ex:    "  access --fake doors emergency set --lockdown",
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Doors.SetEmergency(x.a.ctx, &access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")})
+				return done{"emergency status set"}, err
+			}},
+		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", min: "1.24.6", short: "Fetch the site's emergency status",
+			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetEmergency(x.a.ctx); return v, err }},
+	)
+	register(
+		&opSpec{path: "door-groups topology", sdk: "DoorGroups.Topology", perm: "view:space", short: "Show the buildings, floors and doors",
+			cols: []string{"id", "name", "type", "resource_topologies"},
+			run:  func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Topology(x.a.ctx); return v, err }},
+		&opSpec{path: "door-groups create", sdk: "DoorGroups.Create", perm: "edit:space", short: "Create a door group", write: true, data: true, cols: doorGroupCols,
+			flags: []flagSpec{{name: "name", usage: "unique name (required)"}, {name: "door", kind: fStrings, usage: "doors (names or ids)"}},
+			run: func(x *inv) (any, error) {
+				req := &access.DoorGroupRequest{}
+				if given, err := x.data(req); err != nil {
+					return nil, err
+				} else if !given {
+					ids, err := doorIDs(x, x.ss("door"))
+					if err != nil {
+						return nil, err
+					}
+					req = &access.DoorGroupRequest{GroupName: x.s("name"), Resources: ids}
+				}
+				v, _, err := x.c.DoorGroups.Create(x.a.ctx, req)
+				return v, err
+			}},
+		&opSpec{path: "door-groups get", sdk: "DoorGroups.Get", perm: "view:space", short: "Fetch a door group", args: gArg,
+			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "door-groups update", sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, data: true, args: gArg, cols: doorGroupCols,
+			long:  "A flag left out keeps the group's value; --door replaces the doors (--door \"\" removes them all).",
+			flags: []flagSpec{{name: "name", usage: "new name"}, {name: "door", kind: fStrings, usage: "the doors (replaces them)"}},
+			run: func(x *inv) (any, error) {
+				var req access.DoorGroupUpdate
+				if given, err := x.data(&req); err != nil {
+					return nil, err
+				} else if !given {
+					req.GroupName = x.sp("name")
+					if x.set("door") {
+						ids, err := doorIDs(x, x.ss("door"))
+						if err != nil {
+							return nil, err
+						}
+						req.Resources = ids
+					}
+				}
+				v, _, err := x.c.DoorGroups.Update(x.a.ctx, x.arg(0), &req)
+				return v, err
+			}},
+		&opSpec{path: "door-groups list", sdk: "DoorGroups.List", perm: "view:space", short: "List door groups", cols: doorGroupCols,
+			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.List(x.a.ctx); return v, err }},
+		&opSpec{path: "door-groups delete", sdk: "DoorGroups.Delete", perm: "edit:space", short: "Delete a door group", write: true, args: gArg,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.DoorGroups.Delete(x.a.ctx, x.arg(0))
+				return done{"deleted door group " + x.arg(0)}, err
+			}},
+	)
+	devArg := []argSpec{{name: "device", kind: "device"}}
+	register(
+		&opSpec{path: "devices list", sdk: "Devices.List", perm: "view:device", short: "List devices (flattened; --grouped keeps the per-door groups)", cols: deviceCols,
+			flags: []flagSpec{{name: "refresh", kind: fBool, usage: "ask for real-time device info (slower)"}, {name: "grouped", kind: fBool, usage: "one array per door, as the API answers"}},
+			run: func(x *inv) (any, error) {
+				groups, _, err := x.c.Devices.List(x.a.ctx, &access.DeviceListOptions{Refresh: x.b("refresh")})
+				if err != nil || x.b("grouped") {
+					return groups, err
+				}
+				flat := []access.Device{}
+				for _, g := range groups {
+					flat = append(flat, g...)
+				}
+				return flat, nil
+			}},
+		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", min: "3.3.10", short: "Fetch a device's access-method settings", args: devArg,
+			run: func(x *inv) (any, error) { v, _, err := x.c.Devices.GetSettings(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", min: "3.3.10", short: "Change a device's access methods", write: true, data: true, args: devArg,
+			long:  "Give the access_methods object with --data, or switch methods with --enable/--disable (nfc, bt_tap, bt_button, bt_shake, mobile_wave, pin_code, face, wave, qr_code, touch_pass).",
+			flags: []flagSpec{{name: "enable", kind: fStrings, usage: "methods to turn on"}, {name: "disable", kind: fStrings, usage: "methods to turn off"}},
+			run: func(x *inv) (any, error) {
+				m := &access.AccessMethods{}
+				if given, err := x.data(m); err != nil {
+					return nil, err
+				} else if !given {
+					var err error
+					if m, err = methodSwitches(x.ss("enable"), x.ss("disable")); err != nil {
+						return nil, err
+					}
+				}
+				_, err := x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), (*access.DeviceSettingsUpdate)(m))
+				return done{"updated the settings of device " + x.arg(0)}, err
+			}},
+		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", min: "4.0.10", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg,
+			flags: []flagSpec{{name: "room", usage: "intercom directory name (empty rings the default)"}, {name: "cancel", kind: fBool, usage: "stop the ringing"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Devices.TriggerDoorbell(x.a.ctx, x.arg(0), &access.DoorbellRequest{RoomName: x.s("room"), Cancel: x.b("cancel")})
+				return done{"doorbell triggered on " + x.arg(0)}, err
+			}},
+	)
+}
+
+// methodSwitches builds an AccessMethods update from method names.
+func methodSwitches(enable, disable []string) (*access.AccessMethods, error) {
+	m := &access.AccessMethods{}
+	set := func(name string, on bool) error {
+		v := access.YesNoOf(on)
+		am := &access.AccessMethod{Enabled: v}
+		switch strings.ToLower(name) {
+		case "nfc":
+			m.NFC = am
+		case "bt_tap":
+			m.BTTap = am
+		case "bt_button":
+			m.BTButton = am
+		case "bt_shake":
+			m.BTShake = am
+		case "mobile_wave":
+			m.MobileWave = am
+		case "wave":
+			m.Wave = am
+		case "qr_code":
+			m.QRCode = am
+		case "touch_pass":
+			m.TouchPass = am
+		case "pin_code":
+			m.PINCode = &access.PINCodeMethod{Enabled: v}
+		case "face":
+			m.Face = &access.FaceMethod{Enabled: v}
+		default:
+			return usageErrorf("unknown access method %q", name)
+		}
+		return nil
+	}
+	for _, n := range enable {
+		if err := set(n, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range disable {
+		if err := set(n, false); err != nil {
+			return nil, err
+		}
+	}
+	if len(enable)+len(disable) == 0 {
+		return nil, usageErrorf("devices settings set: give --data, --enable or --disable")
+	}
+	return m, nil
+}

@@ -1,0 +1,405 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+var (
+	visitorCols = []string{"id", "first_name", "last_name", "status", "visit_reason", "start_time", "end_time"}
+	touchCols   = []string{"id", "card_id", "card_name", "status", "user_name"}
+	cardCols    = []string{"token", "display_id", "alias", "status", "user_type", "user.name"}
+)
+
+// deref is the value p points at, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// visitorFlags are the flags of visitors create and update.
+var visitorFlags = []flagSpec{
+	{name: "first-name"}, {name: "last-name"}, {name: "email"}, {name: "phone", usage: "mobile phone"},
+	{name: "company", usage: "visitor company"}, {name: "remarks"},
+	{name: "reason", usage: "Interview, Business, Cooperation or Others", values: []string{"Interview", "Business", "Cooperation", "Others"}},
+	{name: "start", usage: "start of the visit: now, a date (2006-01-02 15:04) or a duration from now (2h)"},
+	{name: "end", usage: "end of the visit: a date or a duration after the start (8h)"},
+	{name: "door", kind: fStrings, usage: "doors the visitor may open (names or ids)"},
+	{name: "door-group", kind: fStrings, usage: "door groups the visitor may open (names or ids)"},
+}
+
+// visitorFields reads the visitor flags into an update: a flag left out
+// is nil (kept), --remarks "" and the like clear.
+func visitorFields(x *inv) (*access.VisitorUpdate, error) {
+	w := &access.VisitorUpdate{FirstName: x.sp("first-name"), LastName: x.sp("last-name"), Email: x.sp("email"), MobilePhone: x.sp("phone"),
+		VisitorCompany: x.sp("company"), Remarks: x.sp("remarks")}
+	if x.set("reason") {
+		w.VisitReason = access.Ptr(access.VisitReason(x.s("reason")))
+	}
+	now := time.Now()
+	start := time.Time{}
+	if x.set("start") {
+		var err error
+		if start, err = parseForward(x.s("start"), now); err != nil {
+			return w, usageErrorf("--start: %v", err)
+		}
+		w.StartTime = &start
+	}
+	if x.set("end") {
+		base := start
+		if base.IsZero() {
+			base = now
+		}
+		end, err := parseForward(x.s("end"), base)
+		if err != nil {
+			return w, usageErrorf("--end: %v", err)
+		}
+		w.EndTime = &end
+	}
+	if x.set("door") || x.set("door-group") {
+		r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
+		w.Resources = []access.Resource{}
+		for _, d := range x.ss("door") {
+			id, err := r.resolve("door", d)
+			if err != nil {
+				return nil, err
+			}
+			w.Resources = append(w.Resources, access.VisitDoor(id))
+		}
+		for _, d := range x.ss("door-group") {
+			id, err := r.resolve("door-group", d)
+			if err != nil {
+				return nil, err
+			}
+			w.Resources = append(w.Resources, access.VisitDoorGroup(id))
+		}
+	}
+	return w, nil
+}
+
+// parseForward reads a time that lies ahead: "now", a duration after base
+// or a date.
+func parseForward(s string, base time.Time) (time.Time, error) {
+	if s == "now" {
+		return base, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if t, err := parseWhen(n+"d", base); err == nil {
+			return base.Add(base.Sub(t)), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return base.Add(d), nil
+	}
+	return parseWhen(s, base)
+}
+
+func visitorStatus(s string) (access.VisitorStatus, error) {
+	if s == "" {
+		return 0, nil
+	}
+	names := map[string]access.VisitorStatus{"upcoming": 1, "visited": 2, "visiting": 3, "cancelled": 4, "canceled": 4, "no_visit": 5, "no-visit": 5, "active": 6}
+	if v, ok := names[strings.ToLower(s)]; ok {
+		return v, nil
+	}
+	for _, v := range names {
+		if s == string(rune('0'+int(v))) {
+			return v, nil
+		}
+	}
+	return 0, usageErrorf("--status %q: want upcoming, visited, visiting, cancelled, no_visit or active (or 1-6)", s)
+}
+
+func init() {
+	vArg := []argSpec{{name: "visitor"}}
+	register(
+		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, data: true, flags: visitorFlags, cols: visitorCols,
+			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
+			run: func(x *inv) (any, error) {
+				req := &access.VisitorRequest{}
+				if given, err := x.data(req); err != nil {
+					return nil, err
+				} else if !given {
+					w, err := visitorFields(x)
+					if err != nil {
+						return nil, err
+					}
+					req = &access.VisitorRequest{FirstName: deref(w.FirstName), LastName: deref(w.LastName), Remarks: deref(w.Remarks),
+						MobilePhone: deref(w.MobilePhone), Email: deref(w.Email), VisitorCompany: deref(w.VisitorCompany),
+						StartTime: deref(w.StartTime), EndTime: deref(w.EndTime), VisitReason: deref(w.VisitReason),
+						Resources: w.Resources, WeekSchedule: w.WeekSchedule}
+				}
+				v, _, err := x.c.Visitors.Create(x.a.ctx, req)
+				return v, err
+			}},
+		&opSpec{path: "visitors get", sdk: "Visitors.Get", perm: "view:visitor", short: "Fetch a visitor", args: vArg,
+			run: func(x *inv) (any, error) { v, _, err := x.c.Visitors.Get(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "visitors list", sdk: "Visitors.List, Visitors.All", perm: "view:visitor", short: "List visitors", paged: true, cols: visitorCols,
+			flags: []flagSpec{{name: "status", usage: "upcoming, visited, visiting, cancelled, no_visit or active",
+				values: []string{"upcoming", "visited", "visiting", "cancelled", "no_visit", "active"}},
+				{name: "keyword", usage: "name prefix (turns --status off)"}},
+			ex: "  access --fake visitors list --status upcoming",
+			run: func(x *inv) (any, error) {
+				st, err := visitorStatus(x.s("status"))
+				if err != nil {
+					return nil, err
+				}
+				opts := func(num, size int) *access.VisitorListOptions {
+					return &access.VisitorListOptions{Status: st, Keyword: x.s("keyword"), PageNum: num, PageSize: size}
+				}
+				return paged(x, func(num, size int) stream { return seq(x.c.Visitors.All(x.a.ctx, opts(num, size))) },
+					func(num, size int) ([]access.Visitor, *access.Response, error) {
+						return x.c.Visitors.List(x.a.ctx, opts(num, size))
+					})
+			}},
+		&opSpec{path: "visitors update", sdk: "Visitors.Update", perm: "edit:visitor", short: "Change a visitor", write: true, data: true, args: vArg, flags: visitorFlags, cols: visitorCols,
+			long: "A flag left out keeps the visitor's value; --remarks, --email, --phone and --company \"\" clear it; --door and --door-group replace the doors (--door \"\" removes them all).",
+			run: func(x *inv) (any, error) {
+				req := &access.VisitorUpdate{}
+				given, err := x.data(req)
+				if err != nil {
+					return nil, err
+				} else if !given {
+					if req, err = visitorFields(x); err != nil {
+						return nil, err
+					}
+				}
+				v, _, err := x.c.Visitors.Update(x.a.ctx, x.arg(0), req)
+				return v, err
+			}},
+		&opSpec{path: "visitors delete", sdk: "Visitors.Delete", perm: "edit:visitor", short: "Cancel a visitor (--force: delete the record)", write: true, args: vArg,
+			flags: []flagSpec{{name: "force", kind: fBool, usage: "delete the record instead of cancelling the visit"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.Delete(x.a.ctx, x.arg(0), &access.VisitorDeleteOptions{Force: x.b("force")})
+				return done{"deleted visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors assign-nfc-card", sdk: "Visitors.AssignNFCCard", perm: "edit:visitor", short: "Assign an NFC card to a visitor", write: true,
+			args: []argSpec{{name: "visitor"}, {name: "token"}}, flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.AssignNFCCard(x.a.ctx, x.arg(0), &access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")})
+				return done{"assigned the card to visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true,
+			args: []argSpec{{name: "visitor"}, {name: "token"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), x.arg(1))
+				return done{"unassigned the card from visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true,
+			args: []argSpec{{name: "visitor"}, {name: "pin"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), x.arg(1))
+				return done{"assigned the PIN to visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors unassign-pin", sdk: "Visitors.UnassignPINCode", perm: "edit:visitor", short: "Remove a visitor's PIN code", write: true, args: vArg,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.UnassignPINCode(x.a.ctx, x.arg(0))
+				return done{"removed the PIN of visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors assign-qr-code", sdk: "Visitors.AssignQRCode", perm: "edit:visitor", min: "3.3.10", short: "Give a visitor a QR code", write: true, args: vArg,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.AssignQRCode(x.a.ctx, x.arg(0))
+				return done{"assigned a QR code to visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors unassign-qr-code", sdk: "Visitors.UnassignQRCode", perm: "edit:visitor", min: "3.3.10", short: "Remove a visitor's QR code", write: true, args: vArg,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.UnassignQRCode(x.a.ctx, x.arg(0))
+				return done{"removed the QR code of visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", min: "3.3.10", short: "Add licence plates to a visitor", write: true,
+			args: []argSpec{{name: "visitor"}, {name: "plate", variadic: true}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), x.rest(1))
+				return done{"assigned the plates to visitor " + x.arg(0)}, err
+			}},
+		&opSpec{path: "visitors unassign-license-plate", sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", min: "3.3.10", short: "Remove a licence plate from a visitor", write: true,
+			args: []argSpec{{name: "visitor"}, {name: "plate-id"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.Visitors.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
+				return done{"removed the plate from visitor " + x.arg(0)}, err
+			}},
+	)
+
+	tArg := []argSpec{{name: "token"}}
+	register(
+		&opSpec{path: "pin-codes generate", sdk: "PINCodes.Generate", perm: "view:credential", short: "Generate an unused PIN code",
+			run: func(x *inv) (any, error) { v, _, err := x.c.PINCodes.Generate(x.a.ctx); return v, err }},
+		&opSpec{path: "nfc-cards enroll", sdk: "NFCCards.Enroll", perm: "edit:credential", short: "Read a card on a reader: start a session, wait for the tap, end it", write: true,
+			flags: []flagSpec{{name: "device", usage: "the reader (name or id; required)"}, {name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
+			ex:    "  access nfc-cards enroll --device \"UA Reader Main\"",
+			run: func(x *inv) (any, error) {
+				if x.s("device") == "" {
+					return nil, usageErrorf("nfc-cards enroll: --device is required")
+				}
+				r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
+				dev, err := r.resolve("device", x.s("device"))
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := x.c.NFCCards.Enroll(x.a.ctx, dev, &access.EnrollOptions{ResetUACard: x.b("reset"),
+					Started: func(id string) {
+						x.a.info("tap a card on the reader…")
+						if x.a.enrollStarted != nil {
+							x.a.enrollStarted(id)
+						}
+					}})
+				return v, err
+			}},
+		&opSpec{path: "nfc-cards start-enrollment", sdk: "NFCCards.StartEnrollment", perm: "edit:credential", short: "Wake a reader and open an enrollment session", write: true,
+			args: []argSpec{{name: "device", kind: "device"}}, flags: []flagSpec{{name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
+			run: func(x *inv) (any, error) {
+				v, _, err := x.c.NFCCards.StartEnrollment(x.a.ctx, &access.EnrollmentRequest{DeviceID: x.arg(0), ResetUACard: x.b("reset")})
+				return v, err
+			}},
+		&opSpec{path: "nfc-cards enrollment-status", sdk: "NFCCards.EnrollmentStatus", perm: "edit:credential", short: "Poll an enrollment session once",
+			args: []argSpec{{name: "session"}},
+			run: func(x *inv) (any, error) {
+				v, _, err := x.c.NFCCards.EnrollmentStatus(x.a.ctx, x.arg(0))
+				return v, err
+			}},
+		&opSpec{path: "nfc-cards end-enrollment", sdk: "NFCCards.EndEnrollment", perm: "edit:credential", short: "Remove an enrollment session", write: true,
+			args: []argSpec{{name: "session"}},
+			run: func(x *inv) (any, error) {
+				_, err := x.c.NFCCards.EndEnrollment(x.a.ctx, x.arg(0))
+				return done{"ended session " + x.arg(0)}, err
+			}},
+		&opSpec{path: "nfc-cards get", sdk: "NFCCards.Get", perm: "view:credential", min: "1.22.16", short: "Fetch an NFC card", args: tArg,
+			run: func(x *inv) (any, error) { v, _, err := x.c.NFCCards.Get(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "nfc-cards list", sdk: "NFCCards.List, NFCCards.All", perm: "view:credential", min: "1.22.16", short: "List NFC cards", paged: true, cols: cardCols,
+			run: func(x *inv) (any, error) {
+				opts := func(num, size int) *access.NFCCardListOptions {
+					return &access.NFCCardListOptions{PageNum: num, PageSize: size}
+				}
+				return paged(x, func(num, size int) stream { return seq(x.c.NFCCards.All(x.a.ctx, opts(num, size))) },
+					func(num, size int) ([]access.NFCCard, *access.Response, error) {
+						return x.c.NFCCards.List(x.a.ctx, opts(num, size))
+					})
+			}},
+		&opSpec{path: "nfc-cards delete", sdk: "NFCCards.Delete", perm: "edit:credential", min: "1.22.16", short: "Delete an unassigned NFC card", write: true, args: tArg,
+			run: func(x *inv) (any, error) {
+				_, err := x.c.NFCCards.Delete(x.a.ctx, x.arg(0))
+				return done{"deleted card " + x.arg(0)}, err
+			}},
+		&opSpec{path: "nfc-cards update", sdk: "NFCCards.Update", perm: "edit:credential", min: "3.1.30", short: "Change an NFC card's alias", write: true, data: true, args: tArg,
+			flags: []flagSpec{{name: "alias", usage: "the card's alias (\"\" clears it)"}},
+			run: func(x *inv) (any, error) {
+				req := &access.NFCCardUpdate{}
+				if given, err := x.data(req); err != nil {
+					return nil, err
+				} else if !given {
+					req.Alias = x.sp("alias")
+				}
+				_, err := x.c.NFCCards.Update(x.a.ctx, x.arg(0), req)
+				return done{"updated card " + x.arg(0)}, err
+			}},
+	)
+
+	register(
+		&opSpec{path: "touch-passes list", sdk: "TouchPasses.List, TouchPasses.All", perm: "view:credential", min: "3.2.20", short: "List touch passes", paged: true, cols: touchCols,
+			flags: []flagSpec{{name: "status", usage: "ACTIVE, PENDING, SUSPENDED or INACTIVE", values: []string{"ACTIVE", "PENDING", "SUSPENDED", "INACTIVE"}}},
+			run: func(x *inv) (any, error) {
+				opts := func(num, size int) *access.TouchPassListOptions {
+					return &access.TouchPassListOptions{Status: access.TouchPassStatus(strings.ToUpper(x.s("status"))), PageNum: num, PageSize: size}
+				}
+				return paged(x, func(num, size int) stream { return seq(x.c.TouchPasses.All(x.a.ctx, opts(num, size))) },
+					func(num, size int) ([]access.TouchPass, *access.Response, error) {
+						return x.c.TouchPasses.List(x.a.ctx, opts(num, size))
+					})
+			}},
+		&opSpec{path: "touch-passes search", sdk: "TouchPasses.Search", perm: "view:credential", min: "3.2.20", short: "Search touch passes by card id or user name",
+			args: []argSpec{{name: "condition"}}, cols: touchCols,
+			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.Search(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "touch-passes assignable", sdk: "TouchPasses.ListAssignable", perm: "view:credential", min: "3.2.20", short: "List the touch passes that can be assigned", cols: touchCols,
+			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.ListAssignable(x.a.ctx); return v, err }},
+		&opSpec{path: "touch-passes get", sdk: "TouchPasses.Get", perm: "view:credential", min: "3.2.20", short: "Fetch a touch pass", args: []argSpec{{name: "touch-pass"}},
+			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.Get(x.a.ctx, x.arg(0)); return v, err }},
+		&opSpec{path: "touch-passes update", sdk: "TouchPasses.Update", perm: "edit:credential", min: "3.2.20", short: "Rename, suspend or reactivate a touch pass", write: true, data: true,
+			args: []argSpec{{name: "touch-pass"}}, cols: touchCols,
+			flags: []flagSpec{{name: "card-name", usage: "the card's name"}, {name: "status", usage: "ACTIVE or SUSPENDED", values: []string{"ACTIVE", "SUSPENDED"}}},
+			run: func(x *inv) (any, error) {
+				req := &access.TouchPassUpdate{}
+				if given, err := x.data(req); err != nil {
+					return nil, err
+				} else if !given {
+					req = &access.TouchPassUpdate{CardName: x.sp("card-name")}
+					if x.set("status") {
+						req.Status = access.Ptr(access.TouchPassStatus(strings.ToUpper(x.s("status"))))
+					}
+				}
+				v, _, err := x.c.TouchPasses.Update(x.a.ctx, x.arg(0), req)
+				return v, err
+			}},
+		&opSpec{path: "touch-passes purchase", sdk: "TouchPasses.Purchase", perm: "edit:credential", min: "3.2.20", short: "Buy touch passes (spends money; never retried)", write: true,
+			flags: []flagSpec{{name: "count", kind: fInt, usage: "how many to buy (required)"}}, cols: touchCols,
+			run: func(x *inv) (any, error) {
+				if x.i("count") <= 0 {
+					return nil, usageErrorf("touch-passes purchase: --count must be at least 1")
+				}
+				v, _, err := x.c.TouchPasses.Purchase(x.a.ctx, x.i("count"))
+				return v, err
+			}},
+		&opSpec{path: "qr-codes download", sdk: "QRCodes.Download", perm: "view:credential", min: "3.3.10", short: "Download a visitor's QR code image (PNG)",
+			args: []argSpec{{name: "visitor"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write the PNG to `FILE` (- for stdout)"}},
+			run: func(x *inv) (any, error) {
+				return download(x, x.s("output-file"), func(w io.Writer) error {
+					_, err := x.c.QRCodes.Download(x.a.ctx, x.arg(0), w)
+					return err
+				})
+			}},
+	)
+}
+
+// download writes a binary answer to a file (atomically: a partial file is
+// removed) or to stdout, never to a terminal.
+func download(x *inv, path string, fetch func(io.Writer) error) (any, error) {
+	if path == "" || path == "-" {
+		if x.a.isTerminal(x.a.stdout) {
+			return nil, usageErrorf("refusing to write binary data to a terminal: use -O FILE or redirect stdout")
+		}
+		return nil, fetch(x.a.stdout)
+	}
+	if err := writeFileAtomic(x.a, path, fetch); err != nil {
+		return nil, err
+	}
+	return done{"wrote " + path}, nil
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, renamed into place only when fetch succeeded and the run was
+// not interrupted; otherwise the partial file is removed.
+func writeFileAtomic(a *app, path string, fetch func(io.Writer) error) error {
+	dir := "."
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		dir = path[:i+1]
+	}
+	tmp, err := os.CreateTemp(dir, ".access-partial-*")
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	name := tmp.Name()
+	ferr := fetch(tmp)
+	cerr := tmp.Close()
+	if err := firstErr(ferr, a.ctx.Err(), cerr); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// info writes a note for a person on stderr.
+func (a *app) info(msg string) {
+	if a.isTerminal(a.stderr) {
+		io.WriteString(a.stderr, msg+"\n")
+	}
+}

@@ -1,0 +1,502 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/itchyny/gojq"
+	"go.yaml.in/yaml/v3"
+)
+
+// stream is a lazily fetched list: it calls yield for each record and
+// stops when yield returns false or an error occurs.
+type stream func(yield func(any) bool) error
+
+// isTerminal reports whether w is a terminal. ACCESS_FORCE_TTY=1 makes
+// every stream count as one (for tests of the terminal output).
+func (a *app) isTerminal(w io.Writer) bool {
+	if a.getenv("ACCESS_FORCE_TTY") == "1" {
+		return true
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// color reports whether stdout gets colours: only on a terminal and never
+// with NO_COLOR.
+func (a *app) color() bool {
+	_, noColor := lookupEnv(a.getenv, "NO_COLOR")
+	return !noColor && a.isTerminal(a.stdout)
+}
+
+func lookupEnv(getenv func(string) string, key string) (string, bool) {
+	v := getenv(key)
+	return v, v != ""
+}
+
+// format is the output format of this run.
+func (a *app) format() string {
+	if a.output != "" {
+		return a.output
+	}
+	if a.jq == "" && a.isTerminal(a.stdout) {
+		return "table"
+	}
+	return "json"
+}
+
+// emit writes a command's result in the chosen format. cols names the
+// table's columns (JSON member names, dotted for nested ones).
+func (a *app) emit(v any, cols []string) error {
+	return a.emitAs(a.format(), v, cols)
+}
+
+// emitAs is emit in a given format.
+func (a *app) emitAs(format string, v any, cols []string) error {
+	if v == nil {
+		return nil
+	}
+	w := bufio.NewWriterSize(a.stdout, 64<<10)
+	defer w.Flush()
+	var jq *gojq.Code
+	if a.jq != "" {
+		q, err := gojq.Parse(a.jq)
+		if err != nil {
+			return usageErrorf("--jq: %v", err)
+		}
+		if jq, err = gojq.Compile(q); err != nil {
+			return usageErrorf("--jq: %v", err)
+		}
+	}
+	s, isStream := v.(stream)
+	lazy := isStream // a list still being fetched: progress is worth showing
+	if !isStream {
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
+			s = sliceStream(rv)
+			isStream = true
+		}
+	}
+	switch format {
+	case "jsonl":
+		if !isStream {
+			return writeJSONValue(w, v, jq, false)
+		}
+		p := a.newProgress("records")
+		p.active = p.active && lazy
+		defer p.done()
+		cw := &countingWriter{w: w}
+		var err error
+		serr := s(func(rec any) bool {
+			if err = writeJSONValue(cw, rec, jq, false); err != nil {
+				return false
+			}
+			p.add(1, cw.n)
+			return true
+		})
+		return firstErr(serr, err)
+	case "yaml":
+		all, err := a.collect(v, s, isStream, lazy)
+		if err != nil {
+			return err
+		}
+		g, err := generic(all)
+		if err != nil {
+			return err
+		}
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(g); err != nil {
+			return err
+		}
+		return enc.Close()
+	case "table":
+		all, err := a.collect(v, s, isStream, lazy)
+		if err != nil {
+			return err
+		}
+		return a.writeTable(w, all, cols)
+	default: // json
+		if !isStream || jq != nil {
+			all, err := a.collect(v, s, isStream, lazy)
+			if err != nil {
+				return err
+			}
+			return writeJSONValue(w, all, jq, true)
+		}
+		// Stream the array: records are written as they arrive.
+		p := a.newProgress("records")
+		p.active = p.active && lazy
+		defer p.done()
+		cw := &countingWriter{w: w}
+		first := true
+		var err error
+		io.WriteString(cw, "[")
+		serr := s(func(rec any) bool {
+			b, e := json.MarshalIndent(rec, "  ", "  ")
+			if e != nil {
+				err = e
+				return false
+			}
+			if !first {
+				io.WriteString(cw, ",")
+			}
+			first = false
+			io.WriteString(cw, "\n  ")
+			cw.Write(b)
+			p.add(1, cw.n)
+			return true
+		})
+		if e := firstErr(serr, err); e != nil {
+			io.WriteString(cw, "\n]\n")
+			return e
+		}
+		if first {
+			_, err = io.WriteString(cw, "]\n")
+		} else {
+			_, err = io.WriteString(cw, "\n]\n")
+		}
+		return err
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func sliceStream(rv reflect.Value) stream {
+	return func(yield func(any) bool) error {
+		for i := 0; i < rv.Len(); i++ {
+			if !yield(rv.Index(i).Interface()) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// collect turns a stream into a slice (an empty list is [], not null),
+// with a progress line of the records fetched.
+func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
+	if !isStream {
+		return v, nil
+	}
+	p := a.newProgress("records")
+	p.active = p.active && lazy
+	defer p.done()
+	all := []any{}
+	err := s(func(rec any) bool {
+		all = append(all, rec)
+		p.add(1, 0)
+		return true
+	})
+	return all, err
+}
+
+// generic converts v to maps and slices through its JSON form, so that
+// YAML, jq and tables see the wire names.
+func generic(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var g any
+	if err := d.Decode(&g); err != nil {
+		return nil, err
+	}
+	return fixNumbers(g), nil
+}
+
+// fixNumbers turns json.Number into int64 or float64 (gojq and YAML need
+// plain numbers).
+func fixNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fixNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = fixNumbers(e)
+		}
+	}
+	return v
+}
+
+func writeJSONValue(w io.Writer, v any, jq *gojq.Code, indent bool) error {
+	if jq == nil {
+		var b []byte
+		var err error
+		if indent {
+			b, err = json.MarshalIndent(v, "", "  ")
+		} else {
+			b, err = json.Marshal(v)
+		}
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		_, err = w.Write(b)
+		return err
+	}
+	g, err := generic(v)
+	if err != nil {
+		return err
+	}
+	it := jq.Run(g)
+	for {
+		out, ok := it.Next()
+		if !ok {
+			return nil
+		}
+		if err, isErr := out.(error); isErr {
+			if h, ok := err.(*gojq.HaltError); ok && h.Value() == nil {
+				return nil
+			}
+			return &exitError{code: 1, err: fmt.Errorf("--jq: %v", err)}
+		}
+		if s, ok := out.(string); ok {
+			fmt.Fprintln(w, s)
+			continue
+		}
+		b, err := gojq.Marshal(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", b)
+	}
+}
+
+// writeTable writes records as aligned columns. A single record is
+// written as KEY: VALUE lines.
+func (a *app) writeTable(w io.Writer, v any, cols []string) error {
+	g, err := generic(v)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+	switch x := g.(type) {
+	case []any:
+		if len(x) == 0 {
+			fmt.Fprintln(a.stderr, "no records")
+			return nil
+		}
+		if len(cols) == 0 {
+			cols = defaultColumns(x[0])
+		}
+		heads := make([]string, len(cols))
+		keys := make([]string, len(cols))
+		for i, c := range cols {
+			key, head, named := strings.Cut(c, ":")
+			if !named {
+				head = strings.ToUpper(strings.ReplaceAll(c[strings.LastIndex(c, ".")+1:], "_", " "))
+			}
+			keys[i], heads[i] = key, head
+		}
+		fmt.Fprintln(tw, strings.Join(heads, "\t"))
+		for _, rec := range x {
+			cells := make([]string, len(cols))
+			for i, k := range keys {
+				cells[i] = cell(lookup(rec, k))
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+		out := buf.String()
+		if a.color() {
+			head, rest, _ := strings.Cut(out, "\n")
+			out = "\x1b[1m" + head + "\x1b[0m\n" + rest
+		}
+		_, err = io.WriteString(w, out)
+		return err
+	case map[string]any:
+		keys := cols
+		if len(keys) == 0 {
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+		}
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, cell(lookup(x, k)))
+		}
+		tw.Flush()
+		_, err = w.Write(buf.Bytes())
+		return err
+	default:
+		_, err = fmt.Fprintln(w, cell(x))
+		return err
+	}
+}
+
+func defaultColumns(rec any) []string {
+	m, ok := rec.(map[string]any)
+	if !ok {
+		return []string{"."}
+	}
+	var cols []string
+	for _, k := range []string{"id", "name", "full_name", "type", "status"} {
+		if _, ok := m[k]; ok {
+			cols = append(cols, k)
+		}
+	}
+	if len(cols) == 0 {
+		for k := range m {
+			cols = append(cols, k)
+		}
+		sort.Strings(cols)
+	}
+	return cols
+}
+
+func lookup(v any, path string) any {
+	if path == "." {
+		return v
+	}
+	for _, p := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case string:
+		if x == "" {
+			return "-"
+		}
+		return x
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case []any:
+		if len(x) == 0 {
+			return "-"
+		}
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				e = firstNonNil(m["name"], m["id"], m["token"])
+			}
+			parts = append(parts, cell(e))
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		if n := firstNonNil(x["name"], x["id"]); n != nil {
+			return cell(n)
+		}
+		b, _ := json.Marshal(x)
+		return string(b)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func firstNonNil(vs ...any) any {
+	for _, v := range vs {
+		if v != nil && v != "" {
+			return v
+		}
+	}
+	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// progress draws a progress line on stderr (rows and bytes), only when
+// stderr is a terminal, at most ten times a second.
+type progress struct {
+	w      io.Writer
+	what   string
+	rows   int64
+	bytes  int64
+	last   time.Time
+	drawn  bool
+	active bool
+}
+
+func (a *app) newProgress(what string) *progress {
+	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr)}
+}
+
+func (p *progress) add(rows int64, bytes int64) {
+	p.rows += rows
+	p.bytes = bytes
+	if !p.active {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
+		p.last = now
+		p.draw()
+	}
+}
+
+func (p *progress) draw() {
+	if p.bytes > 0 {
+		fmt.Fprintf(p.w, "\r%d %s, %s", p.rows, p.what, humanBytes(p.bytes))
+	} else {
+		fmt.Fprintf(p.w, "\r%d %s", p.rows, p.what)
+	}
+	p.drawn = true
+}
+
+func (p *progress) done() {
+	if p.active && p.drawn {
+		p.draw()
+		fmt.Fprintln(p.w)
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

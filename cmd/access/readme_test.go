@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMECommandLineExamples runs the examples of the README's "Command
+// line" section as a terminal shows them (tables, no colour) and compares
+// their output.
+func TestREADMECommandLineExamples(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Command line\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Command line\" section")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	env := map[string]string{"ACCESS_FORCE_TTY": "1", "NO_COLOR": "1", "ACCESS_CONFIG_DIR": t.TempDir()}
+	n := 0
+	for _, block := range strings.Split(section, "```console\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		cmd, want, _ := strings.Cut(block, "\n")
+		line, ok := strings.CutPrefix(cmd, "$ ")
+		if !ok {
+			t.Fatalf("a console block does not start with a command: %q", cmd)
+		}
+		args, err := shellWords(line)
+		if err != nil || len(args) == 0 || args[0] != "access" {
+			t.Fatalf("%q: %v", line, err)
+		}
+		var out bytes.Buffer
+		run(context.Background(), args[1:], strings.NewReader(""), &out, &out, func(k string) string { return env[k] })
+		if out.String() != want {
+			t.Errorf("$ %s\ngot:\n%s\nwant:\n%s", line, out.String(), want)
+		}
+		n++
+	}
+	if n < 5 {
+		t.Errorf("the section has %d examples, want at least 5", n)
+	}
+}
+
+// shellWords splits a command line as a POSIX shell would for the quoting
+// the README uses: single quotes, double quotes with backslash escapes.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errUnterminated
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errUnterminated
+			}
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+var errUnterminated = &exitError{code: 2, err: os.ErrInvalid}
