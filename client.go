@@ -461,7 +461,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	// retried, a POST when it is side-effect free or RetryWrites is set.
 	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
 		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
-	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
+	st := &attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	switch {
@@ -547,7 +547,7 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size))
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return buf.Bytes(), fmt.Errorf("reading body: %w", err)
+		return buf.Bytes(), fmt.Errorf("reading the body after %d bytes: %w", n, err)
 	}
 	if n > max {
 		return buf.Bytes()[:max], fmt.Errorf("%w (%d bytes)", errBodyTooLarge, max)
