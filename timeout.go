@@ -57,7 +57,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if ub, ok := r.Body.(*uploadBody); ok {
 		ub.answered.Store(true) // the rest of the upload no longer restarts it
 	}
-	resp.Body = &watchedBody{rc: resp.Body, w: w}
+	w.body = watchedBody{rc: resp.Body, w: w} // one allocation for both
+	resp.Body = &w.body
 	return resp, nil
 }
 
@@ -68,6 +69,7 @@ type watchdog struct {
 	ctx     context.Context // the attempt's, cancelled when the timer fires
 	cancel  context.CancelFunc
 	fired   atomic.Bool
+	body    watchedBody // the answer's body, once the headers arrived
 }
 
 func (w *watchdog) fire() {
