@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -382,6 +383,7 @@ type exchange struct {
 	streamed    bool // the body went to the download's writer
 	resp        *Response
 	raw         []byte
+	st          attemptState // travels with the request through the retry layer
 }
 
 func (ex *exchange) apiError(code ErrorCode, msg string, err error) *APIError {
@@ -430,7 +432,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
 	}
 	u := c.cfg.base + path
-	if q != nil {
+	if q != nil && !nilPointer(q) { // a nil *Options is no query, at no cost
 		vals, ok := q.(url.Values) // simple queries skip the reflection
 		if !ok {
 			var err error
@@ -461,7 +463,8 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	// retried, a POST when it is side-effect free or RetryWrites is set.
 	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
 		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
-	st := &attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
+	st := &ex.st // one allocation for the exchange and its attempts' state
+	*st = attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	switch {
@@ -518,6 +521,12 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, ex.statusError()
 	}
 	return ex, nil
+}
+
+// nilPointer reports whether v holds a nil pointer (a nil *XOptions).
+func nilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // statusError is the APIError of a non-2xx answer: the envelope's code and
