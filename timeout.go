@@ -49,14 +49,14 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		w.stop()
 		if w.fired.Load() {
-			return nil, &timeoutError{timeout: t.timeout, what: "waiting for the answer's headers"}
+			return nil, &timeoutError{timeout: t.timeout, what: "before the answer's headers arrived"}
 		}
 		return nil, err
 	}
-	w.timer.Stop() // restarted by each read of the body
 	if ub, ok := r.Body.(*uploadBody); ok {
 		ub.answered.Store(true) // the rest of the upload no longer restarts it
 	}
+	w.timer.Stop()                            // restarted by each read of the body
 	w.body = watchedBody{rc: resp.Body, w: w} // one allocation for both
 	resp.Body = &w.body
 	return resp, nil

@@ -299,3 +299,41 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	return len(p), nil
 }
+
+// blockingReader yields head, then blocks until release is closed.
+type blockingReader struct {
+	head    string
+	release chan struct{}
+}
+
+func (r *blockingReader) Read(p []byte) (int, error) {
+	if r.head != "" {
+		n := copy(p, r.head)
+		r.head = r.head[n:]
+		return n, nil
+	}
+	<-r.release
+	return 0, io.EOF
+}
+
+// An upload whose file stops delivering for longer than the timeout ends
+// with a *RequestError that says so; it is sent once, never retried.
+func TestStalledUploadIsARequestError(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t, WithTimeout(transferTimeout))
+	var hits atomic.Int32
+	mux.HandleFunc("POST /api/v1/developer/users/{id}/avatar", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+	})
+	release := make(chan struct{})
+	defer close(release)
+	_, _, err := c.Users.UploadAvatar(context.Background(), "u1", &AvatarOptions{FileName: "a.png", ContentType: "image/png"},
+		&blockingReader{head: "\x89PNG", release: release})
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 1, re.Attempts)
+	assert.True(t, isTimeout(err), "%v", err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.LessOrEqual(t, hits.Load(), int32(1))
+}
