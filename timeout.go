@@ -32,18 +32,34 @@ type attemptTransport struct {
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	upload := req.Body != nil && req.Body != http.NoBody
+	if upload {
+		st := stateOf(req.Context())
+		upload = st != nil && st.upload
+	}
 	if t.timeout <= 0 {
+		if !upload {
+			return t.rt.RoundTrip(req)
+		}
+		// net/http waits for the request body's Read to return before it
+		// reports a cancelled request: a file that blocks would hold the
+		// call forever. Closing the body ends that Read.
+		stop := context.AfterFunc(req.Context(), func() { req.Body.Close() })
+		defer stop()
 		return t.rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &watchdog{timeout: t.timeout, ctx: ctx, cancel: cancel}
 	w.timer = time.AfterFunc(t.timeout, w.fire)
 	r := req.WithContext(ctx)
-	if st := stateOf(ctx); st != nil && st.upload && req.Body != nil && req.Body != http.NoBody {
+	if upload {
 		// Sending a large upload may take longer than the timeout: each
-		// chunk the transport takes restarts the wait.
+		// chunk the transport takes restarts the wait. A cancelled
+		// attempt closes the body (see above).
 		ub := &uploadBody{ReadCloser: req.Body, w: w}
 		r.Body = ub
+		body := req.Body
+		w.stopClose = context.AfterFunc(ctx, func() { body.Close() })
 	}
 	resp, err := t.rt.RoundTrip(r)
 	if err != nil {
@@ -70,6 +86,9 @@ type watchdog struct {
 	cancel  context.CancelFunc
 	fired   atomic.Bool
 	body    watchedBody // the answer's body, once the headers arrived
+	// stopClose unregisters the close of a streamed upload's body when
+	// the attempt's context ends; nil without an upload.
+	stopClose func() bool
 }
 
 func (w *watchdog) fire() {
@@ -80,6 +99,9 @@ func (w *watchdog) fire() {
 // stop ends the attempt's bound and releases its context.
 func (w *watchdog) stop() {
 	w.timer.Stop()
+	if w.stopClose != nil {
+		w.stopClose()
+	}
 	w.cancel()
 }
 

@@ -337,3 +337,23 @@ func TestStalledUploadIsARequestError(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.LessOrEqual(t, hits.Load(), int32(1))
 }
+
+// Without a per-attempt timeout, cancelling the call's context ends an
+// upload whose file blocks: net/http waits for the body's Read, which the
+// SDK ends by closing the body.
+func TestCancelledUploadWithABlockingFileReturns(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t, WithTimeout(0))
+	mux.HandleFunc("POST /api/v1/developer/users/{id}/avatar", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	})
+	release := make(chan struct{})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), transferTimeout)
+	defer cancel()
+	_, _, err := c.Users.UploadAvatar(ctx, "u1", &AvatarOptions{FileName: "a.png", ContentType: "image/png"},
+		&blockingReader{head: "\x89PNG", release: release})
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
