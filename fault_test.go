@@ -273,7 +273,7 @@ func TestFaultMatrix(t *testing.T) {
 				return r
 			}
 			// The calls are made first, then checked one by one. A fault
-			// that makes every attempt wait for the timeout runs them 16 at
+			// that makes every attempt wait for the timeout runs them 32 at
 			// a time (each pattern has its own counter): in a row, 106
 			// operations times 3 timeouts took 11.7 s. The others run in a
 			// row on one warm connection, which costs half the CPU time of
@@ -282,7 +282,7 @@ func TestFaultMatrix(t *testing.T) {
 			var (
 				wg  sync.WaitGroup
 				mu  sync.Mutex
-				sem = make(chan struct{}, 16)
+				sem = make(chan struct{}, 32)
 			)
 			for _, op := range allOps {
 				if !fc.timesOut {
@@ -325,7 +325,7 @@ func TestFaultMatrix(t *testing.T) {
 						want = 1 + r.policy.MaxRetries
 					}
 					if fc.timesOut {
-						// An attempt that times out in its TLS handshake (16 at
+						// An attempt that times out in its TLS handshake (32 at
 						// a time, under -race) never reaches the handler: each
 						// operation is checked for no extra attempt here, the
 						// fault case for attempts that arrived below.

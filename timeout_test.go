@@ -16,12 +16,12 @@ import (
 )
 
 // The per-attempt timeout in these tests is scaled down from the default
-// 30 s: transferTimeout of idle time allowed, a transfer five times as
+// 30 s: transferTimeout of idle time allowed, a transfer four times as
 // long, a line every trickleEvery (the margin keeps a loaded machine from
 // making the server look silent).
 const (
 	transferTimeout = 300 * time.Millisecond
-	trickleFor      = 5 * transferTimeout
+	trickleFor      = 4 * transferTimeout
 	trickleEvery    = 10 * time.Millisecond
 )
 
@@ -279,11 +279,11 @@ func TestZeroTimeoutPassesThrough(t *testing.T) {
 func TestSlowWriterIsNotAnIdleServer(t *testing.T) {
 	t.Parallel()
 	c, mux, _ := setup(t, WithTimeout(transferTimeout))
-	body := strings.Repeat("x", 3*32<<10) // several reads
+	body := strings.Repeat("x", 2*32<<10) // several reads
 	mux.HandleFunc("GET /api/v1/developer/credentials/qr_codes/download/{id}", func(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, 200, "image/png", body)
 	})
-	w := &slowWriter{pause: 2 * transferTimeout}
+	w := &slowWriter{pause: transferTimeout * 3 / 2}
 	_, err := c.QRCodes.Download(context.Background(), "v1", w)
 	require.NoError(t, err)
 	assert.Equal(t, len(body), w.n)
