@@ -58,6 +58,9 @@ func (c *CertificateUpload) validate(op string) error {
 // [*ValidationError] before anything is sent. The body is multipart with
 // the parts "key" and "cert"; the upload is never retried.
 //
+// The per-attempt timeout ([WithTimeout]) bounds the wait between two
+// chunks sent and the wait for the answer, never the whole upload.
+//
 // The certificate applies only to the API server on port 12445, and only
 // after Access has been restarted on the console.
 //

@@ -739,18 +739,27 @@ func baselines(base string) map[string]func(ctx context.Context, hc *http.Client
 	}
 }
 
+// benchTimeout is the default configuration's per-attempt timeout, which
+// the benchmarks give both sides: the SDK's WithTimeout (as NewClient sets
+// it by default) and the baseline's http.Client.Timeout.
+const benchTimeout = defaultTimeout
+
 // benchPair starts the benchmark server and returns an SDK client, the
-// plain http.Client the baselines use, and the baselines.
-func benchPair(b *testing.B) (*Client, *http.Client, map[string]func(context.Context, *http.Client) error) {
+// plain http.Client the baselines use, and the baselines. Both clients
+// share one transport and have the per-attempt timeout given (0: none):
+// the SDK's is the default configuration's with benchTimeout.
+func benchPair(b *testing.B, timeout time.Duration) (*Client, *http.Client, map[string]func(context.Context, *http.Client) error) {
 	srv := benchServer(b)
-	hc := srv.Client()
+	hc := &http.Client{Transport: srv.Client().Transport, Timeout: timeout}
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
 	require.NoError(b, err)
 	return c, hc, baselines(srv.URL)
 }
 
+// BenchmarkOperations runs each operation's SDK call and baseline apart,
+// in the default configuration (a 30 s per-attempt timeout on both sides).
 func BenchmarkOperations(b *testing.B) {
-	c, hc, base := benchPair(b)
+	c, hc, base := benchPair(b, benchTimeout)
 	ctx := context.Background()
 	for _, op := range allOps {
 		manual := base[op.name]
@@ -774,27 +783,59 @@ func BenchmarkOperations(b *testing.B) {
 	}
 }
 
-// BenchmarkInterleaved measures the same pairs as BenchmarkOperations, but
-// alternates an SDK call and a baseline call in every iteration, so that a
-// slow patch of the machine hits both sides alike. It reports each side's
-// time per call, their ratio, and allocations per call (measured apart,
-// with testing.AllocsPerRun).
-func BenchmarkInterleaved(b *testing.B) {
-	c, hc, base := benchPair(b)
+// BenchmarkInterleaved measures the same pairs as BenchmarkOperations,
+// plus the iterators and composite calls (benchExtras), in the default
+// configuration (a 30 s per-attempt timeout on both sides). It alternates
+// an SDK call and a baseline call in every iteration, so that a slow patch
+// of the machine hits both sides alike, and reports each side's time per
+// call, their ratio, and allocations per call (measured apart, with
+// testing.AllocsPerRun).
+func BenchmarkInterleaved(b *testing.B) { benchInterleaved(b, benchTimeout) }
+
+// BenchmarkInterleavedNoTimeout is BenchmarkInterleaved with no
+// per-attempt timeout on either side (WithTimeout(0) against an
+// http.Client without Timeout).
+func BenchmarkInterleavedNoTimeout(b *testing.B) { benchInterleaved(b, 0) }
+
+func benchInterleaved(b *testing.B, timeout time.Duration) {
+	c, hc, base := benchPair(b, timeout)
 	ctx := context.Background()
+	type pair struct {
+		name          string
+		sdk, baseline func()
+	}
+	var pairs []pair
 	for _, op := range allOps {
 		manual := base[op.name]
-		sdk := func() {
+		pairs = append(pairs, pair{op.name, func() {
 			if _, _, err := op.call(ctx, c); err != nil {
 				b.Fatal(err)
 			}
-		}
-		baseline := func() {
+		}, func() {
 			if err := manual(ctx, hc); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.Run(op.name, func(b *testing.B) {
+		}})
+	}
+	csrv, _ := compositeServer(b)
+	chc := &http.Client{Transport: csrv.Client().Transport, Timeout: timeout}
+	cc, err := NewClient(csrv.URL, testToken, WithHTTPClient(chc))
+	require.NoError(b, err)
+	api := csrv.URL + "/api/v1/developer"
+	for _, x := range benchExtras() {
+		pairs = append(pairs, pair{x.name, func() {
+			if err := x.sdk(ctx, cc); err != nil {
+				b.Fatal(err)
+			}
+		}, func() {
+			if err := x.baseline(ctx, chc, api); err != nil {
+				b.Fatal(err)
+			}
+		}})
+	}
+	for _, p := range pairs {
+		sdk, baseline := p.sdk, p.baseline
+		b.Run(p.name, func(b *testing.B) {
 			sdkAllocs, baseAllocs := testing.AllocsPerRun(50, sdk), testing.AllocsPerRun(50, baseline)
 			var inSDK, inBase time.Duration
 			b.ResetTimer()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -382,6 +383,7 @@ type exchange struct {
 	streamed    bool // the body went to the download's writer
 	resp        *Response
 	raw         []byte
+	st          attemptState // travels with the request through the retry layer
 }
 
 func (ex *exchange) apiError(code ErrorCode, msg string, err error) *APIError {
@@ -430,7 +432,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
 	}
 	u := c.cfg.base + path
-	if q != nil {
+	if q != nil && !nilPointer(q) { // a nil *Options is no query, at no cost
 		vals, ok := q.(url.Values) // simple queries skip the reflection
 		if !ok {
 			var err error
@@ -461,7 +463,8 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	// retried, a POST when it is side-effect free or RetryWrites is set.
 	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
 		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
-	st := &attemptState{idempotent: retryable, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
+	st := &ex.st // one allocation for the exchange and its attempts' state
+	*st = attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	switch {
@@ -520,6 +523,12 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	return ex, nil
 }
 
+// nilPointer reports whether v holds a nil pointer (a nil *XOptions).
+func nilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
 // statusError is the APIError of a non-2xx answer: the envelope's code and
 // message when the body has them, else the status text.
 func (ex *exchange) statusError() *APIError {
@@ -547,7 +556,7 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size))
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return buf.Bytes(), fmt.Errorf("reading body: %w", err)
+		return buf.Bytes(), fmt.Errorf("reading the body after %d bytes: %w", n, err)
 	}
 	if n > max {
 		return buf.Bytes()[:max], fmt.Errorf("%w (%d bytes)", errBodyTooLarge, max)

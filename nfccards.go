@@ -474,6 +474,9 @@ func (c *csvReader) Read(p []byte) (int, error) {
 // back without a token the error is an *[NFCImportError] listing them,
 // returned together with all the results.
 //
+// The per-attempt timeout ([WithTimeout]) bounds the wait between two
+// chunks sent and the wait for the answer, never the whole upload.
+//
 // API: POST /api/v1/developer/credentials/nfc_cards/import (permission edit:credential)
 func (s *NFCCardsService) Import(ctx context.Context, rows []NFCImportRow) ([]NFCImportResult, *Response, error) {
 	if err := validateImport(rows); err != nil {

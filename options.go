@@ -37,9 +37,11 @@ func defaultOptions() *options {
 }
 
 // WithHTTPClient makes the client send requests through a copy of hc, which
-// keeps its Transport (proxies, custom dialers, test interceptors), Jar and
-// Timeout. hc itself is never modified. The retry layer sits above it: hc
-// performs single attempts.
+// keeps its Transport (proxies, custom dialers, test interceptors) and Jar.
+// hc itself is never modified. The retry layer sits above it: hc performs
+// single attempts. A non-zero hc.Timeout becomes the per-attempt timeout,
+// with [WithTimeout]'s rule (it bounds waits, never a whole transfer);
+// WithTimeout, given too, replaces it.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {
@@ -50,9 +52,19 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithTimeout bounds each attempt (connecting, sending and reading the whole
-// response). The default is 30 seconds; zero means no per-attempt limit. The
-// context passed to each call bounds the call as a whole, retries included.
+// WithTimeout sets the per-attempt timeout: the longest an attempt may wait
+// without progress. It bounds the wait for the answer's headers
+// (connecting and sending included) and, after them, the idle time of each
+// read of the body; for a streamed upload, the time between two chunks
+// sent. It never bounds a transfer as a whole: a download (an export, a
+// video) or an upload in which bytes keep flowing runs as long as it
+// takes, and only the call's context bounds it. An attempt that exceeds
+// the timeout fails with an error that matches [context.DeadlineExceeded]
+// and whose Timeout method reports true, inside a [*RequestError] that
+// says, once the body had begun, how many bytes arrived; [RetryPolicy] says whether
+// it is tried again. The default is 30 seconds; zero means no
+// per-attempt limit. The context passed to each call bounds the call as a
+// whole, retries included.
 func WithTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 0 {

@@ -18,6 +18,10 @@ type QRCodesService service
 // answer (an unknown visitor, a visitor without a QR code) is an
 // *[APIError] and writes nothing to w.
 //
+// The per-attempt timeout ([WithTimeout], 30 s by default) bounds only the
+// wait for the answer and each silence within it, never the whole transfer:
+// a long download runs as long as bytes flow, bounded by ctx alone.
+//
 // The vendor's v3 reference calls the path id "ID of the QR Code"; v4
 // and its sample use the visitor id, as here.
 //

@@ -48,7 +48,8 @@ type RetryPolicy struct {
 	// 0 lets the first retries go out at once. A Retry-After header is
 	// honoured; one that asks for more than WaitMax, or for a wait past the
 	// context's deadline, ends the call at once with an [APIError] whose
-	// RetryAfter says how long to wait.
+	// RetryAfter says how long to wait. "Retry-After: 0" waits WaitMin, as
+	// every wait is at least WaitMin.
 	WaitMin, WaitMax time.Duration
 	// RetryWrites also retries POST requests. Only set it when you know a
 	// duplicated request is harmless.
@@ -101,6 +102,7 @@ type attemptKey struct{}
 // after another, so it needs no lock.
 type attemptState struct {
 	idempotent  bool
+	upload      bool // a streamed (multipart) request body
 	method, url string
 	maxBody     int64
 	attempts    int
@@ -177,18 +179,12 @@ func unavailableCode(raw []byte) bool {
 	return codeClass[e.Code] == ErrUnavailable
 }
 
-// rtOnly hides every method of a RoundTripper but RoundTrip.
-// go-retryablehttp calls HTTPClient.CloseIdleConnections after each call
-// that fails; through this wrapper that reaches nothing, so a failing call
-// neither empties the pool nor, through net/http's closeIdle flag, closes
-// the connections that become idle after it.
-type rtOnly struct{ rt http.RoundTripper }
-
-func (t rtOnly) RoundTrip(r *http.Request) (*http.Response, error) { return t.rt.RoundTrip(r) }
-
 func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retryablehttp.Client {
+	// The per-attempt timeout is enforced by attemptTransport, never as
+	// a whole-exchange http.Client.Timeout (see WithTimeout).
 	shielded := *hc
-	shielded.Transport = rtOnly{hc.Transport}
+	shielded.Timeout = 0
+	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout}
 	rc := &retryablehttp.Client{
 		HTTPClient:   &shielded,
 		RetryMax:     p.MaxRetries,

@@ -294,6 +294,10 @@ func (r *SystemLogExportRequest) validate(op string) error {
 // [*RequestError] (the writer cannot take them back): discard what w got.
 // An error answer is an [*APIError].
 //
+// The per-attempt timeout ([WithTimeout], 30 s by default) bounds only the
+// wait for the answer and each silence within it, never the whole transfer:
+// a long download runs as long as bytes flow, bounded by ctx alone.
+//
 // Access 1.20.11 or later.
 //
 // API: POST /api/v1/developer/system/logs/export  (permission view:system_log)
@@ -409,6 +413,10 @@ func equalStrings(a, b []string) bool {
 // backslash, an empty segment), is a [*ValidationError] before anything
 // is sent. A failure after bytes reached w is a [*RequestError] and is
 // not retried.
+//
+// The per-attempt timeout ([WithTimeout], 30 s by default) bounds only the
+// wait for the answer and each silence within it, never the whole transfer:
+// a long download runs as long as bytes flow, bounded by ctx alone.
 //
 // Access 1.24.6 or later.
 //

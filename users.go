@@ -501,6 +501,9 @@ type Avatar struct {
 // and the request is never retried (r cannot be read twice). Only local
 // users can have an uploaded picture. Requires controller 3.3.10 or later.
 //
+// The per-attempt timeout ([WithTimeout]) bounds the wait between two
+// chunks sent and the wait for the answer, never the whole upload.
+//
 // API: POST /api/v1/developer/users/{id}/avatar (permission edit:user)
 func (s *UsersService) UploadAvatar(ctx context.Context, id string, opts *AvatarOptions, r io.Reader) (*Avatar, *Response, error) {
 	const op = "Users.UploadAvatar"

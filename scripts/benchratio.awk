@@ -1,6 +1,8 @@
 # benchratio.awk: reads `go test -bench -benchmem` output and prints, per
 # operation, the SDK's and the baseline's time and allocations per call and
-# their ratio. Sub-benchmarks must be named <op>/sdk and <op>/baseline.
+# their ratio. Sub-benchmarks must be named <op>/sdk and <op>/baseline;
+# BenchmarkInterleaved* (one table each: the default configuration, and
+# NoTimeout) report sdk-ns/call, base-ns/call, ratio and allocations.
 # With -count N, the median of the N runs is used.
 function median(list,    n, a, i, j, t) {
 	n = split(list, a, " ")
@@ -18,8 +20,11 @@ function median(list,    n, a, i, j, t) {
 	}
 	if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
 }
-/^BenchmarkInterleaved\// {
-	name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkInterleaved\//, "", name)
+/^BenchmarkInterleaved[A-Za-z]*\// {
+	name = $1; sub(/-[0-9]+$/, "", name)
+	grp = name; sub(/\/.*/, "", grp); sub(/^Benchmark/, "", grp)
+	sub(/^BenchmarkInterleaved[A-Za-z]*\//, "", name)
+	name = grp SUBSEP name
 	for (i = 3; i < NF; i++) {
 		if ($(i+1) == "sdk-ns/call") ins[name] = ins[name] " " $i
 		if ($(i+1) == "base-ns/call") inb[name] = inb[name] " " $i
@@ -27,18 +32,24 @@ function median(list,    n, a, i, j, t) {
 		if ($(i+1) == "sdk-allocs/call") ina[name] = $i
 		if ($(i+1) == "base-allocs/call") inba[name] = $i
 	}
+	if (!(grp in gseen)) { gseen[grp] = 1; gorder[++ng] = grp }
 	if (!(name in iseen)) { iseen[name] = 1; iorder[++ni] = name }
 }
 END {
-	if (ni > 0) {
-		printf "Interleaved (SDK and baseline call alternate in every iteration):\n"
+	for (g = 1; g <= ng; g++) {
+		grp = gorder[g]
+		printf "%s (SDK and baseline call alternate in every iteration):\n", grp
 		printf "%-26s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/call", "base ns/call", "ratio", "sdk alc", "base alc"
 		for (k = 1; k <= ni; k++) {
 			n = iorder[k]
-			printf "%-26s %12.0f %12.0f %7.3f %8d %8d\n", n, median(ins[n]), median(inb[n]), median(inr[n]), ina[n], inba[n]
+			split(n, parts, SUBSEP)
+			if (parts[1] != grp) continue
+			printf "%-26s %12.0f %12.0f %7.3f %8d %8d\n", parts[2], median(ins[n]), median(inb[n]), median(inr[n]), ina[n], inba[n]
 		}
-		printf "\nSeparate runs (BenchmarkOperations, BenchmarkVisitorsAll100k):\n"
+		printf "\n"
 	}
+	if (nops == 0) exit
+	if (ng > 0) printf "Separate runs (BenchmarkOperations, BenchmarkVisitorsAll100k):\n"
 	printf "%-44s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/op", "base ns/op", "ratio", "sdk alc", "base alc"
 	for (k = 1; k <= nops; k++) {
 		op = order[k]
