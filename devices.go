@@ -267,18 +267,7 @@ type AccessMethods struct {
 // of them can be cleared, each is a choice from a fixed set. It has the
 // members of [AccessMethods]: convert a read configuration with
 // (*access.DeviceSettingsUpdate)(&settings.AccessMethods) to write it back.
-type DeviceSettingsUpdate struct {
-	NFC        *AccessMethod  `json:"nfc,omitempty"`
-	BTTap      *AccessMethod  `json:"bt_tap,omitempty"`
-	BTButton   *AccessMethod  `json:"bt_button,omitempty"`
-	BTShake    *AccessMethod  `json:"bt_shake,omitempty"`
-	MobileWave *AccessMethod  `json:"mobile_wave,omitempty"`
-	PINCode    *PINCodeMethod `json:"pin_code,omitempty"`
-	Face       *FaceMethod    `json:"face,omitempty"`
-	Wave       *AccessMethod  `json:"wave,omitempty"`
-	QRCode     *AccessMethod  `json:"qr_code,omitempty"`
-	TouchPass  *AccessMethod  `json:"touch_pass,omitempty"`
-}
+type DeviceSettingsUpdate AccessMethods
 
 // AccessMethod is an access method with only an on/off switch.
 type AccessMethod struct {
