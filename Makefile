@@ -2,18 +2,23 @@
 # make bench  - benchmarks: every operation through the SDK and through a
 #               hand-written net/http + encoding/json baseline, same run,
 #               same loopback TLS server; prints the ratio table
+# make bench-tools - the command line's and the simulator's benchmarks
 # make fuzz   - each fuzz target for FUZZTIME (default 30s)
 
 BENCHCOUNT ?= 5
 FUZZTIME ?= 30s
 
-.PHONY: test bench fuzz
+.PHONY: test bench bench-tools fuzz
 test:
 	bash .ci/run
 
 bench:
 	go test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) . | tee bench.out
 	awk -f scripts/benchratio.awk bench.out
+
+bench-tools:
+	go test -run '^$$' -bench . -benchtime 4x ./cmd/access
+	go test -run '^$$' -bench . -benchtime 2s -count 3 ./internal/simulator
 
 fuzz:
 	for f in $$(go test -list '^Fuzz' . | grep '^Fuzz'); do \

@@ -56,6 +56,21 @@ func loadState(fake any, path string) (loaded bool, err error) {
 	return true, nil
 }
 
+// removeTempFiles removes the temporary files a killed process left
+// beside the state file: they are named only by save, which renames them
+// over the file when they are whole, so one that is left is never the
+// state.
+func removeTempFiles(path string) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*"))
+	for _, f := range left {
+		_ = os.Remove(f)
+	}
+}
+
 // saver writes the state file after changes: at most once per interval,
 // atomically (a temporary file in the same directory, fsync, rename,
 // fsync of the directory), so that a crash at any moment leaves either
@@ -85,6 +100,7 @@ func newSaver(fake any, path string, interval time.Duration, log io.Writer) (*sa
 	if err != nil {
 		return nil, err
 	}
+	removeTempFiles(path)
 	sv := &saver{store: store, path: path, interval: interval, kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}), errOut: os.Stderr, logOut: log}
 	if err := sv.save(); err != nil {

@@ -184,3 +184,21 @@ func TestLoadStateRefuses(t *testing.T) {
 	assert.NoError(t, err)
 	assert.False(t, ok)
 }
+
+// TestSaverRemovesTemporaryFilesLeftByAKill: a process killed during a
+// save leaves its temporary file; the next start removes it (and only
+// the saver's own).
+func TestSaverRemovesTemporaryFilesLeftByAKill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	left := filepath.Join(dir, ".state.json.tmp-123456")
+	other := filepath.Join(dir, ".other.json.tmp-1")
+	require.NoError(t, os.WriteFile(left, []byte(`{"version":1,"users":[`), 0o600))
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	require.NoError(t, err)
+	require.NoError(t, sv.close())
+	assert.NoFileExists(t, left)
+	assert.FileExists(t, other, "another file's temporary file is not the saver's")
+}
