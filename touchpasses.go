@@ -78,7 +78,8 @@ type TouchPass struct {
 	// UserStatus is ACTIVE, PENDING or UNLINK (no longer linked to a user).
 	UserStatus string `json:"user_status"`
 	// ActivatedAt and ExpiredAt are objects the vendor does not describe
-	// (shown empty); they are kept as raw JSON.
+	// (consoles send them empty in the detail form and leave them out of
+	// lists); they are kept as raw JSON. See [TouchPass.Activated].
 	ActivatedAt json.RawMessage `json:"activated_at,omitempty"`
 	ExpiredAt   json.RawMessage `json:"expired_at,omitempty"`
 	// Bundles are the phone wallets holding the pass (detail form).
@@ -124,10 +125,12 @@ func hasObject(raw json.RawMessage) bool {
 	return len(b) > 0 && !bytes.Equal(b, []byte("{}")) && !bytes.Equal(b, []byte("null"))
 }
 
-// Activated reports whether the pass's activated_at object carries data;
-// the vendor does not describe its members, so read them from
-// ActivatedAt with encoding/json.
-func (t TouchPass) Activated() bool { return hasObject(t.ActivatedAt) }
+// Activated reports whether the pass is active in a phone wallet, that
+// is whether its status is [TouchPassActive]. Consoles send activated_at
+// as an empty object whatever the pass's state (the vendor's samples show
+// no member in it), so it is not what this reads; ActivatedAt keeps it as
+// sent.
+func (t TouchPass) Activated() bool { return t.Status == TouchPassActive }
 
 // Expires reports whether the pass's expired_at object carries data.
 func (t TouchPass) Expires() bool { return hasObject(t.ExpiredAt) }

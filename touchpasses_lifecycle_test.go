@@ -46,7 +46,8 @@ func TestTouchPassLifecycleOnTheFake(t *testing.T) {
 	require.Len(t, tp.Bundles, 1)
 	assert.Equal(t, access.SourceApple, tp.Bundles[0].Source)
 	assert.Equal(t, access.BundleActive, tp.Bundles[0].BundleStatus)
-	assert.True(t, tp.Activated())
+	assert.True(t, tp.Activated(), "read from the status")
+	assert.JSONEq(t, `{}`, string(tp.ActivatedAt), "as consoles send it, with no invented member")
 	assert.False(t, tp.Expires())
 
 	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassSuspended), CardName: access.Ptr("Bob's pass"),
@@ -55,6 +56,7 @@ func TestTouchPassLifecycleOnTheFake(t *testing.T) {
 	assert.Equal(t, access.TouchPassSuspended, tp.Status)
 	assert.Equal(t, "Bob's pass", tp.CardName)
 	assert.Equal(t, access.BundleDisabled, tp.Bundles[0].BundleStatus)
+	assert.False(t, tp.Activated(), "suspended")
 	u, _ = srv.User(bob.ID)
 	assert.Equal(t, access.TouchPassSuspended, u.TouchPass[0].Status, "the user's record follows")
 	tp, _, err = c.TouchPasses.Update(ctx, id, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassActive)})
@@ -212,5 +214,7 @@ func TestTouchPassHandedOnStartsClean(t *testing.T) {
 	got, _, err := c.TouchPasses.Get(ctx, id)
 	require.NoError(t, err)
 	assert.Empty(t, got.Bundles, "Ann's phone is not Ben's")
-	assert.Contains(t, []string{"", "{}"}, string(got.ActivatedAt), "not activated")
+	assert.Equal(t, access.TouchPassPending, got.Status)
+	assert.False(t, got.Activated(), "not activated")
+	assert.JSONEq(t, `{}`, string(got.ActivatedAt))
 }

@@ -419,8 +419,8 @@ func (s *Server) linkPass(tp *access.TouchPass, u *access.User, email string) {
 		email = u.UserEmail
 	}
 	tp.Status, tp.UserID, tp.UserName, tp.UserEmail, tp.UserStatus = access.TouchPassPending, u.ID, name, email, string(u.Status)
-	// The previous holder's wallets and activation are not the new one's.
-	tp.Bundles, tp.ActivatedAt = []access.TouchPassBundle{}, nil
+	// The previous holder's wallets are not the new one's.
+	tp.Bundles = []access.TouchPassBundle{}
 	tp.LastActivity = access.DateTime(s.clockNow().Format(time.RFC3339))
 	s.syncPass(tp, u.ID)
 }
@@ -651,9 +651,10 @@ func (s *Server) updateTouchPass(w http.ResponseWriter, r *http.Request) {
 }
 
 // AddToWallet acts out a user adding their PENDING (or re-adding a
-// SUSPENDED) pass to a phone wallet: a bundle is added, the pass turns
-// ACTIVE and gets its activation time. It returns the pass, or false when
-// the pass does not exist or has no user.
+// SUSPENDED) pass to a phone wallet: a bundle is added and the pass turns
+// ACTIVE. Its activated_at stays the empty object every console sends
+// (the vendor's samples show no member in it). It returns the pass, or
+// false when the pass does not exist or has no user.
 func (s *Server) AddToWallet(touchPassID string, source access.TouchPassSource, deviceName string) (access.TouchPass, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -670,7 +671,6 @@ func (s *Server) AddToWallet(touchPassID string, source access.TouchPassSource, 
 	tp.Bundles = append(tp.Bundles, access.TouchPassBundle{BundleID: newID(), BundleStatus: access.BundleActive,
 		DeviceID: "device-" + randomHex(4), DeviceName: deviceName, DeviceType: typ, Source: source})
 	tp.Status = access.TouchPassActive
-	tp.ActivatedAt = json.RawMessage(fmt.Sprintf(`{"time":%d}`, now.Unix()))
 	tp.LastActivity = access.DateTime(now.Format(time.RFC3339))
 	s.syncPass(tp, tp.UserID)
 	return detailPass(tp), true

@@ -651,37 +651,7 @@ func (s *Server) setEmergency(w http.ResponseWriter, r *http.Request) {
 		badParams(w, "lockdown and evacuation cannot both be on.")
 		return
 	}
-	prev := sp.emergency
-	sp.emergency = next
-	var dev *access.EventDevice
-	for _, h := range sp.hw {
-		if slices.Contains(h.dev.Capabilities, "emergency_settings") || slices.Contains(h.dev.Capabilities, "is_hub") {
-			dev = eventDevice(h)
-			break
-		}
-	}
-	// Turning one mode off is published before turning the other on.
-	type flip struct {
-		mode  string
-		value bool
-	}
-	var flips []flip
-	if prev.Lockdown && !next.Lockdown {
-		flips = append(flips, flip{"lockdown", false})
-	}
-	if prev.Evacuation && !next.Evacuation {
-		flips = append(flips, flip{"evacuation", false})
-	}
-	if !prev.Lockdown && next.Lockdown {
-		flips = append(flips, flip{"lockdown", true})
-	}
-	if !prev.Evacuation && next.Evacuation {
-		flips = append(flips, flip{"evacuation", true})
-	}
-	for _, f := range flips {
-		s.publish(change{Event: access.EventDeviceEmergencyStatus, Device: dev,
-			Object: access.EmergencyStatusObject{Global: true, Mode: f.mode, Value: f.value}})
-	}
+	s.switchEmergency(next, false)
 	writeSuccess(w)
 }
 

@@ -1,9 +1,11 @@
 package accesstest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -25,8 +27,11 @@ const DefaultKeepalive = 5 * time.Second
 const (
 	// notifyQueue is how many messages wait for one subscriber before
 	// broadcast blocks (back-pressure rather than loss).
-	notifyQueue  = 1024
-	notifyWrite  = 5 * time.Second
+	notifyQueue = 1024
+	notifyWrite = 5 * time.Second
+	// notifyBatch is how many bytes of queued messages a subscriber's
+	// socket gathers into one network write.
+	notifyBatch  = 32 << 10
 	keepaliveMsg = "Hello"
 )
 
@@ -116,12 +121,18 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.life.leave()
-	// No browser clients: the Origin check is moot.
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	// No browser clients: the Origin check is moot. The socket writes
+	// through a corkConn, so that a burst of queued notifications leaves
+	// in one network write.
+	cw := &corkWriter{ResponseWriter: w}
+	conn, err := websocket.Accept(cw, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return // Accept has answered
 	}
 	defer conn.CloseNow()
+	// Close does not wait for a client that does not read: closing the
+	// connection ends any write in progress.
+	defer context.AfterFunc(s.life.ctx, func() { _ = conn.CloseNow() })()
 	sub := &wsSub{out: make(chan []byte, notifyQueue), kill: make(chan struct{}), done: make(chan struct{})}
 	defer close(sub.done)
 	// The client sends nothing; CloseRead answers its pings and close frame
@@ -133,8 +144,29 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	write := func(msg []byte) bool {
 		wctx, cancel := context.WithTimeout(ctx, notifyWrite)
 		defer cancel()
-		defer context.AfterFunc(s.life.ctx, cancel)() // Close does not wait for a client that does not read
 		return conn.Write(wctx, websocket.MessageText, msg) == nil
+	}
+	// writeQueued writes msg and the messages queued behind it (up to a
+	// batch) as one network write, bounded by notifyWrite. The messages are
+	// written to memory first, so the library's writes need no deadline of
+	// their own; the network write has one.
+	writeQueued := func(msg []byte) bool {
+		cw.conn.cork()
+		err := conn.Write(context.Background(), websocket.MessageText, msg)
+		for size := len(msg); err == nil && size < notifyBatch; {
+			select {
+			case next := <-sub.out:
+				err = conn.Write(context.Background(), websocket.MessageText, next)
+				size += len(next)
+				continue
+			default:
+			}
+			break
+		}
+		if ferr := cw.conn.uncork(notifyWrite); err == nil {
+			err = ferr
+		}
+		return err == nil
 	}
 	if !write(s.handshake()) {
 		return
@@ -148,7 +180,7 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case msg := <-sub.out:
-			if !sub.silent.Load() && !write(msg) {
+			if !sub.silent.Load() && !writeQueued(msg) {
 				return
 			}
 		case <-tick:
@@ -163,6 +195,84 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// corkWriter hands the WebSocket library a corkConn in place of the
+// hijacked connection.
+type corkWriter struct {
+	http.ResponseWriter
+	conn *corkConn
+}
+
+// Hijack implements [http.Hijacker].
+func (w *corkWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := brw.Flush(); err != nil {
+		_ = nc.Close()
+		return nil, nil, err
+	}
+	w.conn = &corkConn{Conn: nc}
+	// The library writes its frames through the writer it is given.
+	return w.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.conn, brw.Writer.Size())), nil
+}
+
+// Unwrap returns the wrapped writer, for [http.ResponseController].
+func (w *corkWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// corkConn is a notifications WebSocket's network connection. While it is
+// corked, writes (the library's frames, from any goroutine) gather in
+// memory, in order; uncork sends them with one write, which costs one TLS
+// record and one system call for a whole burst of notifications instead
+// of one for each. Writes while it is not corked go straight through.
+type corkConn struct {
+	net.Conn
+	mu     sync.Mutex // held while writing to Conn, so that writes keep their order
+	corked bool
+	buf    []byte
+}
+
+// Write implements [net.Conn].
+func (c *corkConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.corked {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *corkConn) cork() {
+	c.mu.Lock()
+	c.corked = true
+	c.mu.Unlock()
+}
+
+// uncork writes what gathered since cork, giving up after timeout, and
+// lets later writes go straight through again.
+func (c *corkConn) uncork(timeout time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.corked = false
+	if len(c.buf) == 0 {
+		return nil
+	}
+	var err error
+	if err = c.Conn.SetWriteDeadline(time.Now().Add(timeout)); err == nil {
+		_, err = c.Conn.Write(c.buf)
+		if derr := c.Conn.SetWriteDeadline(time.Time{}); err == nil {
+			err = derr
+		}
+	}
+	if cap(c.buf) > 4*notifyBatch {
+		c.buf = nil // a burst of large messages: do not keep its buffer
+	} else {
+		c.buf = c.buf[:0]
+	}
+	return err
 }
 
 // handshake is the first message of every connection.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +135,55 @@ func TestNotificationsSilence(t *testing.T) {
 	_, _, err = conn.Read(rctx)
 	assert.Error(t, err, "nothing arrives")
 	assert.ErrorIs(t, rctx.Err(), context.DeadlineExceeded)
+}
+
+// TestNotificationsBurstKeepsOrderAndMessages sends a burst far larger
+// than one network write gathers (notifications queued behind each other
+// leave a subscriber's socket together): each still arrives as a message
+// of its own, in order, large ones included, to every subscriber.
+func TestNotificationsBurstKeepsOrderAndMessages(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := accesstest.New(t, accesstest.WithKeepalive(0))
+	const subscribers, burst = 3, 3000
+	conns := make([]*websocket.Conn, subscribers)
+	for i := range conns {
+		conn, _, err := dialNotifications(t, ctx, srv, srv.Token())
+		require.NoError(t, err)
+		defer conn.CloseNow()
+		conn.SetReadLimit(1 << 20)
+		conns[i] = conn
+	}
+	require.NoError(t, srv.WaitNotificationClients(ctx, subscribers))
+	big := strings.Repeat("x", 100<<10) // larger than a batch
+	ns := make([]*access.Notification, burst)
+	for i := range ns {
+		data := `{"i":` + strconv.Itoa(i) + `}`
+		if i%1000 == 500 {
+			data = `{"big":"` + big + `"}`
+		}
+		ns[i] = &access.Notification{Event: "test.burst", EventObjectID: strconv.Itoa(i), Data: json.RawMessage(data)}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Notify(ns...) }()
+	for _, conn := range conns {
+		_, msg, err := conn.Read(ctx)
+		require.NoError(t, err)
+		first, err := access.ParseNotification(msg)
+		require.NoError(t, err)
+		require.Equal(t, access.NotificationBaseInfo, first.Event)
+		for i := range burst {
+			typ, msg, err := conn.Read(ctx)
+			require.NoError(t, err)
+			require.Equal(t, websocket.MessageText, typ)
+			n, err := access.ParseNotification(msg)
+			require.NoError(t, err, "message %d is one whole notification", i)
+			require.Equal(t, strconv.Itoa(i), n.EventObjectID, "in order")
+			if i%1000 == 500 {
+				require.Len(t, msg, len(`{"event":"test.burst","receiver_id":"","event_object_id":"","save_to_history":false,"data":{"big":""}}`)+len(big)+len(strconv.Itoa(i)))
+			}
+		}
+	}
+	require.NoError(t, <-errc)
 }

@@ -271,9 +271,20 @@ func (s *Server) SetEmergency(st access.EmergencyStatus) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
+	s.switchEmergency(st, true)
+	return nil
+}
+
+// switchEmergency makes next the site's emergency status and publishes
+// access.device.emergency_status for each mode that flips, from the site's
+// emergency-capable device (or hub); turning one mode off is published
+// before turning the other on. atSite marks a switch made at the site
+// ([Server.SetEmergency]) rather than through the API. The caller holds
+// s.mu and has checked that next does not have both modes on.
+func (s *Server) switchEmergency(next access.EmergencyStatus, atSite bool) {
 	sp := s.sp()
 	prev := sp.emergency
-	sp.emergency = st
+	sp.emergency = next
 	var dev *access.EventDevice
 	for _, h := range sp.hw {
 		if slices.Contains(h.dev.Capabilities, "emergency_settings") || slices.Contains(h.dev.Capabilities, "is_hub") {
@@ -283,22 +294,20 @@ func (s *Server) SetEmergency(st access.EmergencyStatus) error {
 	}
 	flip := func(mode string, value bool) {
 		s.publish(change{Event: access.EventDeviceEmergencyStatus, Device: dev,
-			Object: access.EmergencyStatusObject{Global: true, Mode: mode, Value: value}, AtSite: true})
+			Object: access.EmergencyStatusObject{Global: true, Mode: mode, Value: value}, AtSite: atSite})
 	}
-	// Turning one mode off is published before turning the other on.
-	if prev.Lockdown && !st.Lockdown {
+	if prev.Lockdown && !next.Lockdown {
 		flip("lockdown", false)
 	}
-	if prev.Evacuation && !st.Evacuation {
+	if prev.Evacuation && !next.Evacuation {
 		flip("evacuation", false)
 	}
-	if !prev.Lockdown && st.Lockdown {
+	if !prev.Lockdown && next.Lockdown {
 		flip("lockdown", true)
 	}
-	if !prev.Evacuation && st.Evacuation {
+	if !prev.Evacuation && next.Evacuation {
 		flip("evacuation", true)
 	}
-	return nil
 }
 
 // Floor is a floor of the site's building, as [Server.Floors] lists it.

@@ -77,6 +77,18 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 	require.NotEmpty(t, cards)
 	tps := srv.TouchPasses()
 	require.NotEmpty(t, tps)
+	// A pass activated through the fake's own path (the demo seeds its
+	// passes directly): user and pass answers must keep the vendor's
+	// empty activated_at, with no member the fake invents.
+	bob := srv.AddUser(access.User{FirstName: "Bob", LastName: "Ng", UserEmail: "bob@example.com", Status: access.UserStatusActive,
+		AccessPolicyIDs: []string{srv.AccessPolicies()[0].ID}})
+	bought, _, err := c.TouchPasses.Purchase(ctx, 1)
+	require.NoError(t, err)
+	_, _, err = c.Users.AssignTouchPass(ctx, bob.ID, bought[0].ID)
+	require.NoError(t, err)
+	activated, ok := srv.AddToWallet(bought[0].ID, access.SourceGoogle, "Bob's Pixel")
+	require.True(t, ok)
+	require.Equal(t, access.TouchPassActive, activated.Status)
 	groupID := srv.AddUserGroup("", "Staff", "", u)
 	wifi := srv.AddIdentityResource(access.IdentityWiFi, access.IdentityResource{Name: "HQ-Staff", ShortName: "staff"})
 	srv.AddIdentityResource(access.IdentityEVStation, access.IdentityResource{Name: "Garage", ShortName: "GC", Metadata: json.RawMessage(`{"site":"HQ"}`)})
@@ -105,6 +117,9 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 		{sample: "nfc_card_get", method: "GET", path: "/credentials/nfc_cards/tokens/" + cards[0].Token},
 		{sample: "nfc_cards_list", method: "GET", path: "/credentials/nfc_cards/tokens"},
 		{sample: "touch_pass_get", method: "GET", path: "/credentials/touch_passes/" + tps[0].ID},
+		{sample: "touch_pass_get", method: "GET", path: "/credentials/touch_passes/" + activated.ID},
+		{sample: "user_get", method: "GET", path: "/users/" + bob.ID + "?expand[]=access_policy",
+			extra: []string{".data.alias", ".data.email_status", ".data.full_name", ".data.phone"}},
 		{sample: "touch_pass_list", method: "GET", path: "/credentials/touch_passes"},
 		{sample: "touch_pass_search", method: "GET", path: "/credentials/touch_passes/search?condition=a"},
 		{sample: "touch_pass_purchase", method: "POST", path: "/credentials/touch_passes", body: `{"count":1}`},
