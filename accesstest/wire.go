@@ -11,7 +11,8 @@ import (
 // JSON name.
 
 // userWire is a user as the user endpoints send it: nfc_cards,
-// license_plates, alias and phone always present, pin_code null when
+// license_plates, access_policy_ids, alias and phone always present,
+// access_policies too when expanded ([] for none), pin_code null when
 // unset, touch_pass one object (absent when none).
 type userWire struct {
 	*access.User
@@ -20,15 +21,17 @@ type userWire struct {
 	NFCCards       []access.NFCCard      `json:"nfc_cards"`
 	LicensePlates  []access.LicensePlate `json:"license_plates"`
 	PINCode        *access.PINCode       `json:"pin_code"`
-	AccessPolicies []policyWire          `json:"access_policies,omitempty"`
+	PolicyIDs      []string              `json:"access_policy_ids"`
+	AccessPolicies *[]policyWire         `json:"access_policies,omitempty"`
 	TouchPass      *access.TouchPass     `json:"touch_pass,omitempty"`
 }
 
 func userView(u *access.User) userWire {
 	w := userWire{User: u, Alias: u.Alias, Phone: u.Phone, NFCCards: nonNilSlice(u.NFCCards),
-		LicensePlates: nonNilSlice(u.LicensePlates), PINCode: u.PINCode}
-	if u.AccessPolicies != nil {
-		w.AccessPolicies = policyViews(u.AccessPolicies)
+		LicensePlates: nonNilSlice(u.LicensePlates), PINCode: u.PINCode, PolicyIDs: nonNilSlice(u.AccessPolicyIDs)}
+	if u.AccessPolicies != nil { // expand[]=access_policy: [] when there are none
+		ps := nonNilSlice(policyViews(u.AccessPolicies))
+		w.AccessPolicies = &ps
 	}
 	if len(u.TouchPass) > 0 {
 		tp := detailPass(&u.TouchPass[0])
