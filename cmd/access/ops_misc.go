@@ -191,7 +191,7 @@ func runExport(x *inv) (any, error) {
 		return nil, usageErrorf("--timezone %q: %v", tz, err)
 	}
 	fetch := func(w io.Writer) error {
-		p := x.a.newProgress("rows")
+		p := x.a.newProgress("row")
 		defer p.done()
 		cw := &exportCounter{w: w, p: p, hook: x.a.exportHook}
 		for from, first := since, true; from.Before(until); first = false {
