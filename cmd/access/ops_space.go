@@ -133,11 +133,7 @@ func init() {
 				if err != nil || x.b("grouped") {
 					return groups, err
 				}
-				flat := []access.Device{}
-				for _, g := range groups {
-					flat = append(flat, g...)
-				}
-				return flat, nil
+				return flatDevices(groups), nil
 			}},
 		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", min: "3.3.10", short: "Fetch a device's access-method settings", args: devArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Devices.GetSettings(x.a.ctx, x.arg(0)); return v, err }},
@@ -164,6 +160,24 @@ func init() {
 				return done{"doorbell triggered on " + x.arg(0)}, err
 			}},
 	)
+}
+
+// flatDevices flattens the per-door groups of Devices.List; a device
+// that serves several doors (a hub) is listed once, where it first
+// appears.
+func flatDevices(groups [][]access.Device) []access.Device {
+	flat := []access.Device{}
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, d := range g {
+			if seen[d.ID] {
+				continue
+			}
+			seen[d.ID] = true
+			flat = append(flat, d)
+		}
+	}
+	return flat
 }
 
 // methodSwitches builds an AccessMethods update from method names.
