@@ -123,11 +123,18 @@ func (a *app) doctor(captureDir string) error {
 		return err
 	}
 	results := probeAll(a.ctx, cl, rec)
+	// The token and the operations are judged only on answers of the
+	// API: a probe that failed before (TLS, pinning, the connection)
+	// says nothing about them.
+	if err := reachedAPI(a.ctx, results); err != nil {
+		a.checkLine("FAIL", "api", oneLine(err.Error()))
+		return err
+	}
 	// HTTP 401 answers every operation alike: the token itself is refused.
 	for _, r := range results {
 		if errors.Is(r.err, access.ErrUnauthorized) {
 			a.checkLine("FAIL", "token", "the console refused the token (invalid, expired or revoked)")
-			return &exitError{code: 4, err: fmt.Errorf("the token is not valid: %w", r.err)}
+			return &exitError{code: 4, err: prefixedError{"the token is not valid: ", r.err}}
 		}
 	}
 	a.checkLine("ok", "token", "accepted")
@@ -176,6 +183,39 @@ func (a *app) doctor(captureDir string) error {
 	}
 	return nil
 }
+
+// reachedAPI returns nil when at least one probe got an answer from the
+// API (a success or an *access.APIError), else an error naming the first
+// failure, with the exit code that failure maps to.
+func reachedAPI(ctx context.Context, results []probe) *exitError {
+	var first error
+	for _, r := range results {
+		var apiErr *access.APIError
+		if r.err == nil || errors.As(r.err, &apiErr) {
+			return nil
+		}
+		if first == nil {
+			first = r.err
+		}
+	}
+	if first == nil {
+		first = errors.New("nothing was probed")
+	}
+	return &exitError{code: exitCode(ctx, first), err: prefixedError{"no probe reached the API: ", first}}
+}
+
+// prefixedError puts a prefix before an error of the SDK, without its
+// own "access: " (the command line adds one), and still unwraps to it.
+type prefixedError struct {
+	prefix string
+	err    error
+}
+
+func (e prefixedError) Error() string { return e.prefix + unprefixed(e.err) }
+func (e prefixedError) Unwrap() error { return e.err }
+
+// unprefixed is err's message without the SDK's "access: ".
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "access: ") }
 
 func normFP(s string) string {
 	return strings.ToLower(strings.NewReplacer(":", "", " ", "").Replace(s))

@@ -67,7 +67,7 @@ func (r *importRun) finish() error {
 		return err
 	}
 	if r.counts["failed"] > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d rows failed", r.counts["failed"])}
+		return &exitError{code: 1, err: fmt.Errorf("%s failed", count(r.counts["failed"], "row"))}
 	}
 	return nil
 }
@@ -163,7 +163,7 @@ Permission: view:user, edit:user`,
 					byNumber[u.EmployeeNumber] = u.ID
 				}
 			}
-			run := a.newImportRun("rows")
+			run := a.newImportRun("row")
 			for i, row := range rows {
 				if a.ctx.Err() != nil {
 					break
@@ -257,7 +257,7 @@ Minimum Access version: 3.3.10`,
 					aliases[card.Alias] = card.Token
 				}
 			}
-			run := a.newImportRun("rows")
+			run := a.newImportRun("row")
 			var todo []access.NFCImportRow
 			var todoRow []int
 			for i, row := range rows {

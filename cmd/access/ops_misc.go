@@ -20,7 +20,41 @@ var logFlags = []flagSpec{
 	{name: "actor", usage: "identity id of the actor (user, visitor or device)"},
 }
 
+// logWire is the wire form of the body of SystemLogs.List (the filter),
+// which its --data takes: times in Unix seconds.
+type logWire struct {
+	Topic   access.SystemLogTopic `json:"topic"`
+	Since   int64                 `json:"since,omitempty"`
+	Until   int64                 `json:"until,omitempty"`
+	ActorID string                `json:"actor_id,omitempty"`
+}
+
+// exportWire is the wire form of the body of SystemLogs.Export.
+type exportWire struct {
+	logWire
+	Timezone string `json:"timezone,omitempty"`
+}
+
+// unixTime is Unix seconds as a time; 0 is the zero time (no bound).
+func unixTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(n, 0)
+}
+
+// unixOf is t in Unix seconds; the zero time is 0.
+func unixOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
 func logQuery(x *inv) (*access.SystemLogQuery, error) {
+	if w, ok := x.body.(*logWire); ok {
+		return &access.SystemLogQuery{Topic: w.Topic, Since: unixTime(w.Since), Until: unixTime(w.Until), ActorID: w.ActorID}, nil
+	}
 	since, err := x.t("since")
 	if err != nil {
 		return nil, err
@@ -34,7 +68,7 @@ func logQuery(x *inv) (*access.SystemLogQuery, error) {
 
 func init() {
 	register(
-		&opSpec{path: "system-logs list", sdk: "SystemLogs.List, SystemLogs.All", perm: "view:system_log", short: "List system-log entries, newest first", paged: true,
+		&opSpec{path: "system-logs list", sdk: "SystemLogs.List, SystemLogs.All", perm: "view:system_log", short: "List system-log entries, newest first", paged: true, body: bodyOf[logWire](),
 			flags: logFlags, cols: []string{"@timestamp:TIME", "_source.event.type:EVENT", "_source.actor.display_name:ACTOR", "_source.event.display_message:MESSAGE"},
 			ex: "  access --fake system-logs list --since 7d --topic door_openings",
 			run: func(x *inv) (any, error) {
@@ -52,10 +86,10 @@ func init() {
 				}
 				return v, err
 			}},
-		&opSpec{path: "system-logs export", sdk: "SystemLogs.Export", perm: "view:system_log", min: "1.20.11", short: "Export system logs as CSV (ranges over a month are fetched month by month)",
+		&opSpec{path: "system-logs export", sdk: "SystemLogs.Export", perm: "view:system_log", min: "1.20.11", short: "Export system logs as CSV (ranges over a month are fetched month by month)", body: bodyOf[exportWire](),
 			flags: append(append([]flagSpec{}, logFlags...),
 				flagSpec{name: "timezone", usage: "IANA time zone of the CSV's times (default $TZ or UTC)"},
-				flagSpec{name: "output-file", shorthand: "O", usage: "write the CSV to `FILE` (default stdout); a partial file is removed on failure or Ctrl-C"}),
+				flagSpec{name: "output-file", shorthand: "O", usage: "write the CSV to `FILE` (default stdout); a partial file is removed on failure or Ctrl-C", notBody: true}),
 			ex:  "  access --fake system-logs export --since 24h --topic door_openings -O logs.csv",
 			run: runExport},
 		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", min: "1.24.6", short: "Fetch the video paths of a log entry's resource",
@@ -81,7 +115,7 @@ func init() {
 	register(
 		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", min: "2.2.10", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
-		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", min: "2.2.10", short: "Add a webhook endpoint", write: true, data: true, flags: whFlags, cols: whCols,
+		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", min: "2.2.10", short: "Add a webhook endpoint", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			ex: "  access --fake webhooks create --name laptop --endpoint https://example.com/hook --event access.door.unlock",
 			run: func(x *inv) (any, error) {
 				req, err := webhookRequest(x)
@@ -92,7 +126,7 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook", min: "2.2.10",
-			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, data: true, flags: whFlags, cols: whCols,
+			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
 				req, err := webhookRequest(x)
 				if err != nil {
@@ -101,14 +135,17 @@ func init() {
 				v, _, err := x.c.Webhooks.Ensure(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", min: "2.2.10", short: "Change a webhook endpoint (all fields required)", write: true, data: true,
+		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", min: "2.2.10", short: "Change a webhook endpoint (all fields required)", write: true, body: bodyOf[access.WebhookEndpointUpdate](),
 			args: []argSpec{{name: "endpoint-id"}}, flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
-				req, err := webhookRequest(x)
+				req, err := fromData(x, func() (access.WebhookEndpointUpdate, error) {
+					req, err := webhookFields(x)
+					return access.WebhookEndpointUpdate(req), err
+				})
 				if err != nil {
 					return nil, err
 				}
-				v, _, err := x.c.Webhooks.Update(x.a.ctx, x.arg(0), (*access.WebhookEndpointUpdate)(req))
+				v, _, err := x.c.Webhooks.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
 		&opSpec{path: "webhooks delete", sdk: "Webhooks.Delete", perm: "edit:webhook", min: "2.2.10", short: "Delete a webhook endpoint", write: true,
@@ -143,19 +180,22 @@ func init() {
 	)
 }
 
+// webhookRequest reads --data or the flags of webhooks create and ensure.
 func webhookRequest(x *inv) (*access.WebhookEndpointRequest, error) {
-	req := &access.WebhookEndpointRequest{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	req = &access.WebhookEndpointRequest{Endpoint: x.s("endpoint"), Name: x.s("name")}
+	req, err := fromData(x, func() (access.WebhookEndpointRequest, error) { return webhookFields(x) })
+	return &req, err
+}
+
+// webhookFields reads the webhook flags.
+func webhookFields(x *inv) (access.WebhookEndpointRequest, error) {
+	req := access.WebhookEndpointRequest{Endpoint: x.s("endpoint"), Name: x.s("name")}
 	for _, e := range x.ss("event") {
 		req.Events = append(req.Events, access.EventType(e))
 	}
 	for _, h := range x.ss("header") {
 		k, v, okk := strings.Cut(h, "=")
 		if !okk {
-			return nil, usageErrorf("--header %q: want NAME=VALUE", h)
+			return req, usageErrorf("--header %q: want NAME=VALUE", h)
 		}
 		if req.Headers == nil {
 			req.Headers = map[string]string{}
@@ -169,14 +209,21 @@ func webhookRequest(x *inv) (*access.WebhookEndpointRequest, error) {
 // ranges), writing one CSV: the header of later chunks is dropped.
 func runExport(x *inv) (any, error) {
 	now := time.Now()
-	since, err := x.t("since")
+	body, err := fromData(x, func() (exportWire, error) {
+		since, err := x.t("since")
+		if err != nil {
+			return exportWire{}, err
+		}
+		until, err := x.t("until")
+		if err != nil {
+			return exportWire{}, err
+		}
+		return exportWire{logWire{Topic: access.SystemLogTopic(x.s("topic")), Since: unixOf(since), Until: unixOf(until), ActorID: x.s("actor")}, x.s("timezone")}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	until, err := x.t("until")
-	if err != nil {
-		return nil, err
-	}
+	since, until := unixTime(body.Since), unixTime(body.Until)
 	if since.IsZero() {
 		since = now.Add(-24 * time.Hour)
 	}
@@ -186,12 +233,12 @@ func runExport(x *inv) (any, error) {
 	if !until.After(since) {
 		return nil, usageErrorf("system-logs export: --until must be after --since")
 	}
-	tz := firstNonEmpty(x.s("timezone"), x.a.getenv("TZ"), "UTC")
+	tz := firstNonEmpty(body.Timezone, x.a.getenv("TZ"), "UTC")
 	if _, err := time.LoadLocation(tz); err != nil {
 		return nil, usageErrorf("--timezone %q: %v", tz, err)
 	}
 	fetch := func(w io.Writer) error {
-		p := x.a.newProgress("rows")
+		p := x.a.newProgress("row")
 		defer p.done()
 		cw := &exportCounter{w: w, p: p, hook: x.a.exportHook}
 		for from, first := since, true; from.Before(until); first = false {
@@ -199,7 +246,7 @@ func runExport(x *inv) (any, error) {
 			if to.After(until) {
 				to = until
 			}
-			req := &access.SystemLogExportRequest{Topic: access.SystemLogTopic(x.s("topic")), Since: from, Until: to, Timezone: tz, ActorID: x.s("actor")}
+			req := &access.SystemLogExportRequest{Topic: body.Topic, Since: from, Until: to, Timezone: tz, ActorID: body.ActorID}
 			cw.skipHeader = !first
 			if _, err := x.c.SystemLogs.Export(x.a.ctx, req, cw); err != nil {
 				return err

@@ -42,51 +42,47 @@ func userStatuses(ss []string) []access.UserStatus {
 func init() {
 	idArg := []argSpec{{name: "user"}}
 	register(
-		&opSpec{path: "users create", sdk: "Users.Create", perm: "edit:user", short: "Register a user", write: true, data: true,
+		&opSpec{path: "users create", sdk: "Users.Create", perm: "edit:user", short: "Register a user", write: true, body: bodyOf[access.UserRequest](),
 			flags: []flagSpec{{name: "first-name", usage: "first name (required)"}, {name: "last-name", usage: "last name (required)"},
 				{name: "email", usage: "email address (Access 1.22.16 or later)"}, {name: "employee-number", usage: "employee number"},
 				{name: "onboard-time", usage: "onboarding date (2006-01-02, RFC 3339 or a duration back)"}},
 			cols: userCols, ex: "  access --fake users create --first-name Ada --last-name Lovelace --email ada@example.com",
 			run: func(x *inv) (any, error) {
-				req := &access.UserRequest{}
-				if given, err := x.data(req); given || err != nil {
-					if err != nil {
-						return nil, err
-					}
-				} else {
+				req, err := fromData(x, func() (access.UserRequest, error) {
 					on, err := x.t("onboard-time")
-					if err != nil {
-						return nil, err
-					}
-					req = &access.UserRequest{FirstName: x.s("first-name"), LastName: x.s("last-name"), UserEmail: x.s("email"),
-						EmployeeNumber: x.s("employee-number"), OnboardTime: on}
+					return access.UserRequest{FirstName: x.s("first-name"), LastName: x.s("last-name"), UserEmail: x.s("email"),
+						EmployeeNumber: x.s("employee-number"), OnboardTime: on}, err
+				})
+				if err != nil {
+					return nil, err
 				}
-				u, _, err := x.c.Users.Create(x.a.ctx, req)
+				u, _, err := x.c.Users.Create(x.a.ctx, &req)
 				return u, err
 			}},
-		&opSpec{path: "users update", sdk: "Users.Update", perm: "edit:user", short: "Change a user's fields", write: true, data: true, args: idArg,
+		&opSpec{path: "users update", sdk: "Users.Update", perm: "edit:user", short: "Change a user's fields", write: true, body: bodyOf[access.UserUpdate](), args: idArg,
 			flags: []flagSpec{{name: "first-name"}, {name: "last-name"}, {name: "email"}, {name: "employee-number"},
 				{name: "onboard-time", usage: "onboarding date (\"\" clears it)"}, {name: "status", usage: "ACTIVE or DEACTIVATED", values: []string{"ACTIVE", "DEACTIVATED"}}},
 			long: "A flag left out keeps the user's value; --email \"\", --employee-number \"\" and --onboard-time \"\" clear it.",
 			run: func(x *inv) (any, error) {
-				req := &access.UserUpdate{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
-					req = &access.UserUpdate{FirstName: x.sp("first-name"), LastName: x.sp("last-name"), UserEmail: x.sp("email"),
+				req, err := fromData(x, func() (access.UserUpdate, error) {
+					req := access.UserUpdate{FirstName: x.sp("first-name"), LastName: x.sp("last-name"), UserEmail: x.sp("email"),
 						EmployeeNumber: x.sp("employee-number")}
 					if x.set("onboard-time") {
 						on, err := x.t("onboard-time")
 						if err != nil {
-							return nil, err
+							return req, err
 						}
 						req.OnboardTime = &on
 					}
 					if x.set("status") {
 						req.Status = access.Ptr(access.UserStatus(strings.ToUpper(x.s("status"))))
 					}
+					return req, nil
+				})
+				if err != nil {
+					return nil, err
 				}
-				_, err := x.c.Users.Update(x.a.ctx, x.arg(0), req)
+				_, err = x.c.Users.Update(x.a.ctx, x.arg(0), &req)
 				return done{"updated user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users get", sdk: "Users.Get", perm: "view:user", short: "Fetch a user", args: idArg,
@@ -134,10 +130,11 @@ func init() {
 				_, err := x.c.Users.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true,
-			args: []argSpec{{name: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true}},
+		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(x.rest(1)))
+				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
 				return done{"set the access policies of user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users policies", sdk: "Users.ListAccessPolicies", perm: "view:user", min: "2.2.6", short: "List a user's access policies", args: idArg, cols: polCols,
@@ -150,23 +147,28 @@ func init() {
 				v, _, err := x.c.Users.ListAccessPolicies(x.a.ctx, x.arg(0), opts)
 				return v, err
 			}},
-		&opSpec{path: "users assign-nfc-card", sdk: "Users.AssignNFCCard", perm: "edit:user", short: "Assign an NFC card to a user", write: true,
-			args:  []argSpec{{name: "user"}, {name: "token"}},
+		&opSpec{path: "users assign-nfc-card", sdk: "Users.AssignNFCCard", perm: "edit:user", short: "Assign an NFC card to a user", write: true, body: bodyOf[access.NFCCardAssignment](),
+			args:  []argSpec{{name: "user"}, {name: "token", body: true}},
 			flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Users.AssignNFCCard(x.a.ctx, x.arg(0), &access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")})
+				req, _ := fromData(x, func() (access.NFCCardAssignment, error) {
+					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
+				})
+				_, err := x.c.Users.AssignNFCCard(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the card to user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "token"}},
+		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](),
+			args: []argSpec{{name: "user"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), x.arg(1))
+				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
+				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true,
-			args: []argSpec{{name: "user"}, {name: "pin"}},
+		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](),
+			args: []argSpec{{name: "user"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), x.arg(1))
+				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
+				_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
 				return done{"assigned the PIN to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users unassign-pin", sdk: "Users.UnassignPINCode", perm: "edit:user", short: "Remove a user's PIN code", write: true, args: idArg,
@@ -187,27 +189,35 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "users batch-assign-touch-passes", sdk: "Users.BatchAssignTouchPasses", perm: "edit:user", min: "3.2.20",
-			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", variadic: true}}, cols: touchCols,
+			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", variadic: true, body: true}}, cols: touchCols,
+			body:  bodyOf[access.BatchTouchPassAssignment](),
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address"}},
 			run: func(x *inv) (any, error) {
-				req := &access.BatchTouchPassAssignment{UserIDs: x.rest(0)}
-				for _, kv := range x.ss("email") {
-					k, v, okk := strings.Cut(kv, "=")
-					if !okk {
-						return nil, usageErrorf("--email %q: want USER=EMAIL", kv)
+				req, err := fromData(x, func() (access.BatchTouchPassAssignment, error) {
+					req := access.BatchTouchPassAssignment{UserIDs: x.rest(0)}
+					for _, kv := range x.ss("email") {
+						k, v, okk := strings.Cut(kv, "=")
+						if !okk {
+							return req, usageErrorf("--email %q: want USER=EMAIL", kv)
+						}
+						if req.Emails == nil {
+							req.Emails = map[string]string{}
+						}
+						req.Emails[k] = v
 					}
-					if req.Emails == nil {
-						req.Emails = map[string]string{}
-					}
-					req.Emails[k] = v
+					return req, nil
+				})
+				if err != nil {
+					return nil, err
 				}
-				v, _, err := x.c.Users.BatchAssignTouchPasses(x.a.ctx, req)
+				v, _, err := x.c.Users.BatchAssignTouchPasses(x.a.ctx, &req)
 				return v, err
 			}},
-		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", min: "3.3.10", short: "Add licence plate numbers to a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "plate", variadic: true}},
+		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", min: "3.3.10", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "user"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), x.rest(1))
+				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users unassign-license-plate", sdk: "Users.UnassignLicensePlate", perm: "edit:user", min: "3.3.10", short: "Remove a licence plate from a user", write: true,
@@ -231,28 +241,28 @@ func init() {
 
 	gArg := []argSpec{{name: "group", kind: "user-group"}}
 	register(
-		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", min: "2.2.6", short: "Create a user group", write: true, data: true, cols: groupCols,
+		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", min: "2.2.6", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupRequest(x)
 				if err != nil {
 					return nil, err
 				}
-				g, _, err := x.c.UserGroups.CreateAndGet(x.a.ctx, req)
+				g, _, err := x.c.UserGroups.CreateAndGet(x.a.ctx, &req)
 				return g, err
 			}},
 		&opSpec{path: "user-groups list", sdk: "UserGroups.List", perm: "view:user", min: "2.2.6", short: "List user groups", cols: groupCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.List(x.a.ctx); return v, err }},
 		&opSpec{path: "user-groups get", sdk: "UserGroups.Get", perm: "view:user", min: "2.2.6", short: "Fetch a user group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "user-groups update", sdk: "UserGroups.Update", perm: "edit:user", min: "2.2.6", short: "Rename or move a user group", write: true, data: true, args: gArg,
+		&opSpec{path: "user-groups update", sdk: "UserGroups.Update", perm: "edit:user", min: "2.2.6", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id; \"\" for the top level; left out keeps it)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupUpdate(x)
 				if err != nil {
 					return nil, err
 				}
-				_, err = x.c.UserGroups.Update(x.a.ctx, x.arg(0), req)
+				_, err = x.c.UserGroups.Update(x.a.ctx, x.arg(0), &req)
 				return done{"updated user group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "user-groups delete", sdk: "UserGroups.Delete", perm: "edit:user", min: "2.2.6", short: "Delete an empty user group", write: true, args: gArg,
@@ -260,16 +270,18 @@ func init() {
 				_, err := x.c.UserGroups.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", min: "2.2.6", short: "Add users to a group", write: true,
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true}},
+		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", min: "2.2.6", short: "Add users to a group", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), x.rest(1))
+				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), ids)
 				return done{"added the users to group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", min: "2.2.6", short: "Remove users from a group", write: true,
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true}},
+		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", min: "2.2.6", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), x.rest(1))
+				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), ids)
 				return done{"removed the users from group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user", min: "2.2.6",
@@ -283,10 +295,11 @@ func init() {
 				v, _, err := x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0))
 				return v, err
 			}},
-		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", min: "2.2.6", short: "Set a group's access policies", write: true,
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "policy", kind: "policy", variadic: true, optional: true}},
+		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", min: "2.2.6", short: "Set a group's access policies", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.UserGroups.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(x.rest(1)))
+				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.UserGroups.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
 				return done{"set the access policies of group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "user-groups policies", sdk: "UserGroups.ListAccessPolicies", perm: "view:user", min: "2.2.6", short: "List a group's access policies", args: gArg, cols: polCols,
@@ -298,14 +311,12 @@ func init() {
 
 	idTypes := []string{"ev_station", "vpn", "wifi"}
 	register(
-		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", min: "1.24.6", short: "Send UniFi Identity invitations", write: true, data: true,
-			args:  []argSpec{{name: "user", variadic: true, optional: true}},
+		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", min: "1.24.6", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
+			args:  []argSpec{{name: "user", variadic: true, optional: true, body: true}},
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address"}},
 			run: func(x *inv) (any, error) {
-				var invs []access.Invitation
-				if given, err := x.data(&invs); err != nil {
-					return nil, err
-				} else if !given {
+				invs, err := fromData(x, func() ([]access.Invitation, error) {
+					var invs []access.Invitation
 					emails := map[string]string{}
 					for _, kv := range x.ss("email") {
 						k, v, okk := strings.Cut(kv, "=")
@@ -317,6 +328,10 @@ func init() {
 					for _, u := range x.rest(0) {
 						invs = append(invs, access.Invitation{UserID: u, Email: emails[u]})
 					}
+					return invs, nil
+				})
+				if err != nil {
+					return nil, err
 				}
 				v, _, err := x.c.Identity.SendInvitations(x.a.ctx, invs)
 				if v == nil {
@@ -337,21 +352,27 @@ func init() {
 				v, _, err := x.c.Identity.ListResources(x.a.ctx, opts)
 				return v, err
 			}},
-		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", min: "1.24.6", short: "Assign Identity resources to a user", write: true,
-			args:  []argSpec{{name: "user"}, {name: "resource-id", variadic: true}},
+		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", min: "1.24.6", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
+			args:  []argSpec{{name: "user"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Identity.AssignToUser(x.a.ctx, x.arg(0), &access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)})
+				req, _ := fromData(x, func() (access.IdentityAssignment, error) {
+					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
+				})
+				_, err := x.c.Identity.AssignToUser(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the resources to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "identity user-resources", sdk: "Identity.ListForUser", perm: "view:user", min: "1.24.6", short: "List a user's Identity resources",
 			args: []argSpec{{name: "user"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.Identity.ListForUser(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", min: "2.2.6", short: "Assign Identity resources to a user group", write: true,
-			args:  []argSpec{{name: "group", kind: "user-group"}, {name: "resource-id", variadic: true}},
+		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", min: "2.2.6", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
+			args:  []argSpec{{name: "group", kind: "user-group"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Identity.AssignToUserGroup(x.a.ctx, x.arg(0), &access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)})
+				req, _ := fromData(x, func() (access.IdentityAssignment, error) {
+					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
+				})
+				_, err := x.c.Identity.AssignToUserGroup(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the resources to group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "identity group-resources", sdk: "Identity.ListForUserGroup", perm: "view:user", min: "2.2.6", short: "List a user group's Identity resources",
@@ -371,41 +392,37 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-func userGroupRequest(x *inv) (*access.UserGroupRequest, error) {
-	req := &access.UserGroupRequest{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	req.Name = x.s("name")
-	if p := x.s("parent"); p != "" {
-		r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
-		id, err := r.resolve("user-group", p)
-		if err != nil {
-			return nil, err
-		}
-		req.UpID = id
-	}
-	return req, nil
-}
-
-// userGroupUpdate reads --data or the flags: --parent left out keeps the
-// parent, --parent "" asks for a top-level group.
-func userGroupUpdate(x *inv) (*access.UserGroupUpdate, error) {
-	req := &access.UserGroupUpdate{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	req.Name = x.s("name")
-	if x.set("parent") {
-		req.UpID = access.Ptr("")
+func userGroupRequest(x *inv) (access.UserGroupRequest, error) {
+	return fromData(x, func() (access.UserGroupRequest, error) {
+		req := access.UserGroupRequest{Name: x.s("name")}
 		if p := x.s("parent"); p != "" {
 			r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
 			id, err := r.resolve("user-group", p)
 			if err != nil {
-				return nil, err
+				return req, err
 			}
-			req.UpID = &id
+			req.UpID = id
 		}
-	}
-	return req, nil
+		return req, nil
+	})
+}
+
+// userGroupUpdate reads --data or the flags: --parent left out keeps the
+// parent, --parent "" asks for a top-level group.
+func userGroupUpdate(x *inv) (access.UserGroupUpdate, error) {
+	return fromData(x, func() (access.UserGroupUpdate, error) {
+		req := access.UserGroupUpdate{Name: x.s("name")}
+		if x.set("parent") {
+			req.UpID = access.Ptr("")
+			if p := x.s("parent"); p != "" {
+				r := &resolver{ctx: x.a.ctx, c: x.c, lists: map[string][]named{}}
+				id, err := r.resolve("user-group", p)
+				if err != nil {
+					return req, err
+				}
+				req.UpID = &id
+			}
+		}
+		return req, nil
+	})
 }

@@ -47,21 +47,19 @@ func policyFields(x *inv) (*access.AccessPolicyUpdate, error) {
 
 // holidayRequest reads --data or the flags of holiday-groups create.
 func holidayRequest(x *inv) (*access.HolidayGroupRequest, error) {
-	req := &access.HolidayGroupRequest{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	return &access.HolidayGroupRequest{Name: x.s("name"), Description: x.s("description")}, nil
+	req, err := fromData(x, func() (access.HolidayGroupRequest, error) {
+		return access.HolidayGroupRequest{Name: x.s("name"), Description: x.s("description")}, nil
+	})
+	return &req, err
 }
 
 // holidayUpdate reads --data or the flags of holiday-groups update: the
 // holidays are kept, --description "" clears the description.
 func holidayUpdate(x *inv) (*access.HolidayGroupUpdate, error) {
-	req := &access.HolidayGroupUpdate{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	return &access.HolidayGroupUpdate{Name: x.s("name"), Description: x.sp("description")}, nil
+	req, err := fromData(x, func() (access.HolidayGroupUpdate, error) {
+		return access.HolidayGroupUpdate{Name: x.s("name"), Description: x.sp("description")}, nil
+	})
+	return &req, err
 }
 
 // scheduleFields reads the schedule flags into an update: --days mon,tue…
@@ -103,58 +101,61 @@ func scheduleFields(x *inv) (*access.ScheduleUpdate, error) {
 
 // scheduleRequest reads --data or the flags of schedules create.
 func scheduleRequest(x *inv) (*access.ScheduleRequest, error) {
-	req := &access.ScheduleRequest{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	u, err := scheduleFields(x)
-	if err != nil {
-		return nil, err
-	}
-	return &access.ScheduleRequest{Name: deref(u.Name), WeekSchedule: u.WeekSchedule, HolidayGroupID: deref(u.HolidayGroupID)}, nil
+	req, err := fromData(x, func() (access.ScheduleRequest, error) {
+		u, err := scheduleFields(x)
+		if err != nil {
+			return access.ScheduleRequest{}, err
+		}
+		return access.ScheduleRequest{Name: deref(u.Name), WeekSchedule: u.WeekSchedule, HolidayGroupID: deref(u.HolidayGroupID)}, nil
+	})
+	return &req, err
 }
 
 // scheduleUpdate reads --data or the flags of schedules update.
 func scheduleUpdate(x *inv) (*access.ScheduleUpdate, error) {
-	req := &access.ScheduleUpdate{}
-	if given, err := x.data(req); given || err != nil {
-		return req, err
-	}
-	return scheduleFields(x)
+	req, err := fromData(x, func() (access.ScheduleUpdate, error) {
+		u, err := scheduleFields(x)
+		if err != nil {
+			return access.ScheduleUpdate{}, err
+		}
+		return *u, nil
+	})
+	return &req, err
 }
 
 func init() {
 	pArg := []argSpec{{name: "policy", kind: "policy"}}
 	register(
-		&opSpec{path: "access-policies create", sdk: "AccessPolicies.Create", perm: "edit:policy", short: "Create an access policy", write: true, data: true, flags: policyFlagList(), cols: polCols,
+		&opSpec{path: "access-policies create", sdk: "AccessPolicies.Create", perm: "edit:policy", short: "Create an access policy", write: true, body: bodyOf[access.AccessPolicyRequest](), flags: policyFlagList(), cols: polCols,
 			ex: `  access --fake access-policies create --name Night --schedule "Office hours" --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
-				req := &access.AccessPolicyRequest{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
+				req, err := fromData(x, func() (access.AccessPolicyRequest, error) {
 					u, err := policyFields(x)
 					if err != nil {
-						return nil, err
+						return access.AccessPolicyRequest{}, err
 					}
-					req = &access.AccessPolicyRequest{Name: deref(u.Name), Resources: orEmptyRes(u.Resources), ScheduleID: deref(u.ScheduleID)}
-				}
-				v, _, err := x.c.AccessPolicies.Create(x.a.ctx, req)
-				return v, err
-			}},
-		&opSpec{path: "access-policies update", sdk: "AccessPolicies.Update", perm: "edit:policy", short: "Change an access policy", write: true, data: true, args: pArg, flags: policyFlagList(),
-			long: "A flag left out keeps the policy's value; --door and --door-group replace the doors and door groups (--door \"\" removes them all).",
-			run: func(x *inv) (any, error) {
-				req := &access.AccessPolicyUpdate{}
-				given, err := x.data(req)
+					return access.AccessPolicyRequest{Name: deref(u.Name), Resources: orEmptyRes(u.Resources), ScheduleID: deref(u.ScheduleID)}, nil
+				})
 				if err != nil {
 					return nil, err
-				} else if !given {
-					if req, err = policyFields(x); err != nil {
-						return nil, err
-					}
 				}
-				_, err = x.c.AccessPolicies.Update(x.a.ctx, x.arg(0), req)
+				v, _, err := x.c.AccessPolicies.Create(x.a.ctx, &req)
+				return v, err
+			}},
+		&opSpec{path: "access-policies update", sdk: "AccessPolicies.Update", perm: "edit:policy", short: "Change an access policy", write: true, body: bodyOf[access.AccessPolicyUpdate](), args: pArg, flags: policyFlagList(),
+			long: "A flag left out keeps the policy's value; --door and --door-group replace the doors and door groups (--door \"\" removes them all).",
+			run: func(x *inv) (any, error) {
+				req, err := fromData(x, func() (access.AccessPolicyUpdate, error) {
+					u, err := policyFields(x)
+					if err != nil {
+						return access.AccessPolicyUpdate{}, err
+					}
+					return *u, nil
+				})
+				if err != nil {
+					return nil, err
+				}
+				_, err = x.c.AccessPolicies.Update(x.a.ctx, x.arg(0), &req)
 				return done{"updated access policy " + x.arg(0)}, err
 			}},
 		&opSpec{path: "access-policies delete", sdk: "AccessPolicies.Delete", perm: "edit:policy", short: "Delete an access policy", write: true, args: pArg,
@@ -171,7 +172,7 @@ func init() {
 	hFlags := []flagSpec{{name: "name", usage: "group name (required)"}, {name: "description"}}
 	hCols := []string{"id", "name", "description", "count", "is_default"}
 	register(
-		&opSpec{path: "holiday-groups create", sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, data: true, flags: hFlags,
+		&opSpec{path: "holiday-groups create", sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: hFlags,
 			run: func(x *inv) (any, error) {
 				req, err := holidayRequest(x)
 				if err != nil {
@@ -180,7 +181,7 @@ func init() {
 				v, _, err := x.c.HolidayGroups.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "holiday-groups update", sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, data: true, args: hArg, flags: hFlags,
+		&opSpec{path: "holiday-groups update", sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, body: bodyOf[access.HolidayGroupUpdate](), args: hArg, flags: hFlags,
 			long: "The holidays are kept (replace them with --data); --description left out keeps the description, --description \"\" clears it.",
 			run: func(x *inv) (any, error) {
 				req, err := holidayUpdate(x)
@@ -204,7 +205,7 @@ func init() {
 	sFlags := []flagSpec{{name: "name", usage: "schedule name (unique)"}, {name: "days", kind: fStrings, usage: "weekdays of --hours (mon,tue,…)"},
 		{name: "hours", usage: "HH:MM:SS-HH:MM:SS on each of --days"}, {name: "holiday-group", usage: "holiday group (name or id)"}}
 	register(
-		&opSpec{path: "schedules create", sdk: "Schedules.Create", perm: "edit:policy", short: "Create a schedule", write: true, data: true, flags: sFlags,
+		&opSpec{path: "schedules create", sdk: "Schedules.Create", perm: "edit:policy", short: "Create a schedule", write: true, body: bodyOf[access.ScheduleRequest](), flags: sFlags,
 			ex: "  access --fake schedules create --name Lab --days mon,tue,wed,thu,fri --hours 08:00:00-18:00:59",
 			run: func(x *inv) (any, error) {
 				req, err := scheduleRequest(x)
@@ -214,7 +215,7 @@ func init() {
 				v, _, err := x.c.Schedules.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "schedules update", sdk: "Schedules.Update", perm: "edit:policy", short: "Change a schedule", write: true, data: true, args: sArg, flags: sFlags,
+		&opSpec{path: "schedules update", sdk: "Schedules.Update", perm: "edit:policy", short: "Change a schedule", write: true, body: bodyOf[access.ScheduleUpdate](), args: sArg, flags: sFlags,
 			long: "A flag left out keeps the schedule's value; --days with --hours replace the weekly ranges; --holiday-group \"\" detaches the holiday group.",
 			run: func(x *inv) (any, error) {
 				req, err := scheduleUpdate(x)

@@ -36,39 +36,51 @@ func init() {
 		&opSpec{path: "doors get", sdk: "Doors.Get", perm: "view:space", short: "Fetch a door", args: dArg,
 			ex:  `  access --fake doors get "Main entrance"`,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "doors unlock", sdk: "Doors.Unlock", perm: "edit:space", min: "actor fields 3.3.21", short: "Unlock a door remotely", write: true, args: dArg,
+		&opSpec{path: "doors unlock", sdk: "Doors.Unlock", perm: "edit:space", min: "actor fields 3.3.21", short: "Unlock a door remotely", write: true, args: dArg, body: bodyOf[access.UnlockRequest](),
 			flags: []flagSpec{{name: "actor-id", usage: "who unlocks (with --actor-name; 3.3.21 or later)"}, {name: "actor-name", usage: "who unlocks (with --actor-id)"},
 				{name: "extra", usage: "JSON passed through to the unlock's webhook event"}},
 			ex: `  access --fake doors unlock "Main entrance" --actor-id 42 --actor-name "Front desk"`,
 			run: func(x *inv) (any, error) {
-				req := &access.UnlockRequest{ActorID: x.s("actor-id"), ActorName: x.s("actor-name")}
-				if e := x.s("extra"); e != "" {
-					var v any
-					if err := json.Unmarshal([]byte(e), &v); err != nil {
-						return nil, usageErrorf("--extra: malformed JSON: %v", err)
+				req, err := fromData(x, func() (access.UnlockRequest, error) {
+					req := access.UnlockRequest{ActorID: x.s("actor-id"), ActorName: x.s("actor-name")}
+					if e := x.s("extra"); e != "" {
+						var v any
+						if err := json.Unmarshal([]byte(e), &v); err != nil {
+							return req, usageErrorf("--extra: malformed JSON: %v", err)
+						}
+						req.Extra = v
 					}
-					req.Extra = v
+					return req, nil
+				})
+				if err != nil {
+					return nil, err
 				}
-				_, err := x.c.Doors.Unlock(x.a.ctx, x.arg(0), req)
+				_, err = x.c.Doors.Unlock(x.a.ctx, x.arg(0), &req)
 				return done{"unlocked door " + x.arg(0)}, err
 			}},
 		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", min: "1.24.6", short: "Set a temporary locking rule", write: true,
-			args:  []argSpec{{name: "door", kind: "door"}, {name: "type"}},
+			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true}}, body: bodyOf[access.LockRuleRequest](),
 			long:  "TYPE is keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now.",
 			flags: []flagSpec{{name: "interval", kind: fInt, usage: "minutes, for custom"}},
 			ex:    `  access --fake doors lock-rule set "Main entrance" keep_lock`,
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &access.LockRuleRequest{Type: access.LockRuleType(x.arg(1)), Interval: x.i("interval")})
-				return done{"set lock rule " + x.arg(1) + " on door " + x.arg(0)}, err
+				req, _ := fromData(x, func() (access.LockRuleRequest, error) {
+					return access.LockRuleRequest{Type: access.LockRuleType(x.arg(1)), Interval: x.i("interval")}, nil
+				})
+				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &req)
+				return done{"set lock rule " + string(req.Type) + " on door " + x.arg(0)}, err
 			}},
 		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", min: "1.24.6", short: "Fetch a door's locking rule", args: dArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", min: "1.24.6", short: "Set the site's emergency status (may sound the alarm)", write: true,
+		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", min: "1.24.6", short: "Set the site's emergency status (may sound the alarm)", write: true, body: bodyOf[access.EmergencyStatus](),
 			long:  "Without flags, both modes are released.",
 			flags: []flagSpec{{name: "lockdown", kind: fBool, usage: "lock every door"}, {name: "evacuation", kind: fBool, usage: "unlock every door"}},
 			ex:    "  access --fake doors emergency set --lockdown",
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Doors.SetEmergency(x.a.ctx, &access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")})
+				req, _ := fromData(x, func() (access.EmergencyStatus, error) {
+					return access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")}, nil
+				})
+				_, err := x.c.Doors.SetEmergency(x.a.ctx, &req)
 				return done{"emergency status set"}, err
 			}},
 		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", min: "1.24.6", short: "Fetch the site's emergency status",
@@ -78,40 +90,38 @@ func init() {
 		&opSpec{path: "door-groups topology", sdk: "DoorGroups.Topology", perm: "view:space", short: "Show the buildings, floors and doors",
 			cols: []string{"id", "name", "type", "resource_topologies"},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Topology(x.a.ctx); return v, err }},
-		&opSpec{path: "door-groups create", sdk: "DoorGroups.Create", perm: "edit:space", short: "Create a door group", write: true, data: true, cols: doorGroupCols,
+		&opSpec{path: "door-groups create", sdk: "DoorGroups.Create", perm: "edit:space", short: "Create a door group", write: true, body: bodyOf[access.DoorGroupRequest](), cols: doorGroupCols,
 			flags: []flagSpec{{name: "name", usage: "unique name (required)"}, {name: "door", kind: fStrings, usage: "doors (names or ids)"}},
 			run: func(x *inv) (any, error) {
-				req := &access.DoorGroupRequest{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
+				req, err := fromData(x, func() (access.DoorGroupRequest, error) {
 					ids, err := doorIDs(x, x.ss("door"))
-					if err != nil {
-						return nil, err
-					}
-					req = &access.DoorGroupRequest{GroupName: x.s("name"), Resources: ids}
+					return access.DoorGroupRequest{GroupName: x.s("name"), Resources: ids}, err
+				})
+				if err != nil {
+					return nil, err
 				}
-				v, _, err := x.c.DoorGroups.Create(x.a.ctx, req)
+				v, _, err := x.c.DoorGroups.Create(x.a.ctx, &req)
 				return v, err
 			}},
 		&opSpec{path: "door-groups get", sdk: "DoorGroups.Get", perm: "view:space", short: "Fetch a door group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "door-groups update", sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, data: true, args: gArg, cols: doorGroupCols,
+		&opSpec{path: "door-groups update", sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, body: bodyOf[access.DoorGroupUpdate](), args: gArg, cols: doorGroupCols,
 			long:  "A flag left out keeps the group's value; --door replaces the doors (--door \"\" removes them all).",
 			flags: []flagSpec{{name: "name", usage: "new name"}, {name: "door", kind: fStrings, usage: "the doors (replaces them)"}},
 			run: func(x *inv) (any, error) {
-				var req access.DoorGroupUpdate
-				if given, err := x.data(&req); err != nil {
-					return nil, err
-				} else if !given {
-					req.GroupName = x.sp("name")
+				req, err := fromData(x, func() (access.DoorGroupUpdate, error) {
+					req := access.DoorGroupUpdate{GroupName: x.sp("name")}
 					if x.set("door") {
 						ids, err := doorIDs(x, x.ss("door"))
 						if err != nil {
-							return nil, err
+							return req, err
 						}
 						req.Resources = ids
 					}
+					return req, nil
+				})
+				if err != nil {
+					return nil, err
 				}
 				v, _, err := x.c.DoorGroups.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
@@ -133,37 +143,55 @@ func init() {
 				if err != nil || x.b("grouped") {
 					return groups, err
 				}
-				flat := []access.Device{}
-				for _, g := range groups {
-					flat = append(flat, g...)
-				}
-				return flat, nil
+				return flatDevices(groups), nil
 			}},
 		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", min: "3.3.10", short: "Fetch a device's access-method settings", args: devArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Devices.GetSettings(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", min: "3.3.10", short: "Change a device's access methods", write: true, data: true, args: devArg,
+		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", min: "3.3.10", short: "Change a device's access methods", write: true, body: bodyOf[access.DeviceSettingsUpdate](), args: devArg,
 			long:  "Give the access_methods object with --data, or switch methods with --enable/--disable (nfc, bt_tap, bt_button, bt_shake, mobile_wave, pin_code, face, wave, qr_code, touch_pass).",
 			flags: []flagSpec{{name: "enable", kind: fStrings, usage: "methods to turn on"}, {name: "disable", kind: fStrings, usage: "methods to turn off"}},
 			run: func(x *inv) (any, error) {
-				m := &access.AccessMethods{}
-				if given, err := x.data(m); err != nil {
-					return nil, err
-				} else if !given {
-					var err error
-					if m, err = methodSwitches(x.ss("enable"), x.ss("disable")); err != nil {
-						return nil, err
+				upd, err := fromData(x, func() (access.DeviceSettingsUpdate, error) {
+					m, err := methodSwitches(x.ss("enable"), x.ss("disable"))
+					if err != nil {
+						return access.DeviceSettingsUpdate{}, err
 					}
+					return access.DeviceSettingsUpdate(*m), nil
+				})
+				if err != nil {
+					return nil, err
 				}
-				_, err := x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), (*access.DeviceSettingsUpdate)(m))
+				_, err = x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), &upd)
 				return done{"updated the settings of device " + x.arg(0)}, err
 			}},
-		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", min: "4.0.10", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg,
+		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", min: "4.0.10", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
 			flags: []flagSpec{{name: "room", usage: "intercom directory name (empty rings the default)"}, {name: "cancel", kind: fBool, usage: "stop the ringing"}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Devices.TriggerDoorbell(x.a.ctx, x.arg(0), &access.DoorbellRequest{RoomName: x.s("room"), Cancel: x.b("cancel")})
+				req, _ := fromData(x, func() (access.DoorbellRequest, error) {
+					return access.DoorbellRequest{RoomName: x.s("room"), Cancel: x.b("cancel")}, nil
+				})
+				_, err := x.c.Devices.TriggerDoorbell(x.a.ctx, x.arg(0), &req)
 				return done{"doorbell triggered on " + x.arg(0)}, err
 			}},
 	)
+}
+
+// flatDevices flattens the per-door groups of Devices.List; a device
+// that serves several doors (a hub) is listed once, where it first
+// appears.
+func flatDevices(groups [][]access.Device) []access.Device {
+	flat := []access.Device{}
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, d := range g {
+			if seen[d.ID] {
+				continue
+			}
+			seen[d.ID] = true
+			flat = append(flat, d)
+		}
+	}
+	return flat
 }
 
 // methodSwitches builds an AccessMethods update from method names.

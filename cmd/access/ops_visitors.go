@@ -120,23 +120,23 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 func init() {
 	vArg := []argSpec{{name: "visitor"}}
 	register(
-		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, data: true, flags: visitorFlags, cols: visitorCols,
+		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
-				req := &access.VisitorRequest{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
+				req, err := fromData(x, func() (access.VisitorRequest, error) {
 					w, err := visitorFields(x)
 					if err != nil {
-						return nil, err
+						return access.VisitorRequest{}, err
 					}
-					req = &access.VisitorRequest{FirstName: deref(w.FirstName), LastName: deref(w.LastName), Remarks: deref(w.Remarks),
+					return access.VisitorRequest{FirstName: deref(w.FirstName), LastName: deref(w.LastName), Remarks: deref(w.Remarks),
 						MobilePhone: deref(w.MobilePhone), Email: deref(w.Email), VisitorCompany: deref(w.VisitorCompany),
 						StartTime: deref(w.StartTime), EndTime: deref(w.EndTime), VisitReason: deref(w.VisitReason),
-						Resources: w.Resources, WeekSchedule: w.WeekSchedule}
+						Resources: w.Resources, WeekSchedule: w.WeekSchedule}, nil
+				})
+				if err != nil {
+					return nil, err
 				}
-				v, _, err := x.c.Visitors.Create(x.a.ctx, req)
+				v, _, err := x.c.Visitors.Create(x.a.ctx, &req)
 				return v, err
 			}},
 		&opSpec{path: "visitors get", sdk: "Visitors.Get", perm: "view:visitor", short: "Fetch a visitor", args: vArg,
@@ -159,19 +159,20 @@ func init() {
 						return x.c.Visitors.List(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "visitors update", sdk: "Visitors.Update", perm: "edit:visitor", short: "Change a visitor", write: true, data: true, args: vArg, flags: visitorFlags, cols: visitorCols,
+		&opSpec{path: "visitors update", sdk: "Visitors.Update", perm: "edit:visitor", short: "Change a visitor", write: true, body: bodyOf[access.VisitorUpdate](), args: vArg, flags: visitorFlags, cols: visitorCols,
 			long: "A flag left out keeps the visitor's value; --remarks, --email, --phone and --company \"\" clear it; --door and --door-group replace the doors (--door \"\" removes them all).",
 			run: func(x *inv) (any, error) {
-				req := &access.VisitorUpdate{}
-				given, err := x.data(req)
+				req, err := fromData(x, func() (access.VisitorUpdate, error) {
+					w, err := visitorFields(x)
+					if err != nil {
+						return access.VisitorUpdate{}, err
+					}
+					return *w, nil
+				})
 				if err != nil {
 					return nil, err
-				} else if !given {
-					if req, err = visitorFields(x); err != nil {
-						return nil, err
-					}
 				}
-				v, _, err := x.c.Visitors.Update(x.a.ctx, x.arg(0), req)
+				v, _, err := x.c.Visitors.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
 		&opSpec{path: "visitors delete", sdk: "Visitors.Delete", perm: "edit:visitor", short: "Cancel a visitor (--force: delete the record)", write: true, args: vArg,
@@ -180,22 +181,27 @@ func init() {
 				_, err := x.c.Visitors.Delete(x.a.ctx, x.arg(0), &access.VisitorDeleteOptions{Force: x.b("force")})
 				return done{"deleted visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-nfc-card", sdk: "Visitors.AssignNFCCard", perm: "edit:visitor", short: "Assign an NFC card to a visitor", write: true,
-			args: []argSpec{{name: "visitor"}, {name: "token"}}, flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
+		&opSpec{path: "visitors assign-nfc-card", sdk: "Visitors.AssignNFCCard", perm: "edit:visitor", short: "Assign an NFC card to a visitor", write: true, body: bodyOf[access.NFCCardAssignment](),
+			args: []argSpec{{name: "visitor"}, {name: "token", body: true}}, flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Visitors.AssignNFCCard(x.a.ctx, x.arg(0), &access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")})
+				req, _ := fromData(x, func() (access.NFCCardAssignment, error) {
+					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
+				})
+				_, err := x.c.Visitors.AssignNFCCard(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the card to visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true,
-			args: []argSpec{{name: "visitor"}, {name: "token"}},
+		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true, body: bodyOf[string](),
+			args: []argSpec{{name: "visitor"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), x.arg(1))
+				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
+				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true,
-			args: []argSpec{{name: "visitor"}, {name: "pin"}},
+		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](),
+			args: []argSpec{{name: "visitor"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), x.arg(1))
+				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
+				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
 				return done{"assigned the PIN to visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors unassign-pin", sdk: "Visitors.UnassignPINCode", perm: "edit:visitor", short: "Remove a visitor's PIN code", write: true, args: vArg,
@@ -213,10 +219,11 @@ func init() {
 				_, err := x.c.Visitors.UnassignQRCode(x.a.ctx, x.arg(0))
 				return done{"removed the QR code of visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", min: "3.3.10", short: "Add licence plates to a visitor", write: true,
-			args: []argSpec{{name: "visitor"}, {name: "plate", variadic: true}},
+		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", min: "3.3.10", short: "Add licence plates to a visitor", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "visitor"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
-				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), x.rest(1))
+				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
+				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors unassign-license-plate", sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", min: "3.3.10", short: "Remove a licence plate from a visitor", write: true,
@@ -253,9 +260,13 @@ func init() {
 				return v, err
 			}},
 		&opSpec{path: "nfc-cards start-enrollment", sdk: "NFCCards.StartEnrollment", perm: "edit:credential", short: "Wake a reader and open an enrollment session", write: true,
-			args: []argSpec{{name: "device", kind: "device"}}, flags: []flagSpec{{name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
+			args: []argSpec{{name: "device", kind: "device", body: true}}, flags: []flagSpec{{name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
+			body: bodyOf[access.EnrollmentRequest](),
 			run: func(x *inv) (any, error) {
-				v, _, err := x.c.NFCCards.StartEnrollment(x.a.ctx, &access.EnrollmentRequest{DeviceID: x.arg(0), ResetUACard: x.b("reset")})
+				req, _ := fromData(x, func() (access.EnrollmentRequest, error) {
+					return access.EnrollmentRequest{DeviceID: x.arg(0), ResetUACard: x.b("reset")}, nil
+				})
+				v, _, err := x.c.NFCCards.StartEnrollment(x.a.ctx, &req)
 				return v, err
 			}},
 		&opSpec{path: "nfc-cards enrollment-status", sdk: "NFCCards.EnrollmentStatus", perm: "edit:credential", short: "Poll an enrollment session once",
@@ -287,16 +298,11 @@ func init() {
 				_, err := x.c.NFCCards.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted card " + x.arg(0)}, err
 			}},
-		&opSpec{path: "nfc-cards update", sdk: "NFCCards.Update", perm: "edit:credential", min: "3.1.30", short: "Change an NFC card's alias", write: true, data: true, args: tArg,
+		&opSpec{path: "nfc-cards update", sdk: "NFCCards.Update", perm: "edit:credential", min: "3.1.30", short: "Change an NFC card's alias", write: true, body: bodyOf[access.NFCCardUpdate](), args: tArg,
 			flags: []flagSpec{{name: "alias", usage: "the card's alias (\"\" clears it)"}},
 			run: func(x *inv) (any, error) {
-				req := &access.NFCCardUpdate{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
-					req.Alias = x.sp("alias")
-				}
-				_, err := x.c.NFCCards.Update(x.a.ctx, x.arg(0), req)
+				req, _ := fromData(x, func() (access.NFCCardUpdate, error) { return access.NFCCardUpdate{Alias: x.sp("alias")}, nil })
+				_, err := x.c.NFCCards.Update(x.a.ctx, x.arg(0), &req)
 				return done{"updated card " + x.arg(0)}, err
 			}},
 	)
@@ -320,29 +326,28 @@ func init() {
 			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.ListAssignable(x.a.ctx); return v, err }},
 		&opSpec{path: "touch-passes get", sdk: "TouchPasses.Get", perm: "view:credential", min: "3.2.20", short: "Fetch a touch pass", args: []argSpec{{name: "touch-pass"}},
 			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "touch-passes update", sdk: "TouchPasses.Update", perm: "edit:credential", min: "3.2.20", short: "Rename, suspend or reactivate a touch pass", write: true, data: true,
+		&opSpec{path: "touch-passes update", sdk: "TouchPasses.Update", perm: "edit:credential", min: "3.2.20", short: "Rename, suspend or reactivate a touch pass", write: true, body: bodyOf[access.TouchPassUpdate](),
 			args: []argSpec{{name: "touch-pass"}}, cols: touchCols,
 			flags: []flagSpec{{name: "card-name", usage: "the card's name"}, {name: "status", usage: "ACTIVE or SUSPENDED", values: []string{"ACTIVE", "SUSPENDED"}}},
 			run: func(x *inv) (any, error) {
-				req := &access.TouchPassUpdate{}
-				if given, err := x.data(req); err != nil {
-					return nil, err
-				} else if !given {
-					req = &access.TouchPassUpdate{CardName: x.sp("card-name")}
+				req, _ := fromData(x, func() (access.TouchPassUpdate, error) {
+					req := access.TouchPassUpdate{CardName: x.sp("card-name")}
 					if x.set("status") {
 						req.Status = access.Ptr(access.TouchPassStatus(strings.ToUpper(x.s("status"))))
 					}
-				}
-				v, _, err := x.c.TouchPasses.Update(x.a.ctx, x.arg(0), req)
+					return req, nil
+				})
+				v, _, err := x.c.TouchPasses.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
-		&opSpec{path: "touch-passes purchase", sdk: "TouchPasses.Purchase", perm: "edit:credential", min: "3.2.20", short: "Buy touch passes (spends money; never retried)", write: true,
+		&opSpec{path: "touch-passes purchase", sdk: "TouchPasses.Purchase", perm: "edit:credential", min: "3.2.20", short: "Buy touch passes (spends money; never retried)", write: true, body: bodyOf[int](),
 			flags: []flagSpec{{name: "count", kind: fInt, usage: "how many to buy (required)"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
-				if x.i("count") <= 0 {
+				n, _ := fromData(x, func() (int, error) { return x.i("count"), nil })
+				if n <= 0 {
 					return nil, usageErrorf("touch-passes purchase: --count must be at least 1")
 				}
-				v, _, err := x.c.TouchPasses.Purchase(x.a.ctx, x.i("count"))
+				v, _, err := x.c.TouchPasses.Purchase(x.a.ctx, n)
 				return v, err
 			}},
 		&opSpec{path: "qr-codes download", sdk: "QRCodes.Download", perm: "view:credential", min: "3.3.10", short: "Download a visitor's QR code image (PNG)",

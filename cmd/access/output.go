@@ -94,7 +94,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		if !isStream {
 			return writeJSONValue(w, v, jq, false)
 		}
-		p := a.newProgress("records")
+		p := a.newProgress("record")
 		p.active = p.active && lazy
 		defer p.done()
 		cw := &countingWriter{w: w}
@@ -137,7 +137,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 			return writeJSONValue(w, all, jq, true)
 		}
 		// Stream the array: records are written as they arrive.
-		p := a.newProgress("records")
+		p := a.newProgress("record")
 		p.active = p.active && lazy
 		defer p.done()
 		cw := &countingWriter{w: w}
@@ -198,7 +198,7 @@ func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 	if !isStream {
 		return v, nil
 	}
-	p := a.newProgress("records")
+	p := a.newProgress("record")
 	p.active = p.active && lazy
 	defer p.done()
 	all := []any{}
@@ -451,7 +451,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // stderr is a terminal, at most ten times a second.
 type progress struct {
 	w      io.Writer
-	what   string
+	what   string // the singular noun: "row", "record"
 	rows   int64
 	bytes  int64
 	last   time.Time
@@ -477,9 +477,9 @@ func (p *progress) add(rows int64, bytes int64) {
 
 func (p *progress) draw() {
 	if p.bytes > 0 {
-		fmt.Fprintf(p.w, "\r%d %s, %s", p.rows, p.what, humanBytes(p.bytes))
+		fmt.Fprintf(p.w, "\r%s, %s", count(p.rows, p.what), humanBytes(p.bytes))
 	} else {
-		fmt.Fprintf(p.w, "\r%d %s", p.rows, p.what)
+		fmt.Fprintf(p.w, "\r%s", count(p.rows, p.what))
 	}
 	p.drawn = true
 }
@@ -489,6 +489,14 @@ func (p *progress) done() {
 		p.draw()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// count is n with the noun, singular for exactly one: "1 row", "2 rows".
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func humanBytes(n int64) string {

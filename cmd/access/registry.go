@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ type flagSpec struct {
 	def         string
 	shorthand   string
 	values      []string // completion values
+	notBody     bool     // of an operation with a body: a flag that is not part of it (combines with --data)
 }
 
 // argSpec is one positional argument; kind names the records a name is
@@ -41,6 +43,7 @@ type argSpec struct {
 	name, kind string
 	variadic   bool
 	optional   bool
+	body       bool // part of the request body: left out (and not allowed) with --data
 }
 
 // opSpec is one row of the operation registry: a command path, the SDK
@@ -54,7 +57,13 @@ type opSpec struct {
 	long  string
 	args  []argSpec
 	flags []flagSpec
-	data  bool     // accepts --data
+	// body is set for every operation whose request has a body: it
+	// returns a pointer to a new value of the type --data decodes into
+	// (the SDK's request type, or the bare array or scalar the method
+	// takes). The command then accepts --data, decoded before any
+	// request; its flags (unless notBody) and body arguments are the
+	// other way to give the body, and are refused with --data.
+	body  func() any
 	paged bool     // adds --all, --page and --page-size
 	cols  []string // table columns
 	write bool     // changes the console
@@ -69,6 +78,7 @@ type inv struct {
 	cmd  *cobra.Command
 	args []string
 	spec *opSpec
+	body any // what --data decoded into (a pointer from spec.body), or nil
 }
 
 func (x *inv) s(name string) string { v, _ := x.cmd.Flags().GetString(name); return v }
@@ -115,6 +125,44 @@ func (x *inv) rest(i int) []string {
 	if i < len(x.args) {
 		return x.args[i:]
 	}
+	return nil
+}
+
+// bodyOf is the body of an operation whose --data decodes into a T.
+func bodyOf[T any]() func() any { return func() any { return new(T) } }
+
+// fromData returns the body --data gave, or else the one build makes from
+// the arguments and flags.
+func fromData[T any](x *inv, build func() (T, error)) (T, error) {
+	if x.body != nil {
+		return *x.body.(*T), nil
+	}
+	return build()
+}
+
+// dataGiven reports whether the command has --data and it was given.
+func dataGiven(c *cobra.Command) bool {
+	f := c.Flags().Lookup("data")
+	return f != nil && f.Value.String() != ""
+}
+
+// decodeData reads --data into a new value of the operation's body, and
+// refuses the flags and arguments that would give the body too (they
+// would be ignored).
+func (x *inv) decodeData() error {
+	if x.spec.body == nil || !dataGiven(x.cmd) {
+		return nil
+	}
+	for _, f := range x.spec.flags {
+		if !f.notBody && x.set(f.name) {
+			return usageErrorf("--data gives the whole request body: leave out --%s", f.name)
+		}
+	}
+	v := x.spec.body()
+	if _, err := x.data(v); err != nil {
+		return err
+	}
+	x.body = v
 	return nil
 }
 
@@ -242,6 +290,15 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if spec.long != "" {
 		long += "\n\n" + spec.long
 	}
+	var bodyArgs []string
+	for _, ar := range spec.args {
+		if ar.body {
+			bodyArgs = append(bodyArgs, strings.ToUpper(ar.name))
+		}
+	}
+	if len(bodyArgs) > 0 {
+		long += "\n\nWith --data, leave out " + strings.Join(bodyArgs, " ") + ": the body gives it."
+	}
 	for _, ar := range spec.args {
 		if ar.kind != "" {
 			long += fmt.Sprintf("\n\n%s is the %s's name or id; a name that matches several is an error listing them.", strings.ToUpper(ar.name), kindLabel[ar.kind])
@@ -284,8 +341,8 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			_ = cmd.RegisterFlagCompletionFunc(f.name, cobra.FixedCompletions(f.values, cobra.ShellCompDirectiveNoFileComp))
 		}
 	}
-	if spec.data {
-		fs.String("data", "", "the request body as JSON: a document, @FILE or - for stdin")
+	if spec.body != nil {
+		fs.String("data", "", "the request body as "+bodyDescription(spec.body())+": inline, @FILE or - for stdin")
 	}
 	if spec.paged {
 		fs.Bool("all", false, "fetch every page (streamed)")
@@ -293,6 +350,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		fs.Int("page-size", 0, "records per page")
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		x := &inv{a: a, cmd: c, args: args, spec: spec}
+		if err := x.decodeData(); err != nil {
+			return err
+		}
 		cl, err := a.Client()
 		if err != nil {
 			return err
@@ -301,7 +362,7 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		x := &inv{a: a, c: cl, cmd: c, args: resolved, spec: spec}
+		x.c, x.args = cl, resolved
 		res, err := spec.run(x)
 		if err != nil {
 			return err
@@ -317,10 +378,64 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	return cmd
 }
 
+// bodyDescription names what --data takes, for its usage line.
+func bodyDescription(v any) string {
+	t := reflect.TypeOf(v).Elem()
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "a JSON array of strings"
+		}
+		return "a JSON array of " + t.Elem().String() + " (in its wire form)"
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Int:
+		return "a JSON number"
+	}
+	if t.PkgPath() != reflect.TypeOf(access.Client{}).PkgPath() {
+		return "a JSON object with " + strings.Join(jsonKeys(t), ", ")
+	}
+	return "JSON (" + t.String() + " in its wire form)"
+}
+
+// jsonKeys lists the JSON member names of a struct type, with those of
+// embedded structs.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			keys = append(keys, jsonKeys(f.Type)...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}
+
 func argsValidator(spec *opSpec) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
+		withData := spec.body != nil && dataGiven(c)
+		if withData {
+			var bodyArgs []string
+			n := 0
+			for _, ar := range spec.args {
+				if ar.body {
+					bodyArgs = append(bodyArgs, strings.ToUpper(ar.name))
+				} else {
+					n++
+				}
+			}
+			if len(bodyArgs) > 0 && len(args) > n {
+				return usageErrorf("%s: --data gives the whole request body: leave out %s", c.CommandPath(), strings.Join(bodyArgs, " "))
+			}
+		}
 		min, max := 0, 0
 		for _, ar := range spec.args {
+			if withData && ar.body {
+				continue
+			}
 			if !ar.optional {
 				min++
 			}
@@ -334,7 +449,7 @@ func argsValidator(spec *opSpec) cobra.PositionalArgs {
 		case len(args) < min:
 			var missing []string
 			for _, ar := range spec.args[len(args):] {
-				if !ar.optional {
+				if !ar.optional && !(withData && ar.body) {
 					missing = append(missing, strings.ToUpper(ar.name))
 				}
 			}

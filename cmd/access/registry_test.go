@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/spf13/cobra"
 )
 
 // commandsOutside are the SDK methods that commands outside the registry
@@ -84,4 +86,109 @@ func TestHelpGivesPermissionAndVersion(t *testing.T) {
 			t.Errorf("%s --help lacks the minimum version %s", op.path, op.min)
 		}
 	}
+}
+
+// bodyOps are the SDK methods whose vendor request has a JSON body (the
+// "Body" column of the API's operation table; the multipart uploads take
+// files instead, and Visitors.AssignQRCode and PINCodes.Generate send
+// none). Each command of one of them takes --data.
+var bodyOps = []string{
+	"Users.Create", "Users.Update", "Users.SetAccessPolicies", "Users.AssignNFCCard", "Users.UnassignNFCCard",
+	"Users.AssignPINCode", "Users.BatchAssignTouchPasses", "Users.AssignLicensePlates",
+	"UserGroups.Create", "UserGroups.Update", "UserGroups.AddUsers", "UserGroups.RemoveUsers", "UserGroups.SetAccessPolicies",
+	"Visitors.Create", "Visitors.Update", "Visitors.AssignNFCCard", "Visitors.UnassignNFCCard", "Visitors.AssignPINCode",
+	"Visitors.AssignLicensePlates",
+	"AccessPolicies.Create", "AccessPolicies.Update", "HolidayGroups.Create", "HolidayGroups.Update",
+	"Schedules.Create", "Schedules.Update",
+	"NFCCards.StartEnrollment", "NFCCards.Update", "TouchPasses.Update", "TouchPasses.Purchase",
+	"DoorGroups.Create", "DoorGroups.Update", "Doors.Unlock", "Doors.SetLockRule", "Doors.SetEmergency",
+	"Devices.UpdateSettings", "Devices.TriggerDoorbell",
+	"SystemLogs.List", "SystemLogs.All", "SystemLogs.Export",
+	"Identity.SendInvitations", "Identity.AssignToUser", "Identity.AssignToUserGroup",
+	"Webhooks.Create", "Webhooks.Ensure", "Webhooks.Update",
+}
+
+// wireBodies are the operations whose --data decodes into a type of the
+// command line, because the SDK's type has no JSON wire form of its own.
+var wireBodies = map[string]reflect.Type{
+	"system-logs list":   reflect.TypeOf(logWire{}),
+	"system-logs export": reflect.TypeOf(exportWire{}),
+}
+
+// TestEveryBodyTakesData walks the registry: every command of an operation
+// with a request body has --data, decoded into the type the SDK method
+// takes (its request struct, or the bare array or scalar), and no other
+// command has it.
+func TestEveryBodyTakesData(t *testing.T) {
+	t.Parallel()
+	hasBody := map[string]bool{}
+	for _, m := range bodyOps {
+		hasBody[m] = true
+	}
+	ct := reflect.TypeOf(&access.Client{}).Elem()
+	seen := map[string]bool{}
+	for _, op := range ops {
+		var methods []string
+		for _, m := range strings.Split(op.sdk, ",") {
+			if m = strings.TrimSpace(m); hasBody[m] {
+				methods = append(methods, m)
+				seen[m] = true
+			}
+		}
+		cmd := findCommand(t, op.path)
+		if len(methods) == 0 {
+			if op.body != nil || cmd.Flags().Lookup("data") != nil {
+				t.Errorf("%s (%s) has --data, but the operation has no request body", op.path, op.sdk)
+			}
+			continue
+		}
+		if op.body == nil || cmd.Flags().Lookup("data") == nil {
+			t.Errorf("%s (%s) has a request body but no --data", op.path, op.sdk)
+			continue
+		}
+		bt := reflect.TypeOf(op.body()).Elem()
+		if want, ok := wireBodies[op.path]; ok {
+			if bt != want {
+				t.Errorf("%s: --data decodes into %v, want %v", op.path, bt, want)
+			}
+			continue
+		}
+		for _, m := range methods {
+			svc, name, _ := strings.Cut(m, ".")
+			f, ok := ct.FieldByName(svc)
+			if !ok {
+				t.Fatalf("no service %s", svc)
+			}
+			mt, ok := f.Type.MethodByName(name)
+			if !ok {
+				t.Fatalf("no method %s", m)
+			}
+			found := false
+			for i := 2; i < mt.Type.NumIn(); i++ { // receiver, ctx
+				if p := mt.Type.In(i); p == bt || p == reflect.PointerTo(bt) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: --data decodes into %v, which %s does not take (%v)", op.path, bt, m, mt.Type)
+			}
+		}
+	}
+	for _, m := range bodyOps {
+		if !seen[m] {
+			t.Errorf("no registry command calls %s", m)
+		}
+	}
+}
+
+// findCommand returns the command of a registry path.
+func findCommand(t *testing.T, path string) *cobra.Command {
+	t.Helper()
+	a := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	root := a.rootCommand()
+	c, _, err := root.Find(strings.Fields(path))
+	if err != nil || c.CommandPath() != "access "+path {
+		t.Fatalf("no command %q: %v", path, err)
+	}
+	return c
 }
