@@ -130,7 +130,7 @@ func init() {
 				_, err := x.c.Users.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
 			args: []argSpec{{name: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
@@ -157,14 +157,14 @@ func init() {
 				_, err := x.c.Users.AssignNFCCard(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the card to user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](),
+		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](), member: "token",
 			args: []argSpec{{name: "user"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](),
+		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](), member: "pin_code",
 			args: []argSpec{{name: "user"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
@@ -295,7 +295,7 @@ func init() {
 				v, _, err := x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0))
 				return v, err
 			}},
-		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", min: "2.2.6", short: "Set a group's access policies", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", min: "2.2.6", short: "Set a group's access policies", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })

@@ -190,14 +190,14 @@ func init() {
 				_, err := x.c.Visitors.AssignNFCCard(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the card to visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true, body: bodyOf[string](),
+		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true, body: bodyOf[string](), member: "token",
 			args: []argSpec{{name: "visitor"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](),
+		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
 			args: []argSpec{{name: "visitor"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })

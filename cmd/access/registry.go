@@ -63,12 +63,17 @@ type opSpec struct {
 	// takes). The command then accepts --data, decoded before any
 	// request; its flags (unless notBody) and body arguments are the
 	// other way to give the body, and are refused with --data.
-	body  func() any
-	paged bool     // adds --all, --page and --page-size
-	cols  []string // table columns
-	write bool     // changes the console
-	run   func(x *inv) (any, error)
-	ex    string
+	body func() any
+	// member is the one member of the vendor's body object where the SDK
+	// method takes its value bare (pin_code, token, access_policy_ids):
+	// --data then takes the vendor's object ({"pin_code":"1234"}) or the
+	// bare value.
+	member string
+	paged  bool     // adds --all, --page and --page-size
+	cols   []string // table columns
+	write  bool     // changes the console
+	run    func(x *inv) (any, error)
+	ex     string
 }
 
 // inv is one invocation of an operation: its resolved arguments and flags.
@@ -159,11 +164,38 @@ func (x *inv) decodeData() error {
 		}
 	}
 	v := x.spec.body()
-	if _, err := x.data(v); err != nil {
+	var into any = v
+	if x.spec.member != "" {
+		into = &memberBody{name: x.spec.member, v: v}
+	}
+	if _, err := x.data(into); err != nil {
 		return err
 	}
 	x.body = v
 	return nil
+}
+
+// memberBody decodes the vendor's one-member body object ({"pin_code":
+// "1234"}) into the bare value an SDK method takes, or the bare value
+// itself.
+type memberBody struct {
+	name string
+	v    any
+}
+
+func (m *memberBody) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return json.Unmarshal(b, m.v)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	raw, ok := obj[m.name]
+	if !ok || len(obj) != 1 {
+		return fmt.Errorf("the body object has exactly one member, %q", m.name)
+	}
+	return json.Unmarshal(raw, m.v)
 }
 
 // data decodes --data (a JSON document, @file or - for stdin) into v and
