@@ -61,6 +61,7 @@ func multipartBody(files ...formFile) *streamBody {
 		)
 		return &streamBody{contentType: contentType, open: func() (io.Reader, error) {
 			once.Do(func() {
+				buf.Grow(multipartSize(files))
 				mw := multipart.NewWriter(&buf)
 				_ = mw.SetBoundary(boundary)
 				err = writeParts(mw, files)
@@ -97,6 +98,16 @@ func small(files []formFile) bool {
 		}
 	}
 	return true
+}
+
+// multipartSize is about the size of the multipart body of small files:
+// their bytes and, per part, room for its boundary and headers.
+func multipartSize(files []formFile) int {
+	n := 128
+	for _, f := range files {
+		n += f.r.(interface{ Len() int }).Len() + 256 + len(f.field) + len(f.filename) + len(f.contentType)
+	}
+	return n
 }
 
 // lazyPipe is the read end of a pipe whose writing goroutine starts at
