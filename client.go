@@ -464,7 +464,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
 		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
 	st := &ex.st // one allocation for the exchange and its attempts' state
-	*st = attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
+	*st = attemptState{idempotent: retryable, upload: stream != nil && !stream.inMemory, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	switch {

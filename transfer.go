@@ -27,6 +27,10 @@ type streamBody struct {
 	// The retry layer calls it twice: once to probe for a length (closing
 	// what it returned, unread), then to send.
 	open func() (io.Reader, error)
+	// inMemory: open returns a *bytes.Reader over the encoded body (a
+	// small upload). It is sent like a JSON body: net/http writes headers
+	// and body at once, and no Read of it can block.
+	inMemory bool
 }
 
 // formFile is one file part of a multipart/form-data body.
@@ -70,7 +74,7 @@ func multipartBody(files ...formFile) *streamBody {
 				return nil, err
 			}
 			return bytes.NewReader(buf.Bytes()), nil
-		}}
+		}, inMemory: true}
 	}
 	return &streamBody{
 		contentType: contentType,
