@@ -3,7 +3,12 @@ package access
 import (
 	"bytes"
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"strings"
@@ -39,17 +44,59 @@ func (c *CertificateUpload) validate(op string) error {
 	if c == nil {
 		return invalidArg(op, "req", "must not be nil")
 	}
-	if p, _ := pem.Decode(c.Cert); p == nil || p.Type != "CERTIFICATE" {
+	certBlock, _ := pem.Decode(c.Cert)
+	if certBlock == nil || certBlock.Type != "CERTIFICATE" {
 		return invalidArg(op, "Cert", "must be a PEM certificate")
 	}
-	if p, _ := pem.Decode(c.Key); p == nil || !strings.HasSuffix(p.Type, "PRIVATE KEY") {
+	keyBlock, _ := pem.Decode(c.Key)
+	if keyBlock == nil || !strings.HasSuffix(keyBlock.Type, "PRIVATE KEY") {
 		return invalidArg(op, "Key", "must be a PEM private key")
 	}
+	if keyMatches(certBlock, keyBlock) {
+		return nil
+	}
+	// The decoded blocks did not show a match: tls.X509KeyPair, which
+	// decodes and checks the pair the same way, says what is wrong (or
+	// accepts a key block it finds further on).
 	if _, err := tls.X509KeyPair(c.Cert, c.Key); err != nil {
 		// The error names the mismatch, never the key's bytes.
 		return invalidArg(op, "Key", "does not match the certificate: "+err.Error())
 	}
 	return nil
+}
+
+// keyMatches reports whether the key block is a private key that
+// tls.X509KeyPair accepts for the certificate block: the check
+// tls.X509KeyPair makes (the first certificate parsed, the key parsed as
+// PKCS #1, PKCS #8 or SEC 1, public keys compared), on the blocks
+// validate has already decoded, so that a valid pair is not decoded
+// twice. It never accepts a pair tls.X509KeyPair refuses; when it
+// reports false, tls.X509KeyPair decides.
+func keyMatches(certBlock, keyBlock *pem.Block) bool {
+	if keyBlock.Type != "PRIVATE KEY" && !strings.HasSuffix(keyBlock.Type, " PRIVATE KEY") {
+		return false // tls.X509KeyPair skips this block: let it look further
+	}
+	leaf, err := x509.ParseCertificate(certBlock.Bytes)
+	if err != nil {
+		return false
+	}
+	var priv crypto.PrivateKey
+	if k, err := x509.ParsePKCS1PrivateKey(keyBlock.Bytes); err == nil {
+		priv = k
+	} else if k, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes); err == nil {
+		switch k.(type) {
+		case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
+			priv = k
+		default:
+			return false // a key type TLS does not use
+		}
+	} else if k, err := x509.ParseECPrivateKey(keyBlock.Bytes); err == nil {
+		priv = k
+	} else {
+		return false
+	}
+	pub, ok := priv.(interface{ Public() crypto.PublicKey }).Public().(interface{ Equal(crypto.PublicKey) bool })
+	return ok && pub.Equal(leaf.PublicKey)
 }
 
 // UploadCertificate replaces the self-signed certificate of the API server

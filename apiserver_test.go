@@ -1,9 +1,14 @@
 package access
 
 import (
+	"crypto"
+	"crypto/ecdh"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -13,6 +18,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -158,4 +164,77 @@ func TestAPIServerDeleteCertificateWire(t *testing.T) {
 	resp, err := c.APIServer.DeleteCertificate(logCtx)
 	require.NoError(t, err)
 	assert.Equal(t, 200, resp.StatusCode)
+}
+
+// TestCertificateCheckIsX509KeyPairs checks that the upload's validation
+// accepts exactly the pairs whose first PEM blocks are a certificate and a
+// private key and that tls.X509KeyPair accepts, for every key type and
+// encoding TLS uses, keys of other certificates, chains and extra blocks:
+// checking the blocks it has already decoded (keyMatches) changes nothing.
+func TestCertificateCheckIsX509KeyPairs(t *testing.T) {
+	t.Parallel()
+	type pair struct{ cert, key []byte }
+	var pairs []pair
+	keyPEM := func(typ string, der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}) }
+	certFor := func(priv crypto.Signer) []byte {
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "console.test"},
+			NotBefore: time.Unix(1700000000, 0), NotAfter: time.Unix(1900000000, 0)}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.Public(), priv)
+		require.NoError(t, err)
+		return keyPEM("CERTIFICATE", der)
+	}
+	pkcs8 := func(k any) []byte {
+		der, err := x509.MarshalPKCS8PrivateKey(k)
+		require.NoError(t, err)
+		return keyPEM("PRIVATE KEY", der)
+	}
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ec384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	require.NoError(t, err)
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 1024)
+	require.NoError(t, err)
+	_, edKey, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	xKey, err := ecdh.X25519().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	ecDER, err := x509.MarshalECPrivateKey(ec)
+	require.NoError(t, err)
+	ec384DER, err := x509.MarshalECPrivateKey(ec384)
+	require.NoError(t, err)
+	certs := map[string][]byte{"ec": certFor(ec), "ec384": certFor(ec384), "rsa": certFor(rsaKey), "ed": certFor(edKey)}
+	keys := map[string][]byte{
+		"ec sec1": keyPEM("EC PRIVATE KEY", ecDER), "ec pkcs8": pkcs8(ec), "ec384 sec1": keyPEM("EC PRIVATE KEY", ec384DER),
+		"rsa pkcs1": keyPEM("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), "rsa pkcs8": pkcs8(rsaKey),
+		"ed pkcs8": pkcs8(edKey), "x25519 pkcs8": pkcs8(xKey),
+		"ec params first":   append(keyPEM("EC PARAMETERS", []byte{6, 8, 42, 134, 72, 206, 61, 3, 1, 7}), keyPEM("EC PRIVATE KEY", ecDER)...),
+		"odd type first":    append(keyPEM("OTHERPRIVATE KEY", []byte{1}), keyPEM("EC PRIVATE KEY", ecDER)...),
+		"rsa as ec type":    keyPEM("EC PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)),
+		"corrupt":           keyPEM("PRIVATE KEY", []byte("junk")),
+		"certificate":       certs["ec"],
+		"not pem":           []byte("key"),
+		"two keys, ec last": append(keyPEM("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), keyPEM("EC PRIVATE KEY", ecDER)...),
+	}
+	for _, cert := range certs {
+		for _, key := range keys {
+			pairs = append(pairs, pair{cert, key})
+		}
+		pairs = append(pairs, pair{append(slices.Clone(cert), certs["rsa"]...), keys["ec sec1"]}, // a chain
+			pair{append(keyPEM("EC PRIVATE KEY", ecDER), cert...), keys["ec sec1"]}) // a key before the certificate
+	}
+	accepted := 0
+	for i, p := range pairs {
+		cb, _ := pem.Decode(p.cert)
+		kb, _ := pem.Decode(p.key)
+		_, pairErr := tls.X509KeyPair(p.cert, p.key)
+		want := cb != nil && cb.Type == "CERTIFICATE" && kb != nil && strings.HasSuffix(kb.Type, "PRIVATE KEY") && pairErr == nil
+		err := (&CertificateUpload{Cert: p.cert, Key: p.key}).validate("APIServer.UploadCertificate")
+		if assert.Equal(t, want, err == nil, "pair %d: %v / %v", i, err, pairErr) && want {
+			accepted++
+		}
+	}
+	// ec: sec1, pkcs8, odd type first (X509KeyPair skips it), the chain;
+	// ec384: sec1; rsa: pkcs1, pkcs8, as ec type and two keys (both parsed
+	// as PKCS #1 first); ed: pkcs8.
+	assert.Equal(t, 10, accepted, "pairs that match")
 }

@@ -464,7 +464,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	retryable := ctx.Value(noRetryKey{}) == nil && stream == nil &&
 		(idempotent(method) || ctx.Value(retrySafeKey{}) != nil || c.cfg.retry.RetryWrites)
 	st := &ex.st // one allocation for the exchange and its attempts' state
-	*st = attemptState{idempotent: retryable, upload: stream != nil, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
+	*st = attemptState{idempotent: retryable, upload: stream != nil && !stream.inMemory, method: method, url: ex.url, maxBody: c.cfg.maxBody, sink: sink}
 	rctx := context.WithValue(ctx, attemptKey{}, st)
 	var rawBody any
 	switch {
@@ -549,19 +549,34 @@ var errBodyTooLarge = errors.New("response body exceeds the size limit")
 // an error: the connection is then dropped rather than drained.
 func readBody(resp *http.Response, max int64) ([]byte, error) {
 	defer resp.Body.Close()
-	size := 512
+	size := int64(512)
 	if resp.ContentLength > 0 && resp.ContentLength <= max {
-		size = int(resp.ContentLength) + 1 // +1 lets the final Read see EOF without growing
+		size = resp.ContentLength + 1 // +1 lets the final Read see EOF without growing
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	n, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return buf.Bytes(), fmt.Errorf("reading the body after %d bytes: %w", n, err)
+	// Read straight into the slice: bytes.Buffer.ReadFrom would grow a
+	// buffer of exactly the announced length before its last Read, and
+	// io.LimitReader costs an allocation.
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		room := buf[len(buf):cap(buf)]
+		if left := max + 1 - int64(len(buf)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := resp.Body.Read(room)
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return buf[:max], fmt.Errorf("%w (%d bytes)", errBodyTooLarge, max)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, fmt.Errorf("reading the body after %d bytes: %w", len(buf), err)
+		}
 	}
-	if n > max {
-		return buf.Bytes()[:max], fmt.Errorf("%w (%d bytes)", errBodyTooLarge, max)
-	}
-	return buf.Bytes(), nil
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper, whose text repeats the

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -489,4 +490,40 @@ func writeJSON(t *testing.T, w http.ResponseWriter, v any) {
 	t.Helper()
 	w.Header().Set("Content-Type", "application/json")
 	require.NoError(t, json.NewEncoder(w).Encode(v))
+}
+
+// TestReadBodyLimits reads bodies around the cap, with a right, a wrong or
+// no Content-Length, one byte at a time and failing midway: every byte up
+// to the cap is returned, a longer body is an error, and a body that fits
+// is read without growing the buffer.
+func TestReadBodyLimits(t *testing.T) {
+	t.Parallel()
+	const max = 64
+	body := strings.Repeat("abcdefgh", 20) // 160 bytes
+	for _, n := range []int{0, 1, 63, 64, 65, 160} {
+		for _, cl := range []int64{-1, int64(n), int64(n) - 1, int64(n) + 1, 1 << 40} {
+			for _, oneByte := range []bool{false, true} {
+				var r io.Reader = strings.NewReader(body[:n])
+				if oneByte {
+					r = iotest.OneByteReader(r)
+				}
+				name := fmt.Sprintf("n=%d cl=%d oneByte=%v", n, cl, oneByte)
+				got, err := readBody(&http.Response{Body: io.NopCloser(r), ContentLength: cl}, max)
+				if n > max {
+					assert.ErrorIs(t, err, errBodyTooLarge, name)
+					assert.Equal(t, body[:max], string(got), name)
+					continue
+				}
+				require.NoError(t, err, name)
+				assert.Equal(t, body[:n], string(got), name)
+				if cl == int64(n) && n > 0 {
+					assert.Equal(t, n+1, cap(got), name+": grown")
+				}
+			}
+		}
+	}
+	got, err := readBody(&http.Response{Body: io.NopCloser(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(io.ErrUnexpectedEOF)))}, max)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.ErrorContains(t, err, "after 3 bytes")
+	assert.Equal(t, "abc", string(got))
 }

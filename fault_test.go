@@ -222,141 +222,161 @@ type faultRun struct {
 // TestFaultMatrix runs every fault against every operation. It is not
 // parallel, so that the goroutine count it checks at the end is its own.
 func TestFaultMatrix(t *testing.T) {
+	// Not parallel with other tests (it counts goroutines), but its fault
+	// cases run side by side: they share nothing but the transports list.
 	before := runtime.NumGoroutine()
-	var transports []*http.Transport
-	for _, fc := range faultCases() {
-		t.Run(strings.ReplaceAll(fc.name, " ", "_"), func(t *testing.T) {
-			var hits sync.Map // op pattern -> *atomic.Int32
-			mux := http.NewServeMux()
-			for _, op := range allOps {
-				n := new(atomic.Int32)
-				hits.Store(op.pattern, n)
-				mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
-					n.Add(1)
-					_, _ = io.Copy(io.Discard, r.Body)
-					fc.serve(w, r)
-				})
-			}
-			srv := httptest.NewUnstartedServer(mux)
-			srv.Config.ErrorLog = nil
-			srv.StartTLS()
-			defer srv.Close()
-			tr := srv.Client().Transport.(*http.Transport)
-			transports = append(transports, tr)
-
-			// run makes one operation's call against the faulty server.
-			run := func(op anOp) *faultRun {
-				r := &faultRun{policy: DefaultRetryPolicy()}
-				r.policy.WaitMin, r.policy.WaitMax = time.Millisecond, 2*time.Millisecond
-				cor := &cancelOnResponse{rt: tr}
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				if fc.cancelAfterFirstResponse {
-					r.policy.WaitMin, r.policy.WaitMax = time.Hour, time.Hour // only the cancel can end the wait
-					ctx, cancel = context.WithCancel(ctx)
-					defer cancel()
-					cor.cancel.Store(&cancel)
-				}
-				var logs bytes.Buffer
-				opts := append([]Option{
-					WithHTTPClient(&http.Client{Transport: cor}),
-					WithRetryPolicy(r.policy),
-					WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
-				}, fc.opts...)
-				c, err := NewClient(srv.URL, testToken, opts...)
-				if err != nil {
-					r.newErr = err
-					return r
-				}
-				v, _ := hits.Load(op.pattern)
-				n := v.(*atomic.Int32)
-				n.Store(0)
-				r.res, r.resp, r.err = op.call(ctx, c)
-				r.hits = n.Load()
-				r.logs = logs.String()
-				return r
-			}
-			// The calls are made first, then checked one by one. A fault
-			// that makes every attempt wait for the timeout runs them 32 at
-			// a time (each pattern has its own counter): in a row, 106
-			// operations times 3 timeouts took 11.7 s. The others run in a
-			// row on one warm connection, which costs half the CPU time of
-			// running them concurrently (a TLS handshake per connection).
-			ran := make(map[string]*faultRun, len(allOps))
-			var (
-				wg  sync.WaitGroup
-				mu  sync.Mutex
-				sem = make(chan struct{}, 32)
-			)
-			for _, op := range allOps {
-				if !fc.timesOut {
-					ran[op.name] = run(op)
-					continue
-				}
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer wg.Done()
-					r := run(op)
-					mu.Lock()
-					ran[op.name] = r
-					mu.Unlock()
-					<-sem
-				}()
-			}
-			wg.Wait()
-
-			if fc.timesOut {
-				reached := 0
-				for _, r := range ran {
-					if r.hits > 0 {
-						reached++
-					}
-				}
-				assert.Greater(t, reached, len(allOps)/2, "operations whose attempts reached the server")
-			}
-			for _, op := range allOps {
-				t.Run(op.name, func(t *testing.T) {
-					r := ran[op.name]
-					require.NoError(t, r.newErr)
-					res, resp, err := r.res, r.resp, r.err
-					require.Error(t, err)
-					assert.Nil(t, res, "no result with an error")
-					fc.check(t, op, err, resp)
-
-					want := 1
-					if physicalOps[op.name] && fc.notActed || !physicalOps[op.name] && fc.retried && op.idempotent {
-						want = 1 + r.policy.MaxRetries
-					}
-					if fc.timesOut {
-						// An attempt that times out in its TLS handshake (32 at
-						// a time, under -race) never reaches the handler: each
-						// operation is checked for no extra attempt here, the
-						// fault case for attempts that arrived below.
-						assert.LessOrEqual(t, r.hits, int32(want), "attempts seen by the server")
-					} else {
-						assert.Equal(t, int32(want), r.hits, "attempts seen by the server")
-					}
-					var apiErr *APIError
-					var reqErr *RequestError
-					switch {
-					case errors.As(err, &apiErr):
-						assert.Equal(t, want, apiErr.Attempts, "attempts in the error")
-					case errors.As(err, &reqErr):
-						assert.Equal(t, want, reqErr.Attempts, "attempts in the error")
-					}
-					for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), r.logs} {
-						assert.NotContains(t, s, testToken)
-						assert.NotContains(t, s, "N8oZJZ6U16i4mN6ZnRhw")
-					}
-				})
-			}
-		})
-	}
+	var (
+		transports []*http.Transport
+		trMu       sync.Mutex
+	)
+	t.Run("cases", func(t *testing.T) {
+		for _, fc := range faultCases() {
+			faultMatrixCase(t, fc, func(tr *http.Transport) {
+				trMu.Lock()
+				transports = append(transports, tr)
+				trMu.Unlock()
+			})
+		}
+	})
 	for _, tr := range transports {
 		tr.CloseIdleConnections()
 	}
 	assertNoGoroutineLeak(t, before)
+}
+
+// faultMatrixCase runs every operation against a server with one fault
+// (see TestFaultMatrix) in a parallel subtest; keep receives the
+// subtest's transport.
+func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
+	t.Run(strings.ReplaceAll(fc.name, " ", "_"), func(t *testing.T) {
+		t.Parallel()
+		var hits sync.Map // op pattern -> *atomic.Int32
+		mux := http.NewServeMux()
+		for _, op := range allOps {
+			n := new(atomic.Int32)
+			hits.Store(op.pattern, n)
+			mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				_, _ = io.Copy(io.Discard, r.Body)
+				fc.serve(w, r)
+			})
+		}
+		srv := httptest.NewUnstartedServer(mux)
+		srv.Config.ErrorLog = nil
+		srv.StartTLS()
+		defer srv.Close()
+		tr := srv.Client().Transport.(*http.Transport)
+		keep(tr)
+
+		// run makes one operation's call against the faulty server.
+		run := func(op anOp) *faultRun {
+			r := &faultRun{policy: DefaultRetryPolicy()}
+			r.policy.WaitMin, r.policy.WaitMax = time.Millisecond, 2*time.Millisecond
+			cor := &cancelOnResponse{rt: tr}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if fc.cancelAfterFirstResponse {
+				r.policy.WaitMin, r.policy.WaitMax = time.Hour, time.Hour // only the cancel can end the wait
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				cor.cancel.Store(&cancel)
+			}
+			var logs bytes.Buffer
+			opts := append([]Option{
+				WithHTTPClient(&http.Client{Transport: cor}),
+				WithRetryPolicy(r.policy),
+				WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+			}, fc.opts...)
+			c, err := NewClient(srv.URL, testToken, opts...)
+			if err != nil {
+				r.newErr = err
+				return r
+			}
+			v, _ := hits.Load(op.pattern)
+			n := v.(*atomic.Int32)
+			n.Store(0)
+			r.res, r.resp, r.err = op.call(ctx, c)
+			r.hits = n.Load()
+			r.logs = logs.String()
+			return r
+		}
+		// The calls are made first, then checked one by one. A fault
+		// that makes every attempt wait for the timeout runs them 32 at
+		// a time (each pattern has its own counter): in a row, 106
+		// operations times 3 timeouts took 11.7 s. The others run in a
+		// row on one warm connection, which costs half the CPU time of
+		// running them concurrently (a TLS handshake per connection).
+		ran := make(map[string]*faultRun, len(allOps))
+		var (
+			wg  sync.WaitGroup
+			mu  sync.Mutex
+			sem = make(chan struct{}, 32)
+		)
+		for _, op := range allOps {
+			if !fc.timesOut {
+				ran[op.name] = run(op)
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				r := run(op)
+				mu.Lock()
+				ran[op.name] = r
+				mu.Unlock()
+				<-sem
+			}()
+		}
+		wg.Wait()
+
+		if fc.timesOut {
+			reached := 0
+			for _, r := range ran {
+				if r.hits > 0 {
+					reached++
+				}
+			}
+			t.Logf("%d of %d operations reached the server", reached, len(allOps))
+			assert.Greater(t, reached, len(allOps)/2, "operations whose attempts reached the server")
+		}
+		for _, op := range allOps {
+			t.Run(op.name, func(t *testing.T) {
+				r := ran[op.name]
+				require.NoError(t, r.newErr)
+				res, resp, err := r.res, r.resp, r.err
+				require.Error(t, err)
+				assert.Nil(t, res, "no result with an error")
+				fc.check(t, op, err, resp)
+
+				want := 1
+				if physicalOps[op.name] && fc.notActed || !physicalOps[op.name] && fc.retried && op.idempotent {
+					want = 1 + r.policy.MaxRetries
+				}
+				if fc.timesOut {
+					// An attempt that times out in its TLS handshake (32 at
+					// a time, under -race) never reaches the handler: each
+					// operation is checked for no extra attempt here, the
+					// fault case for attempts that arrived below.
+					assert.LessOrEqual(t, r.hits, int32(want), "attempts seen by the server")
+				} else {
+					assert.Equal(t, int32(want), r.hits, "attempts seen by the server")
+				}
+				var apiErr *APIError
+				var reqErr *RequestError
+				switch {
+				case errors.As(err, &apiErr):
+					assert.Equal(t, want, apiErr.Attempts, "attempts in the error")
+				case errors.As(err, &reqErr):
+					assert.Equal(t, want, reqErr.Attempts, "attempts in the error")
+				}
+				for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), r.logs} {
+					assert.NotContains(t, s, testToken)
+					assert.NotContains(t, s, "N8oZJZ6U16i4mN6ZnRhw")
+				}
+			})
+		}
+	})
 }
 
 // assertNoGoroutineLeak waits (boundedly) for goroutines started by the

@@ -44,6 +44,7 @@ import (
 // found by their opening line, exactly "```go"; other fences (sh, text,
 // none) are not Go and are skipped. Nothing is written to the module.
 func TestReadmeGoBlocksCompile(t *testing.T) {
+	t.Parallel() // mostly waits for go list
 	raw, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	blocks := readmeGoBlocks(raw)

@@ -2,9 +2,12 @@ package access
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -222,31 +225,77 @@ func TestDeadlineWhileServerHangs(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
+// TestPerAttemptTimeout checks that the per-attempt timeout ends an
+// attempt whose answer never comes: a GET is tried three times, a POST
+// once. Every attempt runs on a connection dialled and handshaken before
+// the call, so the timer only covers writing the request and waiting for
+// the answer: on a loaded machine a slow TLS handshake cannot use up the
+// timeout before the request reaches the server. Each attempt needs a
+// connection of its own (a timed-out one is closed), and the dialer hands
+// out exactly as many as attempts are expected, so an extra attempt fails
+// to dial and shows in Attempts.
 func TestPerAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	for opName, want := range map[string]int{"GET": 3, "POST": 1} {
 		t.Run(opName, func(t *testing.T) {
 			t.Parallel()
-			c, mux, _ := setup(t, WithTimeout(30*time.Millisecond))
 			op := retryOps[opName]
-			var n atomic.Int32
+			mux := http.NewServeMux()
+			arrived := make(chan struct{}, 8)
 			release := make(chan struct{})
-			t.Cleanup(func() { close(release) }) // runs before the server's Close
 			mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
-				n.Add(1)
+				arrived <- struct{}{}
 				io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
 				select {
 				case <-r.Context().Done():
 				case <-release:
 				}
 			})
-			_, err := op.call(context.Background(), c)
+			srv := httptest.NewTLSServer(mux)
+			var closeOnce sync.Once
+			closeSrv := func() { closeOnce.Do(func() { close(release); srv.Close() }) }
+			t.Cleanup(closeSrv)
+
+			base := srv.Client().Transport.(*http.Transport)
+			conns := make(chan net.Conn, want)
+			for range want {
+				conn, err := tls.Dial("tcp", srv.Listener.Addr().String(), base.TLSClientConfig)
+				require.NoError(t, err)
+				require.NoError(t, conn.Handshake())
+				conns <- conn
+			}
+			tr := base.Clone()
+			tr.DialTLSContext = func(context.Context, string, string) (net.Conn, error) {
+				select {
+				case conn := <-conns:
+					return conn, nil
+				default:
+					return nil, errors.New("test: no pre-dialled connection left")
+				}
+			}
+			c, err := NewClient(srv.URL, testToken, WithHTTPClient(&http.Client{Transport: tr}),
+				WithRetryPolicy(fastRetry()), WithTimeout(50*time.Millisecond))
+			require.NoError(t, err)
+
+			_, err = op.call(context.Background(), c)
 			require.Error(t, err)
 			var reqErr *RequestError
 			require.ErrorAs(t, err, &reqErr)
 			assert.Equal(t, want, reqErr.Attempts)
-			assert.Equal(t, want, int(n.Load()))
+			assert.True(t, isTimeout(err), "%v", err)
 			assert.False(t, errors.Is(err, context.DeadlineExceeded) && !isTimeout(err))
+			// Every attempt's request was written before its timer ran out;
+			// the server may read it a little later.
+			for i := range want {
+				select {
+				case <-arrived:
+				case <-time.After(10 * time.Second): // a guard, not a synchronisation
+					t.Fatalf("request %d of %d never reached the server", i+1, want)
+				}
+			}
+			closeSrv() // waits for every handler
+			assert.Empty(t, arrived, "more requests than attempts")
+			assert.Empty(t, conns, "attempts without a connection of their own")
 		})
 	}
 }

@@ -49,8 +49,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return t.rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	w := &watchdog{timeout: t.timeout, ctx: ctx, cancel: cancel}
-	w.timer = time.AfterFunc(t.timeout, w.fire)
+	w := &watchdog{timeout: t.timeout, parent: req.Context(), ctx: ctx, cancel: cancel}
+	w.timer = time.AfterFunc(t.timeout, cancel) // no closure to allocate
 	r := req.WithContext(ctx)
 	if upload {
 		// Sending a large upload may take longer than the timeout: each
@@ -63,8 +63,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp, err := t.rt.RoundTrip(r)
 	if err != nil {
+		fired := w.fired()
 		w.stop()
-		if w.fired.Load() {
+		if fired {
 			return nil, &timeoutError{timeout: t.timeout, what: "before the answer's headers arrived"}
 		}
 		return nil, err
@@ -82,18 +83,20 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 type watchdog struct {
 	timeout time.Duration
 	timer   *time.Timer
+	parent  context.Context // the call's
 	ctx     context.Context // the attempt's, cancelled when the timer fires
 	cancel  context.CancelFunc
-	fired   atomic.Bool
 	body    watchedBody // the answer's body, once the headers arrived
 	// stopClose unregisters the close of a streamed upload's body when
 	// the attempt's context ends; nil without an upload.
 	stopClose func() bool
 }
 
-func (w *watchdog) fire() {
-	w.fired.Store(true)
-	w.cancel()
+// fired reports whether the timer ended the attempt: its context is
+// cancelled and the call's is not. The transport only asks before it
+// cancels the attempt's context itself (stop, the end of the body).
+func (w *watchdog) fired() bool {
+	return w.ctx.Err() != nil && w.parent.Err() == nil
 }
 
 // stop ends the attempt's bound and releases its context.
@@ -144,7 +147,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		// the client leave and closed its chunked answer. The body is cut
 		// all the same.
 		switch {
-		case b.w.fired.Load():
+		case b.w.fired():
 			err = &timeoutError{timeout: b.w.timeout, what: fmt.Sprintf("waiting for more of the body after %d bytes", b.n)}
 		case err == io.EOF && b.w.ctx.Err() != nil:
 			err = b.w.ctx.Err()

@@ -27,6 +27,10 @@ type streamBody struct {
 	// The retry layer calls it twice: once to probe for a length (closing
 	// what it returned, unread), then to send.
 	open func() (io.Reader, error)
+	// inMemory: open returns a *bytes.Reader over the encoded body (a
+	// small upload). It is sent like a JSON body: net/http writes headers
+	// and body at once, and no Read of it can block.
+	inMemory bool
 }
 
 // formFile is one file part of a multipart/form-data body.
@@ -61,6 +65,7 @@ func multipartBody(files ...formFile) *streamBody {
 		)
 		return &streamBody{contentType: contentType, open: func() (io.Reader, error) {
 			once.Do(func() {
+				buf.Grow(multipartSize(files))
 				mw := multipart.NewWriter(&buf)
 				_ = mw.SetBoundary(boundary)
 				err = writeParts(mw, files)
@@ -69,7 +74,7 @@ func multipartBody(files ...formFile) *streamBody {
 				return nil, err
 			}
 			return bytes.NewReader(buf.Bytes()), nil
-		}}
+		}, inMemory: true}
 	}
 	return &streamBody{
 		contentType: contentType,
@@ -97,6 +102,16 @@ func small(files []formFile) bool {
 		}
 	}
 	return true
+}
+
+// multipartSize is about the size of the multipart body of small files:
+// their bytes and, per part, room for its boundary and headers.
+func multipartSize(files []formFile) int {
+	n := 128
+	for _, f := range files {
+		n += f.r.(interface{ Len() int }).Len() + 256 + len(f.field) + len(f.filename) + len(f.contentType)
+	}
+	return n
 }
 
 // lazyPipe is the read end of a pipe whose writing goroutine starts at
