@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,7 +132,7 @@ func TestBrowserRingDoorbell(t *testing.T) {
 
 	openConsole(t, ctx, st)
 	ring := `li[data-device="` + accesstest.DemoIntercomID + `"] button[data-ring]`
-	require.NoError(t, chromedp.Run(ctx, chromedp.Click(ring, chromedp.ByQuery)))
+	require.NoError(t, chromedp.Run(ctx, click(ring)))
 
 	select {
 	case d := <-rings:
@@ -269,7 +270,7 @@ func TestBrowserTapEnrollsCard(t *testing.T) {
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.WaitVisible(dev+` [data-enrolling]`, chromedp.ByQuery),
 		chromedp.SendKeys(dev+` input[name=card]`, "04A1B2C3D4", chromedp.ByQuery),
-		chromedp.Click(dev+` button[data-tap]`, chromedp.ByQuery),
+		click(dev+` button[data-tap]`),
 	))
 	select {
 	case r := <-done:
@@ -294,7 +295,7 @@ func TestBrowserPhoneLayout(t *testing.T) {
 		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow)))
 	assert.False(t, overflow, "no sideways scrolling on a phone")
 	require.NoError(t, chromedp.Run(ctx,
-		chromedp.Click(`button[value=lockdown]`, chromedp.ByQuery),
+		click(`button[value=lockdown]`),
 		chromedp.WaitVisible(`.banner.lockdown`, chromedp.ByQuery),
 	))
 	assert.Equal(t, access.EmergencyStatus{Lockdown: true}, st.Fake.Emergency())
@@ -305,4 +306,20 @@ func TestBrowserPhoneLayout(t *testing.T) {
 // can be gone by the next (chromedp.Text's "No node with given id").
 func textOf(sel string, text *string) chromedp.Action {
 	return chromedp.Evaluate(`(() => { const e = document.querySelector(`+strconv.Quote(sel)+`); return e ? e.textContent.trim() : "" })()`, text)
+}
+
+// click clicks an element with the mouse, as chromedp.Click does, and
+// tries again when the live page replaced the element between the query
+// and the click (the protocol's "node with given id" errors): the next
+// try finds the new element.
+func click(sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var err error
+		for range 5 {
+			if err = chromedp.Click(sel, chromedp.ByQuery).Do(ctx); err == nil || !strings.Contains(err.Error(), "node with given id") {
+				return err
+			}
+		}
+		return err
+	})
 }
