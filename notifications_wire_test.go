@@ -147,3 +147,57 @@ func TestUpgradeGuard(t *testing.T) {
 		g.done()
 	})
 }
+
+// End to end through Subscribe: a console answers the upgrade with a 101
+// the WebSocket library rejects (a wrong Sec-WebSocket-Accept) and keeps
+// the connection open. The library would read that connection for 3 s
+// before giving up; the subscription ends as soon as ctx does.
+func TestSubscribeDeadUpgradeHonoursCtx(t *testing.T) {
+	t.Parallel()
+	served := make(chan struct{}, 16)
+	release := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: wrong\r\n\r\n")
+		buf.Flush()
+		served <- struct{}{}
+		<-release // the connection stays open until the test ends
+	}))
+	defer srv.Close()
+	defer close(release)
+	upgraded := make(chan struct{}, 16)
+	hc := srv.Client()
+	inner := hc.Transport
+	hc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := inner.RoundTrip(r)
+		if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
+			upgraded <- struct{}{} // the library now verifies the answer and reads the connection
+		}
+		return resp, err
+	})
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan time.Time, 1)
+	go func() {
+		for range c.Notifications.Subscribe(ctx, &SubscribeOptions{MinBackoff: time.Hour, MaxBackoff: time.Hour}) {
+		}
+		ended <- time.Now()
+	}()
+	<-served
+	<-upgraded // the 101 reached the client; the library is reading the dead connection
+	cancelled := time.Now()
+	cancel()
+	select {
+	case at := <-ended:
+		assert.Less(t, at.Sub(cancelled), 2*time.Second, "the 3 s read of the dead upgrade ended with ctx")
+	case <-time.After(10 * time.Second):
+		t.Fatal("Subscribe did not end after ctx was cancelled")
+	}
+}
