@@ -464,6 +464,19 @@ func (c *csvReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Len is the number of bytes left to read. The rows are in memory, so a
+// small import is encoded at once and sent with a Content-Length, like a
+// JSON body, instead of through a pipe and a goroutine (multipartBody).
+func (c *csvReader) Len() int {
+	n := len(c.buf)
+	for _, r := range c.rows {
+		// validateImport accepted only hexadecimal ids: upper-casing
+		// keeps their length.
+		n += len(strings.TrimSpace(r.NFCID)) + len(", ") + len(strings.TrimSpace(r.Alias)) + len("\n")
+	}
+	return n
+}
+
 // Import imports third-party NFC cards (controller 3.3.10 or later). The
 // rows are written as the CSV the vendor describes (lines of
 // "NFC_ID, alias", ids in upper-case hexadecimal) and streamed as a

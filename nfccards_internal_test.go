@@ -24,9 +24,20 @@ func FuzzNFCImportCSV(f *testing.F) {
 			}
 			return
 		}
-		b, err := io.ReadAll(&csvReader{rows: rows})
+		cr := &csvReader{rows: rows}
+		want := cr.Len()
+		first := make([]byte, 3)
+		n, _ := cr.Read(first)
+		if left := cr.Len(); left != want-n {
+			t.Fatalf("Len after reading %d bytes = %d, want %d", n, left, want-n)
+		}
+		rest, err := io.ReadAll(cr)
 		if err != nil {
 			t.Fatal(err)
+		}
+		b := append(first[:n], rest...)
+		if len(b) != want || cr.Len() != 0 {
+			t.Fatalf("Len announced %d bytes, %d read, %d left", want, len(b), cr.Len())
 		}
 		r := csv.NewReader(strings.NewReader(string(b)))
 		r.TrimLeadingSpace = true
