@@ -30,29 +30,34 @@ type importRun struct {
 	p      *progress
 }
 
-func (a *app) newImportRun(what string) *importRun {
-	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: a.newProgress(what)}
+// newImportRun starts the results of an import of total rows; on a
+// terminal, stderr shows a progress bar of the rows done.
+func (a *app) newImportRun(total int) *importRun {
+	p := a.newProgress("row")
+	p.total = int64(total)
+	if p.active {
+		p.draw()
+	}
+	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: p}
 }
 
 func (r *importRun) report(res importResult) {
 	r.counts[res.Status]++
-	r.p.add(1, 0)
+	r.p.rows++
+	var line string
 	if r.text {
-		line := fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
+		line = fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
 		if res.ID != "" {
 			line += " (" + res.ID + ")"
 		}
 		if res.Detail != "" {
 			line += ": " + res.Detail
 		}
-		if r.p.active {
-			line = "\r\x1b[K" + line
-		}
-		fmt.Fprintln(r.a.stdout, line)
-		return
+	} else {
+		b, _ := json.Marshal(res)
+		line = string(b)
 	}
-	b, _ := json.Marshal(res)
-	fmt.Fprintf(r.a.stdout, "%s\n", b)
+	r.p.above(r.a.stdout, line)
 }
 
 // finish prints the summary on stderr; failed rows make the exit code 1.
@@ -163,7 +168,7 @@ Permission: view:user, edit:user`,
 					byNumber[u.EmployeeNumber] = u.ID
 				}
 			}
-			run := a.newImportRun("row")
+			run := a.newImportRun(len(rows))
 			for i, row := range rows {
 				if a.ctx.Err() != nil {
 					break
@@ -257,7 +262,7 @@ Minimum Access version: 3.3.10`,
 					aliases[card.Alias] = card.Token
 				}
 			}
-			run := a.newImportRun("row")
+			run := a.newImportRun(len(rows))
 			var todo []access.NFCImportRow
 			var todoRow []int
 			for i, row := range rows {
