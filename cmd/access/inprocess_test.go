@@ -232,6 +232,20 @@ func TestImportProgressBar(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(stdout.String(), `"status":"skipped"`), stdout.String())
 }
 
+// TestFakeEventsPlayTheSite: with --fake, events tail sees the demo
+// site's activity in its order: an exit through the main entrance, then
+// a ring at the intercom and its end.
+func TestFakeEventsPlayTheSite(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"--fake", "events", "tail", "--type", "doorbell,door.unlock", "--count", "3", "-o", "jsonl", "--jq", ".event"},
+		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	require.Equal(t, 0, code, stderr.String())
+	assert.Equal(t, "access.data.device.remote_unlock\naccess.remote_view\naccess.remote_view.change\n", stdout.String())
+}
+
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // firstWrite records how many user pages the fake had served when the
