@@ -302,6 +302,7 @@ func firstNonEmpty(ss ...string) string {
 func (a *app) startFake() connection {
 	if a.fakeSrv == nil {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
+		seedFakeDemo(a.fakeSrv)
 	}
 	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
 }

@@ -74,10 +74,14 @@ events may have been missed.
 --type takes event names (access.remote_view), names without "access." or the
 short names doorbell, door.unlock, emergency, logs, location and device.
 
+With --fake the demo site is busy while the command listens: every half second
+someone leaves through the main entrance, a visitor rings the intercom and gives
+up, or an unknown card is held to the main reader.
+
 SDK: Notifications.Subscribe
 Permission: view:device
 Minimum Access version: 1.20.11`,
-		Example: "  access events tail --type doorbell,door.unlock --count 10",
+		Example: "  access --fake events tail --type doorbell,door.unlock --count 3",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.subscribe(types, count, func(n *access.Notification) (bool, error) { return true, a.printNotification(n) })
@@ -104,11 +108,12 @@ Doorbells become access.doorbell.incoming and access.doorbell.completed, remote
 unlocks access.door.unlock and emergency changes access.device.emergency_status;
 --all-events forwards the other notifications too, under their own names.
 Without --secret (or $ACCESS_WEBHOOK_SECRET) a random secret is made and printed.
+With --fake the demo site is busy while the command listens (see events tail).
 
 SDK: Notifications.Subscribe, SignPayload
 Permission: view:device
 Minimum Access version: 1.20.11`,
-		Example: "  access events listen --forward-to http://localhost:8080/webhook --secret s3cret",
+		Example: "  access --fake events listen --forward-to http://localhost:8080/webhook --secret s3cret --count 2",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if forward == "" {
@@ -150,6 +155,14 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 	filter := newEventFilter(types)
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
+	if a.fakeSrv != nil { // --fake: the demo site is busy while we listen
+		played := make(chan struct{})
+		go func() {
+			defer close(played)
+			playFakeSite(ctx, a.fakeSrv, fakeActivityEvery)
+		}()
+		defer func() { cancel(); <-played }()
+	}
 	seen := 0
 	for n, err := range cl.Notifications.Subscribe(ctx, nil) {
 		if err != nil {

@@ -3,17 +3,41 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/access-dev/access"
 	"github.com/spf13/cobra"
 )
 
+// notFakeExamples are the help examples that cannot run against --fake,
+// and why.
+var notFakeExamples = map[string]string{
+	"login": "it stores a profile of a real console, read from a token file",
+}
+
+// mustRunExamples are commands whose --fake examples need the demo's
+// extras (history, activity, a card at the reader): they must be among
+// the examples run.
+var mustRunExamples = []string{
+	"events tail", "events listen", "nfc-cards enroll", "system-logs list", "system-logs export",
+	"user-groups list", "user-groups users",
+}
+
 // TestHelpExamplesWithFakeRun runs every "access --fake ..." example of
-// every command's help, in a directory holding the files they name, and
-// expects success. It changes the working directory, so it is not
-// parallel (parallel tests start after it).
+// every command's help, as a terminal shows it, in a directory holding the
+// files they name, and expects success and output: a table, a line, or
+// the file -O names. Every example of the help runs against --fake but
+// those of notFakeExamples. The events listen example forwards to a
+// handler of the test instead of localhost:8080, which must receive the
+// deliveries signed with the example's secret. It changes the working
+// directory, so it is not parallel (parallel tests start after it).
 func TestHelpExamplesWithFakeRun(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -34,13 +58,35 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	}
 	defer os.Chdir(wd) //nolint:errcheck // back to the package directory
 
+	var mu sync.Mutex
+	var delivered []string
+	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ev, err := access.ConstructEvent(body, r.Header.Get(access.SignatureHeader), "s3cret")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		delivered = append(delivered, string(ev.Event))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer handler.Close()
+
 	a := newApp(context.Background(), nil, nil, nil, func(string) string { return "" })
 	var examples []string
+	ran := map[string]bool{}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, line := range strings.Split(c.Example, "\n") {
-			if l := strings.TrimSpace(line); strings.HasPrefix(l, "access --fake ") {
+			l := strings.TrimSpace(line)
+			switch path := strings.TrimPrefix(c.CommandPath(), "access "); {
+			case strings.HasPrefix(l, "access --fake "):
 				examples = append(examples, l)
+				ran[path] = true
+			case strings.HasPrefix(l, "access ") && notFakeExamples[path] == "":
+				t.Errorf("%s: the example %q does not run against --fake", path, l)
 			}
 		}
 		for _, sub := range c.Commands() {
@@ -48,18 +94,53 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 		}
 	}
 	walk(a.rootCommand())
-	if len(examples) < 20 {
-		t.Fatalf("found %d examples with --fake, want at least 20", len(examples))
+	if len(examples) < 25 {
+		t.Fatalf("found %d examples with --fake, want at least 25", len(examples))
 	}
+	for _, path := range mustRunExamples {
+		if !ran[path] {
+			t.Errorf("no --fake example of %s ran", path)
+		}
+	}
+	env := map[string]string{"ACCESS_CONFIG_DIR": dir, "ACCESS_FORCE_TTY": "1", "NO_COLOR": "1"}
 	for _, ex := range examples {
-		args, err := shellWords(ex)
+		args, err := shellWords(strings.ReplaceAll(ex, "http://localhost:8080/webhook", handler.URL))
 		if err != nil {
 			t.Fatalf("%s: %v", ex, err)
 		}
+		// A hang (events waiting for activity, enroll for a card) is
+		// a failure, not a test timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var out, errb bytes.Buffer
-		env := map[string]string{"ACCESS_CONFIG_DIR": dir}
-		if code := run(context.Background(), args[1:], strings.NewReader(""), &out, &errb, func(k string) string { return env[k] }); code != 0 {
+		code := run(ctx, args[1:], strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+		cancel()
+		if code != 0 {
 			t.Errorf("%s: exit %d: %s", ex, code, errb.String())
+			continue
+		}
+		if i := indexOf(args, "-O"); i > 0 {
+			b, err := os.ReadFile(args[i+1])
+			if err != nil || strings.Count(string(b), "\n") < 2 {
+				t.Errorf("%s: %s holds no records (%v): %q", ex, args[i+1], err, b)
+			}
+			continue
+		}
+		if strings.TrimSpace(out.String()) == "" {
+			t.Errorf("%s: printed nothing (stderr %q)", ex, errb.String())
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(delivered) != 2 {
+		t.Errorf("the events listen example delivered %q, want 2 signed deliveries", delivered)
+	}
+}
+
+func indexOf(ss []string, s string) int {
+	for i, v := range ss {
+		if v == s {
+			return i
+		}
+	}
+	return -1
 }

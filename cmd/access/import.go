@@ -30,29 +30,34 @@ type importRun struct {
 	p      *progress
 }
 
-func (a *app) newImportRun(what string) *importRun {
-	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: a.newProgress(what)}
+// newImportRun starts the results of an import of total rows; on a
+// terminal, stderr shows a progress bar of the rows done.
+func (a *app) newImportRun(total int) *importRun {
+	p := a.newProgress("row")
+	p.total = int64(total)
+	if p.active {
+		p.draw()
+	}
+	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: p}
 }
 
 func (r *importRun) report(res importResult) {
 	r.counts[res.Status]++
-	r.p.add(1, 0)
+	r.p.rows++
+	var line string
 	if r.text {
-		line := fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
+		line = fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
 		if res.ID != "" {
 			line += " (" + res.ID + ")"
 		}
 		if res.Detail != "" {
 			line += ": " + res.Detail
 		}
-		if r.p.active {
-			line = "\r\x1b[K" + line
-		}
-		fmt.Fprintln(r.a.stdout, line)
-		return
+	} else {
+		b, _ := json.Marshal(res)
+		line = string(b)
 	}
-	b, _ := json.Marshal(res)
-	fmt.Fprintf(r.a.stdout, "%s\n", b)
+	r.p.above(r.a.stdout, line)
 }
 
 // finish prints the summary on stderr; failed rows make the exit code 1.
@@ -133,9 +138,14 @@ func (a *app) usersImportCommand() *cobra.Command {
 		Short: "Onboard users from a CSV file (idempotent)",
 		Long: `Create a user for each row of a CSV file with the header
 first_name,last_name[,email][,employee_number][,onboard_time]. A row whose email or
-employee number already belongs to a user is skipped, so a re-run creates only
-what is missing; a failed row never stops the others. Each row gets a result line
-(JSONL when piped), then a summary on stderr; failed rows make the exit code 1.
+employee number already belongs to a user is skipped, and so is one whose email or
+employee number is on an earlier row of the file, so a re-run creates only what is
+missing. A row needs an email or an employee number, the key a re-run recognises
+it by: a row with neither fails (create such a user with "access users create").
+A failed row never stops the others. Each row gets a result line (JSONL when
+piped), then a summary on stderr; failed rows make the exit code 1. --dry-run
+prints the lines the run would print, "would-create" for "created" (a refusal by
+the console aside).
 
 SDK: Users.All, Users.Create
 Permission: view:user, edit:user`,
@@ -163,17 +173,32 @@ Permission: view:user, edit:user`,
 					byNumber[u.EmployeeNumber] = u.ID
 				}
 			}
-			run := a.newImportRun("row")
+			// The keys of the rows this run created (or, in a dry run,
+			// would create), and those rows: a later row with the same
+			// email or employee number is skipped in both.
+			onRow := map[string]int{}
+			created := map[int]string{}
+			run := a.newImportRun(len(rows))
 			for i, row := range rows {
 				if a.ctx.Err() != nil {
 					break
 				}
 				res := importResult{Row: i + 2, Key: strings.TrimSpace(row["first_name"] + " " + row["last_name"])}
 				email, num := strings.ToLower(row["email"]), row["employee_number"]
-				if id, ok := byEmail[email]; ok && email != "" {
-					res.Status, res.ID, res.Detail = "skipped", id, "email "+row["email"]+" exists"
-				} else if id, ok := byNumber[num]; ok && num != "" {
-					res.Status, res.ID, res.Detail = "skipped", id, "employee number "+num+" exists"
+				emailKey, numKey := "email "+email, "number "+num
+				switch {
+				case email != "" && byEmail[email] != "":
+					res.Status, res.ID, res.Detail = "skipped", byEmail[email], "email "+row["email"]+" exists"
+				case num != "" && byNumber[num] != "":
+					res.Status, res.ID, res.Detail = "skipped", byNumber[num], "employee number "+num+" exists"
+				case email != "" && onRow[emailKey] != 0:
+					r := onRow[emailKey]
+					res.Status, res.ID, res.Detail = "skipped", created[r], fmt.Sprintf("email %s is on row %d", row["email"], r)
+				case num != "" && onRow[numKey] != 0:
+					r := onRow[numKey]
+					res.Status, res.ID, res.Detail = "skipped", created[r], fmt.Sprintf("employee number %s is on row %d", num, r)
+				case email == "" && num == "":
+					res.Status, res.Detail = "failed", "no email or employee number: a re-run could not tell it was done (use access users create)"
 				}
 				if res.Status != "" {
 					run.report(res)
@@ -196,23 +221,24 @@ Permission: view:user, edit:user`,
 				}
 				if dry {
 					res.Status = "would-create"
-					run.report(res)
-					continue
-				}
-				u, _, err := cl.Users.Create(a.ctx, req)
-				if err != nil {
-					if a.ctx.Err() != nil {
-						break
-					}
-					res.Status, res.Detail = "failed", strings.TrimPrefix(oneLine(err.Error()), "access: ")
 				} else {
+					u, _, err := cl.Users.Create(a.ctx, req)
+					if err != nil {
+						if a.ctx.Err() != nil {
+							break
+						}
+						res.Status, res.Detail = "failed", strings.TrimPrefix(oneLine(err.Error()), "access: ")
+						run.report(res)
+						continue
+					}
 					res.Status, res.ID = "created", u.ID
-					if email != "" {
-						byEmail[email] = u.ID
-					}
-					if num != "" {
-						byNumber[num] = u.ID
-					}
+					created[res.Row] = u.ID
+				}
+				if email != "" {
+					onRow[emailKey] = res.Row
+				}
+				if num != "" {
+					onRow[numKey] = res.Row
 				}
 				run.report(res)
 			}
@@ -229,9 +255,13 @@ func (a *app) nfcImportCommand() *cobra.Command {
 		Use:   "import FILE.csv",
 		Short: "Import third-party NFC cards from a CSV file (idempotent)",
 		Long: `Import cards from a CSV file with the header nfc_id,alias (ids in hexadecimal).
-Cards whose id or alias the console already knows are skipped, so a re-run imports
-only what is missing; a failed row never stops the others. Each row gets a result
-line (JSONL when piped), then a summary on stderr; failed rows make the exit code 1.
+Cards whose id or alias the console already knows are skipped, and so are those
+whose id or alias is on an earlier row of the file, so a re-run imports only what
+is missing; a failed row never stops the others. The cards are sent in one
+upload (row by row when the console refuses it). Each row gets a result line, in
+the order of the file (JSONL when piped), then a summary on stderr; failed rows
+make the exit code 1. --dry-run prints the lines the run would print,
+"would-create" for "created" (a refusal by the console aside).
 
 SDK: NFCCards.All, NFCCards.Import
 Permission: view:credential, edit:credential
@@ -257,32 +287,56 @@ Minimum Access version: 3.3.10`,
 					aliases[card.Alias] = card.Token
 				}
 			}
-			run := a.newImportRun("row")
+			run := a.newImportRun(len(rows))
+			results := make([]importResult, len(rows))
+			idRow, aliasRow := map[string]int{}, map[string]int{} // the row of each id and alias to import
+			dupOf := make([]int, len(rows))                       // the earlier row a row repeats
 			var todo []access.NFCImportRow
 			var todoRow []int
 			for i, row := range rows {
-				id := strings.ToUpper(row["nfc_id"])
-				res := importResult{Row: i + 2, Key: id}
+				id, alias := strings.ToUpper(row["nfc_id"]), row["alias"]
+				res := &results[i]
+				*res = importResult{Row: i + 2, Key: id}
 				switch {
-				case id == "" || row["alias"] == "":
+				case id == "" || alias == "":
 					res.Status, res.Detail = "failed", "nfc_id and alias must not be empty"
 				case strings.Trim(id, "0123456789ABCDEF") != "":
 					res.Status, res.Detail = "failed", "nfc_id must be hexadecimal"
 				case known[id] != "":
 					res.Status, res.ID, res.Detail = "skipped", known[id], "card exists"
-				case aliases[row["alias"]] != "":
-					res.Status, res.ID, res.Detail = "skipped", aliases[row["alias"]], "alias "+row["alias"]+" exists"
-				case dry:
-					res.Status = "would-create"
+				case aliases[alias] != "":
+					res.Status, res.ID, res.Detail = "skipped", aliases[alias], "alias "+alias+" exists"
+				case idRow[id] != 0:
+					dupOf[i] = idRow[id]
+					res.Status, res.Detail = "skipped", fmt.Sprintf("card is on row %d", idRow[id])
+				case aliasRow[alias] != 0:
+					dupOf[i] = aliasRow[alias]
+					res.Status, res.Detail = "skipped", fmt.Sprintf("alias %s is on row %d", alias, aliasRow[alias])
 				default:
-					todo = append(todo, access.NFCImportRow{NFCID: id, Alias: row["alias"]})
-					todoRow = append(todoRow, i+2)
+					idRow[id], aliasRow[alias] = res.Row, res.Row
+					if dry {
+						res.Status = "would-create"
+						break
+					}
+					todo = append(todo, access.NFCImportRow{NFCID: id, Alias: alias})
+					todoRow = append(todoRow, i)
+				}
+			}
+			if len(todo) > 0 {
+				a.importCards(cl, todo, todoRow, results)
+			}
+			// A row skipped for an earlier row of the file shows the
+			// token that row's card got.
+			for i, first := range dupOf {
+				if first != 0 && results[first-2].Status == "created" {
+					results[i].ID = results[first-2].ID
+				}
+			}
+			for _, res := range results {
+				if res.Status == "" { // interrupted before the console answered
 					continue
 				}
 				run.report(res)
-			}
-			if len(todo) > 0 {
-				a.importCards(cl, todo, todoRow, run)
 			}
 			return run.finish()
 		},
@@ -291,28 +345,33 @@ Minimum Access version: 3.3.10`,
 	return cmd
 }
 
-// importCards imports the rows in one upload; when the console refuses the
-// whole file (or the SDK the rows), each row is imported alone so that one
-// bad row does not stop the others.
-func (a *app) importCards(cl *access.Client, rows []access.NFCImportRow, rowNums []int, run *importRun) {
-	results, _, err := cl.NFCCards.Import(a.ctx, rows)
+// importCards imports the rows in one upload and fills in their results
+// (results[idx[i]] for rows[i]); when the console refuses the whole file
+// (or the SDK the rows), each row is imported alone so that one bad row
+// does not stop the others.
+func (a *app) importCards(cl *access.Client, rows []access.NFCImportRow, idx []int, results []importResult) {
+	answers, _, err := cl.NFCCards.Import(a.ctx, rows)
 	var partial *access.NFCImportError
 	if err != nil && !errors.As(err, &partial) {
-		if len(rows) > 1 && a.ctx.Err() == nil {
+		if a.ctx.Err() != nil {
+			return
+		}
+		if len(rows) > 1 {
 			for i := range rows {
-				a.importCards(cl, rows[i:i+1], rowNums[i:i+1], run)
+				a.importCards(cl, rows[i:i+1], idx[i:i+1], results)
 			}
 			return
 		}
-		run.report(importResult{Row: rowNums[0], Key: rows[0].NFCID, Status: "failed", Detail: strings.TrimPrefix(oneLine(err.Error()), "access: ")})
+		res := &results[idx[0]]
+		res.Status, res.Detail = "failed", strings.TrimPrefix(oneLine(err.Error()), "access: ")
 		return
 	}
 	byID := map[string]access.NFCImportResult{}
-	for _, r := range results {
+	for _, r := range answers {
 		byID[strings.ToUpper(r.NFCID)] = r
 	}
 	for i, row := range rows {
-		res := importResult{Row: rowNums[i], Key: row.NFCID}
+		res := &results[idx[i]]
 		r, ok := byID[row.NFCID]
 		switch {
 		case !ok:
@@ -322,7 +381,6 @@ func (a *app) importCards(cl *access.Client, rows []access.NFCImportRow, rowNums
 		default:
 			res.Status, res.ID = "created", r.Token
 		}
-		run.report(res)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -182,6 +183,67 @@ func TestExportCompletes(t *testing.T) {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, 51, strings.Count(string(b), "\n"), "a header and 50 rows")
+}
+
+// TestExportProgressCountsDataRows: on a terminal the progress line counts
+// the CSV's rows without its header line.
+func TestExportProgressCountsDataRows(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for i := 0; i < 50; i++ {
+		srv.AddSystemLog(accesstest.SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings})
+	}
+	out := filepath.Join(t.TempDir(), "logs.csv")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"system-logs", "export", "--since", "24h", "-O", out}, strings.NewReader(""), &stdout, &stderr,
+		fakeEnv(srv, map[string]string{"ACCESS_FORCE_TTY": "1"}))
+	require.Equal(t, 0, code, stderr.String())
+	assert.Regexp(t, "\r\x1b\\[K50 rows, [0-9.]+ KiB\nwrote "+regexp.QuoteMeta(out)+"\n$", stderr.String())
+	assert.NotContains(t, stderr.String(), "51 rows")
+}
+
+// TestImportProgressBar: on a terminal, users import draws a bar of the
+// CSV's rows on stderr, redrawn below each result line and erased before
+// the summary.
+func TestImportProgressBar(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	csv := filepath.Join(t.TempDir(), "people.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("first_name,last_name,email\nA,One,a1@example.com\nB,Two,b2@example.com\nC,Three,c3@example.com\n"), 0o600))
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"users", "import", csv}, strings.NewReader(""), &stdout, &stderr,
+		fakeEnv(srv, map[string]string{"ACCESS_FORCE_TTY": "1"}))
+	require.Equal(t, 0, code, stderr.String())
+	assert.Regexp(t, "^row 2: created A One \\([0-9a-f-]+\\)\nrow 3: created B Two \\([0-9a-f-]+\\)\nrow 4: created C Three \\([0-9a-f-]+\\)\n$", stdout.String())
+	const clr = "\r\x1b[K"
+	want := clr + "[" + strings.Repeat(" ", 30) + "] 0/3 rows" +
+		clr + clr + "[=========>" + strings.Repeat(" ", 20) + "] 1/3 rows" +
+		clr + clr + "[===================>" + strings.Repeat(" ", 10) + "] 2/3 rows" +
+		clr + clr + "[" + strings.Repeat("=", 30) + "] 3/3 rows" +
+		clr + "3 created, 0 skipped, 0 failed\n"
+	assert.Equal(t, want, stderr.String())
+
+	// Piped: no bar.
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"users", "import", csv}, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+	require.Equal(t, 0, code, stderr.String())
+	assert.Equal(t, "0 created, 3 skipped, 0 failed\n", stderr.String())
+	assert.Equal(t, 3, strings.Count(stdout.String(), `"status":"skipped"`), stdout.String())
+}
+
+// TestFakeEventsPlayTheSite: with --fake, events tail sees the demo
+// site's activity in its order: an exit through the main entrance, then
+// a ring at the intercom and its end.
+func TestFakeEventsPlayTheSite(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"--fake", "events", "tail", "--type", "doorbell,door.unlock", "--count", "3", "-o", "jsonl", "--jq", ".event"},
+		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	require.Equal(t, 0, code, stderr.String())
+	assert.Equal(t, "access.data.device.remote_unlock\naccess.remote_view\naccess.remote_view.change\n", stdout.String())
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

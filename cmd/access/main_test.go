@@ -144,6 +144,14 @@ func scriptParams() testscript.Params {
 				_, err := server(ts).TapCard(args[0], args[1])
 				ts.Check(err)
 			},
+			// identityresource TYPE ID NAME adds an Identity resource
+			// (ev_station, vpn or wifi) to the fake.
+			"identityresource": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: identityresource TYPE ID NAME")
+				}
+				server(ts).AddIdentityResource(access.IdentityResourceType(args[0]), access.IdentityResource{ID: args[1], Name: args[2]})
+			},
 			// usercount N checks the fake holds N users.
 			"usercount": func(ts *testscript.TestScript, neg bool, args []string) {
 				got := len(server(ts).Users())

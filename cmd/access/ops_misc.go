@@ -266,14 +266,17 @@ func runExport(x *inv) (any, error) {
 	return nil, nil
 }
 
-// exportCounter counts the CSV's rows and bytes for the progress line and
-// drops the header line of a continuation chunk.
+// exportCounter counts the CSV's rows (the header line is not one) and
+// bytes for the progress line, and drops the header line of a
+// continuation chunk.
 type exportCounter struct {
 	w          io.Writer
 	p          *progress
 	bytes      int64
 	skipHeader bool
 	hook       func(int64)
+	lines      int64 // the lines ended so far, the header's included
+	quoted     bool  // inside a quoted field, whose newlines end no line
 }
 
 func (c *exportCounter) Write(b []byte) (int, error) {
@@ -290,9 +293,21 @@ func (c *exportCounter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	c.bytes += int64(len(b))
-	c.p.add(int64(bytes.Count(b, []byte{'\n'})), c.bytes)
+	before := c.rows()
+	for _, ch := range b {
+		switch {
+		case ch == '"':
+			c.quoted = !c.quoted // "" inside a quoted field toggles twice
+		case ch == '\n' && !c.quoted:
+			c.lines++
+		}
+	}
+	c.p.add(c.rows()-before, c.bytes)
 	if c.hook != nil {
 		c.hook(c.bytes)
 	}
 	return n, nil
 }
+
+// rows is the number of data rows written: the lines after the header.
+func (c *exportCounter) rows() int64 { return max(c.lines-1, 0) }

@@ -252,6 +252,7 @@ func init() {
 				return g, err
 			}},
 		&opSpec{path: "user-groups list", sdk: "UserGroups.List", perm: "view:user", min: "2.2.6", short: "List user groups", cols: groupCols,
+			ex:  "  access --fake user-groups list",
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.List(x.a.ctx); return v, err }},
 		&opSpec{path: "user-groups get", sdk: "UserGroups.Get", perm: "view:user", min: "2.2.6", short: "Fetch a user group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
@@ -287,6 +288,7 @@ func init() {
 		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user", min: "2.2.6",
 			short: "List a group's members", args: gArg, cols: userCols,
 			flags: []flagSpec{{name: "subgroups", kind: fBool, usage: "include the members of subgroups"}},
+			ex:    "  access --fake user-groups users Facilities --subgroups",
 			run: func(x *inv) (any, error) {
 				if x.b("subgroups") {
 					v, _, err := x.c.UserGroups.ListAllUsers(x.a.ctx, x.arg(0))

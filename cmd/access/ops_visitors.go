@@ -240,7 +240,7 @@ func init() {
 			run: func(x *inv) (any, error) { v, _, err := x.c.PINCodes.Generate(x.a.ctx); return v, err }},
 		&opSpec{path: "nfc-cards enroll", sdk: "NFCCards.Enroll", perm: "edit:credential", short: "Read a card on a reader: start a session, wait for the tap, end it", write: true,
 			flags: []flagSpec{{name: "device", usage: "the reader (name or id; required)"}, {name: "reset", kind: fBool, usage: "reset a UA card enrolled at another site"}},
-			ex:    "  access nfc-cards enroll --device \"UA Reader Main\"",
+			ex:    "  access --fake nfc-cards enroll --device \"UA Reader Main\"",
 			run: func(x *inv) (any, error) {
 				if x.s("device") == "" {
 					return nil, usageErrorf("nfc-cards enroll: --device is required")
@@ -255,6 +255,9 @@ func init() {
 						x.a.info("tap a card on the reader…")
 						if x.a.enrollStarted != nil {
 							x.a.enrollStarted(id)
+						}
+						if x.a.fakeSrv != nil { // --fake: the demo holds a card to the reader
+							_, _ = x.a.fakeSrv.PresentCard(dev, fakeDemoCard)
 						}
 					}})
 				return v, err

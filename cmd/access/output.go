@@ -447,17 +447,24 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// progress draws a progress line on stderr (rows and bytes), only when
-// stderr is a terminal, at most ten times a second.
+// progress draws a progress line on stderr, only when stderr is a
+// terminal, redrawn in place at most ten times a second. With a known
+// total (an import: the CSV's rows) it is a bar, "[=====>    ] 3/8 rows",
+// cleared at the end; without one (a list, an export) a counter of rows
+// and bytes, "76 rows, 12.3 KiB", left as the last line.
 type progress struct {
 	w      io.Writer
 	what   string // the singular noun: "row", "record"
+	total  int64  // the rows expected; 0: unknown
 	rows   int64
 	bytes  int64
 	last   time.Time
-	drawn  bool
+	drawn  bool // the line is on the screen
 	active bool
 }
+
+// progressWidth is the number of cells of the bar.
+const progressWidth = 30
 
 func (a *app) newProgress(what string) *progress {
 	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr)}
@@ -475,20 +482,66 @@ func (p *progress) add(rows int64, bytes int64) {
 	}
 }
 
-func (p *progress) draw() {
-	if p.bytes > 0 {
-		fmt.Fprintf(p.w, "\r%s, %s", count(p.rows, p.what), humanBytes(p.bytes))
-	} else {
-		fmt.Fprintf(p.w, "\r%s", count(p.rows, p.what))
+// line is the text of the progress line.
+func (p *progress) line() string {
+	if p.total > 0 {
+		done := min(p.rows, p.total)
+		n := int(done * progressWidth / p.total)
+		bar := strings.Repeat("=", n)
+		if n < progressWidth {
+			if n > 0 {
+				bar = bar[:n-1] + ">"
+			}
+			bar += strings.Repeat(" ", progressWidth-n)
+		}
+		return fmt.Sprintf("[%s] %d/%s", bar, done, count(p.total, p.what))
 	}
+	if p.bytes > 0 {
+		return count(p.rows, p.what) + ", " + humanBytes(p.bytes)
+	}
+	return count(p.rows, p.what)
+}
+
+// draw writes the line over the one on the screen ("\r", then erase to
+// the end of the line).
+func (p *progress) draw() {
+	fmt.Fprint(p.w, "\r\x1b[K"+p.line())
 	p.drawn = true
 }
 
-func (p *progress) done() {
-	if p.active && p.drawn {
-		p.draw()
-		fmt.Fprintln(p.w)
+// clear erases the line, so that other output can take its place.
+func (p *progress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
 	}
+}
+
+// above prints a line on w above the progress line: the progress line is
+// erased, the line written and the progress line drawn again below it.
+func (p *progress) above(w io.Writer, line string) {
+	if !p.active {
+		fmt.Fprintln(w, line)
+		return
+	}
+	p.clear()
+	fmt.Fprintln(w, line)
+	p.last = time.Now()
+	p.draw()
+}
+
+// done ends the progress line: a bar is erased; a counter is drawn a last
+// time and kept.
+func (p *progress) done() {
+	if !p.active || !p.drawn {
+		return
+	}
+	if p.total > 0 {
+		p.clear()
+		return
+	}
+	p.draw()
+	fmt.Fprintln(p.w)
 }
 
 // count is n with the noun, singular for exactly one: "1 row", "2 rows".

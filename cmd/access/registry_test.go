@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/spf13/cobra"
 )
 
@@ -191,4 +195,89 @@ func findCommand(t *testing.T, path string) *cobra.Command {
 		t.Fatalf("no command %q: %v", path, err)
 	}
 	return c
+}
+
+// scriptedCommands returns the commands the scripts of testdata/script
+// run (exec access ..., exitcode N access ...), by their path without
+// "access ", with the script that first runs each.
+func scriptedCommands(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/script/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	cmdLine := regexp.MustCompile(`^\s*(?:[!?]\s*)?(?:exec|exitcode\s+\d+)\s+access(\s.*)?$`)
+	root := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" }).rootCommand()
+	used := map[string]string{}
+	for _, f := range files {
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
+			m := cmdLine.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			words, err := shellWords(strings.TrimSpace(m[1]))
+			if err != nil {
+				t.Fatalf("%s: %q: %v", f, line, err)
+			}
+			c, _, err := root.Find(words)
+			if err != nil {
+				continue
+			}
+			path := strings.TrimPrefix(c.CommandPath(), "access")
+			if path = strings.TrimSpace(path); path != "" && used[path] == "" {
+				used[path] = filepath.Base(f)
+			}
+		}
+	}
+	return used
+}
+
+// notScripted are the commands outside the registry no script runs, and
+// where they are tested instead.
+var notScripted = map[string]string{
+	"events listen": "it needs a webhook handler: TestEventsListenForwardsSignedDeliveries, TestHelpExamplesWithFakeRun",
+	"fake":          "the simulator serves until stopped: internal/simulator's tests",
+}
+
+// TestEveryCommandInAScript fails when a command of the registry is run by
+// no script of testdata/script (nor one outside it, such as users import,
+// events tail or doctor, unless notScripted says where it is tested), so
+// that each command's exit codes and output are asserted somewhere.
+func TestEveryCommandInAScript(t *testing.T) {
+	t.Parallel()
+	used := scriptedCommands(t)
+	var missing []string
+	for _, op := range ops {
+		if used[op.path] == "" {
+			missing = append(missing, op.path)
+		}
+	}
+	root := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" }).rootCommand()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), "access"))
+		if path == "" || c.HasSubCommands() || c.Hidden || notScripted[path] != "" {
+			return
+		}
+		if used[path] == "" && !slices.Contains(missing, path) {
+			missing = append(missing, path)
+		}
+	}
+	walk(root)
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d commands are run by no script of testdata/script: %s", len(missing), strings.Join(missing, ", "))
+	}
+	for _, path := range []string{"doors list", "users import", "events tail", "doctor"} {
+		if used[path] == "" {
+			t.Errorf("the scripts seem not to run %s: is the parsing of their command lines broken?", path)
+		}
+	}
 }
