@@ -48,7 +48,6 @@ type app struct {
 	urlFlag, profile, tokenFile, fingerprint string
 	insecure, fake                           bool
 	output, jq                               string
-	tokenValue                               string // the hidden --token flag, only to refuse it
 
 	client  *access.Client
 	fakeSrv *accesstest.Server
@@ -178,6 +177,9 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if errors.Is(err, errTokenFlag) {
+			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
+		}
 		return &exitError{code: 2, err: err}
 	})
 	pf := root.PersistentFlags()
@@ -189,17 +191,11 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
-	pf.StringVar(&a.tokenValue, "token", "", "not accepted: a token on the command line shows in ps and the shell history")
+	pf.Var(refusedToken{}, "token", "not accepted: a token on the command line shows in ps and the shell history")
 	_ = pf.MarkHidden("token")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		// A subcommand with a --token of its own (access fake: the token
-		// the simulator accepts) shadows this one.
-		if f := c.InheritedFlags().Lookup("token"); f != nil && f.Changed {
-			a.tokenValue = ""
-			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
-		}
 		switch a.output {
 		case "", "table", "json", "jsonl", "yaml":
 		default:
@@ -226,6 +222,20 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	return root
 }
+
+// errTokenFlag is the parse error of --token.
+var errTokenFlag = errors.New("a token is never accepted as a flag value")
+
+// refusedToken is the hidden --token flag: setting it fails while the
+// flags are parsed, so that it is refused before anything runs (--help
+// and --version included) and its value is never kept. A subcommand with
+// a --token of its own (access fake: the token the simulator accepts)
+// shadows it.
+type refusedToken struct{}
+
+func (refusedToken) String() string   { return "" }
+func (refusedToken) Type() string     { return "string" }
+func (refusedToken) Set(string) error { return errTokenFlag }
 
 // groupCommand makes a command that only holds subcommands; an unknown
 // subcommand is a usage error.
