@@ -148,7 +148,7 @@ func (a *app) doctor(captureDir string) error {
 		}
 		switch {
 		case r.err == nil:
-		case errors.Is(r.err, access.ErrForbidden):
+		case permissionRefused(r.err):
 			perms[r.perm] = "missing"
 		case errors.Is(r.err, access.ErrUnsupported):
 			unsupported = append(unsupported, r.op)

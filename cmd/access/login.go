@@ -107,7 +107,7 @@ func (a *app) login(name string) error {
 	_, _, err = cl.Doors.List(a.ctx)
 	var reqErr *access.RequestError
 	switch {
-	case err == nil, errors.Is(err, access.ErrForbidden):
+	case err == nil, permissionRefused(err):
 		// A 403 means the token is valid but lacks view:space.
 	case errors.As(err, &reqErr) && p.Fingerprint == "" && !p.Insecure:
 		if fp := a.peekFingerprint(u); fp != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/access-dev/access"
@@ -21,7 +22,7 @@ var extraCommands []func() *cobra.Command
 
 const exitCodesHelp = `Exit codes:
   0    success
-  1    error from the console or the network
+  1    error from the console or the network (a refusal of the operation itself included)
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
@@ -132,7 +133,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 2
 	case errors.Is(err, access.ErrNotFound):
 		return 3
-	case errors.Is(err, access.ErrUnauthorized), errors.Is(err, access.ErrForbidden):
+	case errors.Is(err, access.ErrUnauthorized), permissionRefused(err):
 		return 4
 	case isCobraUsage(err):
 		return 2
@@ -141,6 +142,25 @@ func exitCode(ctx context.Context, err error) int {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// permissionRefused reports whether err is the console refusing the
+// token the permission of the operation: HTTP 403, or the vendor's
+// CODE_UNAUTHORIZED ("You are not allowed to perform this action"), both
+// access.ErrForbidden. The SDK matches CODE_OPERATION_FORBIDDEN ("The
+// requested operation is not allowed") with ErrForbidden too, but that
+// code refuses the operation on that record whatever the token (a second
+// touch pass for a user, deleting an active user): it is a permission
+// refusal only on HTTP 401 or 403.
+func permissionRefused(err error) bool {
+	if !errors.Is(err, access.ErrForbidden) {
+		return false
+	}
+	var apiErr *access.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == access.CodeOperationForbidden {
+		return apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden
+	}
+	return true
+}
 
 // isCobraUsage recognises the argument errors cobra makes itself.
 func isCobraUsage(err error) bool {
