@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,7 +93,7 @@ func (a *app) doctor(captureDir string) error {
 	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
 	leaf := cs.PeerCertificates[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
-	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", leaf.Subject.CommonName, leaf.NotAfter.Format(time.DateOnly)))
+	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", certName(leaf), leaf.NotAfter.Format(time.DateOnly)))
 	a.checkLine("ok", "fingerprint", fp)
 	switch {
 	case conn.Fingerprint != "":
@@ -216,6 +217,26 @@ func (e prefixedError) Unwrap() error { return e.err }
 
 // unprefixed is err's message without the SDK's "access: ".
 func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "access: ") }
+
+// certName names a certificate for doctor: its common name, else its
+// subject alternative names, else "(no name)".
+func certName(c *x509.Certificate) string {
+	if c.Subject.CommonName != "" {
+		return c.Subject.CommonName
+	}
+	sans := slices.Clone(c.DNSNames)
+	for _, ip := range c.IPAddresses {
+		sans = append(sans, ip.String())
+	}
+	sans = append(sans, c.EmailAddresses...)
+	for _, u := range c.URIs {
+		sans = append(sans, u.String())
+	}
+	if len(sans) == 0 {
+		return "(no name)"
+	}
+	return "SAN " + strings.Join(sans, " ")
+}
 
 func normFP(s string) string {
 	return strings.ToLower(strings.NewReplacer(":", "", " ", "").Replace(s))
