@@ -12,9 +12,10 @@ import (
 // name, permission and minimum Access version, and every event. They come
 // from the project's spec, full-api.md, which lives beside the clone
 // (../shared/spec/full-api.md) and is not part of the module; the facts
-// are therefore committed as testdata/conformance/operations.tsv and
-// events.tsv, regenerated from full-api.md with -update and checked
-// against it whenever it is present.
+// are therefore committed as internal/apifacts/operations.tsv (which the
+// command line embeds for its help) and testdata/conformance/events.tsv,
+// regenerated from full-api.md with -update and checked against it
+// whenever it is present.
 
 // specOp is one operation row of full-api.md.
 type specOp struct {

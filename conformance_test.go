@@ -33,7 +33,8 @@ import (
 //	go test -run TestConformance -update .
 //
 // (or go generate). The vendor's facts come from full-api.md, beside the
-// clone, through testdata/conformance; see conformance_spec_test.go.
+// clone, through internal/apifacts/operations.tsv and
+// testdata/conformance/events.tsv; see conformance_spec_test.go.
 // Samples and their readers: see conformance_samples_test.go.
 func TestConformance(t *testing.T) {
 	ops, events := loadSpec(t)
@@ -86,7 +87,7 @@ func TestConformance(t *testing.T) {
 // binary (package access or access_test) already did, to share it.
 func init() {
 	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the generated files (CONFORMANCE.md, testdata/conformance) from the code")
+		flag.Bool("update", false, "rewrite the generated files (CONFORMANCE.md, internal/apifacts/operations.tsv, testdata/conformance) from the code")
 	}
 }
 
@@ -114,15 +115,15 @@ func loadSpec(t *testing.T) ([]specOp, []specEvent) {
 	if md, err := os.ReadFile(fullAPIPath()); err == nil {
 		ops, events, err := parseSpec(string(md))
 		require.NoError(t, err, fullAPIPath())
-		compareOrUpdate(t, "testdata/conformance/operations.tsv", formatSpecOps(ops))
+		compareOrUpdate(t, "internal/apifacts/operations.tsv", formatSpecOps(ops))
 		compareOrUpdate(t, "testdata/conformance/events.tsv", formatSpecEvents(events))
 	} else {
-		t.Logf("%s not found: the committed testdata/conformance tables are not checked against it", fullAPIPath())
+		t.Logf("%s not found: the committed operations.tsv and events.tsv are not checked against it", fullAPIPath())
 	}
-	b, err := os.ReadFile("testdata/conformance/operations.tsv")
+	b, err := os.ReadFile("internal/apifacts/operations.tsv")
 	require.NoError(t, err)
 	ops, err := parseSpecOps(string(b))
-	require.NoError(t, err, "testdata/conformance/operations.tsv")
+	require.NoError(t, err, "internal/apifacts/operations.tsv")
 	b, err = os.ReadFile("testdata/conformance/events.tsv")
 	require.NoError(t, err)
 	events, err := parseSpecEvents(string(b))

@@ -82,8 +82,9 @@ func (a *app) configDir() (string, error) {
 	return filepath.Join(d, "access"), nil
 }
 
-// loadConfig reads config.yaml (or config.toml); a missing file is an
-// empty config. It also returns the path it read or would write.
+// loadConfig reads config.yaml (or config.yml or config.toml); a missing
+// file is an empty config. It also returns the path it read, which
+// saveConfig writes back to, or config.yaml.
 func (a *app) loadConfig() (*config, string, error) {
 	dir, err := a.configDir()
 	if err != nil {
@@ -179,19 +180,24 @@ func parseTOML(b []byte, cfg *config) error {
 	return sc.Err()
 }
 
-// saveConfig writes the config as YAML with mode 0600.
+// saveConfig writes the config back to path, in its format (TOML for a
+// .toml file, YAML otherwise), with mode 0600: it goes to a new file of
+// that mode renamed over the old one, so a file that was readable by
+// others no longer is.
 func saveConfig(path string, cfg *config) error {
-	if strings.HasSuffix(path, ".toml") {
-		path = strings.TrimSuffix(path, ".toml") + ".yaml"
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	b, err := yaml.Marshal(cfg)
-	if err != nil {
-		return err
+	var b []byte
+	if strings.HasSuffix(path, ".toml") {
+		b = formatTOML(cfg)
+	} else {
+		var err error
+		if b, err = yaml.Marshal(cfg); err != nil {
+			return err
+		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*"+filepath.Ext(path))
 	if err != nil {
 		return err
 	}
@@ -208,6 +214,63 @@ func saveConfig(path string, cfg *config) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// formatTOML writes the config in the TOML subset parseTOML reads.
+func formatTOML(cfg *config) []byte {
+	var b bytes.Buffer
+	if cfg.Current != "" {
+		fmt.Fprintf(&b, "current = %s\n", tomlString(cfg.Current))
+	}
+	for _, name := range profileNames(cfg) {
+		p := cfg.Profiles[name]
+		key := name
+		if !tomlBareKey(name) {
+			key = tomlString(name)
+		}
+		fmt.Fprintf(&b, "\n[profiles.%s]\n", key)
+		fmt.Fprintf(&b, "url = %s\n", tomlString(p.URL))
+		if p.Token != "" {
+			fmt.Fprintf(&b, "token = %s\n", tomlString(p.Token))
+		}
+		if p.Fingerprint != "" {
+			fmt.Fprintf(&b, "fingerprint = %s\n", tomlString(p.Fingerprint))
+		}
+		if p.Insecure {
+			b.WriteString("insecure = true\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// tomlBareKey reports whether s can be a TOML key without quotes.
+func tomlBareKey(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// tomlString quotes s as a TOML basic string (whose escapes
+// strconv.Unquote reads back).
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func profileNames(cfg *config) []string {

@@ -1,22 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/access-dev/access"
@@ -34,7 +28,14 @@ valid; which permissions it has (read operations only are probed: nothing is
 changed); and which operations this console answers as unsupported.
 
 --capture DIR writes every read-only operation's raw answer to DIR, with
-secrets, tokens, PINs, emails, names and phone numbers redacted, for a bug report.`,
+secrets, tokens, PINs, emails, names and phone numbers redacted, for a bug report:
+OP.json per operation (members under personal or secret keys, JSON inside
+strings, URLs' credentials and query values, emails, and the redacted values
+wherever else they appear); a CSV export is stored as OP.csv with its personal
+columns redacted, images and videos are summarized (size and type), not stored.
+An operation on a record is probed with the first one a listing gave; when
+there is none (or, for an NFC enrollment session, none can be read without a
+write) it is reported as skipped.`,
 		Example: "  access --fake doctor",
 		Args:    cobra.NoArgs,
 		RunE:    func(c *cobra.Command, _ []string) error { return a.doctor(capture) },
@@ -92,7 +93,7 @@ func (a *app) doctor(captureDir string) error {
 	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
 	leaf := cs.PeerCertificates[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
-	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", leaf.Subject.CommonName, leaf.NotAfter.Format(time.DateOnly)))
+	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", certName(leaf), leaf.NotAfter.Format(time.DateOnly)))
 	a.checkLine("ok", "fingerprint", fp)
 	switch {
 	case conn.Fingerprint != "":
@@ -142,13 +143,16 @@ func (a *app) doctor(captureDir string) error {
 	var order []string
 	var unsupported []string
 	for _, r := range results {
+		if r.skipped != "" {
+			continue
+		}
 		if _, seen := perms[r.perm]; !seen {
 			order = append(order, r.perm)
 			perms[r.perm] = "ok"
 		}
 		switch {
 		case r.err == nil:
-		case errors.Is(r.err, access.ErrForbidden):
+		case permissionRefused(r.err):
 			perms[r.perm] = "missing"
 		case errors.Is(r.err, access.ErrUnsupported):
 			unsupported = append(unsupported, r.op)
@@ -170,16 +174,22 @@ func (a *app) doctor(captureDir string) error {
 		}
 	}
 	a.checkLine("--", "edit:* permissions", "not probed: that would change the console")
+	for _, r := range results {
+		if r.skipped != "" {
+			a.checkLine("--", "skipped", r.op+": "+r.skipped)
+		}
+	}
 	if len(unsupported) == 0 {
 		a.checkLine("ok", "unsupported", "none of the probed operations")
 	} else {
 		a.checkLine("warn", "unsupported", strings.Join(unsupported, ", "))
 	}
 	if captureDir != "" {
-		if err := writeCapture(captureDir, results); err != nil {
+		n, err := writeCapture(captureDir, results)
+		if err != nil {
 			return err
 		}
-		a.checkLine("ok", "capture", fmt.Sprintf("%d answers written to %s (redacted)", len(results), captureDir))
+		a.checkLine("ok", "capture", fmt.Sprintf("%d answers written to %s (redacted; a CSV as a file, images summarized)", n, captureDir))
 	}
 	return nil
 }
@@ -190,6 +200,9 @@ func (a *app) doctor(captureDir string) error {
 func reachedAPI(ctx context.Context, results []probe) *exitError {
 	var first error
 	for _, r := range results {
+		if r.skipped != "" {
+			continue
+		}
 		var apiErr *access.APIError
 		if r.err == nil || errors.As(r.err, &apiErr) {
 			return nil
@@ -217,15 +230,37 @@ func (e prefixedError) Unwrap() error { return e.err }
 // unprefixed is err's message without the SDK's "access: ".
 func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "access: ") }
 
+// certName names a certificate for doctor: its common name, else its
+// subject alternative names, else "(no name)".
+func certName(c *x509.Certificate) string {
+	if c.Subject.CommonName != "" {
+		return c.Subject.CommonName
+	}
+	sans := slices.Clone(c.DNSNames)
+	for _, ip := range c.IPAddresses {
+		sans = append(sans, ip.String())
+	}
+	sans = append(sans, c.EmailAddresses...)
+	for _, u := range c.URIs {
+		sans = append(sans, u.String())
+	}
+	if len(sans) == 0 {
+		return "(no name)"
+	}
+	return "SAN " + strings.Join(sans, " ")
+}
+
 func normFP(s string) string {
 	return strings.ToLower(strings.NewReplacer(":", "", " ", "").Replace(s))
 }
 
-// probe is the outcome of one read-only operation.
+// probe is the outcome of one read-only operation, or why it was
+// skipped.
 type probe struct {
 	op, perm string
 	err      error
 	raw      []exchange
+	skipped  string // "no visitor to probe"
 }
 
 // probeAll runs the read-only operations: those without arguments, then
@@ -238,6 +273,7 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 		out = append(out, probe{op: op, perm: perm, err: err, raw: rec.take()})
 	}
 	var doorID, groupID, deviceID, userID, ugID, visitorID, policyID, scheduleID, holidayID, cardToken, passID string
+	var passCardID, resourceID, avatarPath string
 	run("Doors.List", "view:space", func() error {
 		v, _, err := c.Doors.List(ctx)
 		if len(v) > 0 {
@@ -270,7 +306,15 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 		}
 		return err
 	})
-	run("Users.Search", "view:user", func() error { _, _, err := c.Users.Search(ctx, &access.UserSearchOptions{PageSize: 5}); return err })
+	run("Users.Search", "view:user", func() error {
+		v, _, err := c.Users.Search(ctx, &access.UserSearchOptions{PageSize: 5})
+		for _, u := range v {
+			if u.AvatarRelativePath != "" && avatarPath == "" {
+				avatarPath = u.AvatarRelativePath
+			}
+		}
+		return err
+	})
 	run("UserGroups.List", "view:user", func() error {
 		v, _, err := c.UserGroups.List(ctx)
 		if len(v) > 0 {
@@ -319,11 +363,23 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 		if len(v) > 0 {
 			passID = v[0].ID
 		}
+		for _, p := range v {
+			if p.CardID != "" && passCardID == "" {
+				passCardID = p.CardID
+			}
+		}
 		return err
 	})
 	run("TouchPasses.ListAssignable", "view:credential", func() error { _, _, err := c.TouchPasses.ListAssignable(ctx); return err })
 	run("SystemLogs.List", "view:system_log", func() error {
-		_, _, err := c.SystemLogs.List(ctx, &access.SystemLogQuery{Topic: access.SystemLogTopicAll, PageSize: 5})
+		v, _, err := c.SystemLogs.List(ctx, &access.SystemLogQuery{Topic: access.SystemLogTopicAll, PageSize: 5})
+		for _, l := range v {
+			for _, t := range l.Source.Target {
+				if t.Type == "activities_resource" && t.ID != "" && resourceID == "" {
+					resourceID = t.ID
+				}
+			}
+		}
 		return err
 	})
 	run("SystemLogs.Export", "view:system_log", func() error {
@@ -332,155 +388,58 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 		return err
 	})
 	run("Webhooks.List", "view:webhook", func() error { _, _, err := c.Webhooks.List(ctx); return err })
-	withID := func(id, op, perm string, f func() error) {
-		if id != "" {
-			run(op, perm, f)
+	// withID probes an operation on a record an earlier listing gave,
+	// or records that there was none.
+	withID := func(id, what, op, perm string, f func() error) {
+		if id == "" {
+			out = append(out, probe{op: op, perm: perm, skipped: "no " + what + " to probe"})
+			return
 		}
+		run(op, perm, f)
 	}
-	withID(doorID, "Doors.Get", "view:space", func() error { _, _, err := c.Doors.Get(ctx, doorID); return err })
-	withID(doorID, "Doors.GetLockRule", "view:space", func() error { _, _, err := c.Doors.GetLockRule(ctx, doorID); return err })
-	withID(groupID, "DoorGroups.Get", "view:space", func() error { _, _, err := c.DoorGroups.Get(ctx, groupID); return err })
-	withID(deviceID, "Devices.GetSettings", "view:device", func() error { _, _, err := c.Devices.GetSettings(ctx, deviceID); return err })
-	withID(userID, "Users.Get", "view:user", func() error { _, _, err := c.Users.Get(ctx, userID, nil); return err })
-	withID(userID, "Users.ListAccessPolicies", "view:user", func() error { _, _, err := c.Users.ListAccessPolicies(ctx, userID, nil); return err })
-	withID(userID, "Identity.ListForUser", "view:user", func() error { _, _, err := c.Identity.ListForUser(ctx, userID); return err })
-	withID(ugID, "UserGroups.Get", "view:user", func() error { _, _, err := c.UserGroups.Get(ctx, ugID); return err })
-	withID(ugID, "UserGroups.ListUsers", "view:user", func() error { _, _, err := c.UserGroups.ListUsers(ctx, ugID); return err })
-	withID(ugID, "UserGroups.ListAllUsers", "view:user", func() error { _, _, err := c.UserGroups.ListAllUsers(ctx, ugID); return err })
-	withID(ugID, "UserGroups.ListAccessPolicies", "view:user", func() error { _, _, err := c.UserGroups.ListAccessPolicies(ctx, ugID); return err })
-	withID(ugID, "Identity.ListForUserGroup", "view:user", func() error { _, _, err := c.Identity.ListForUserGroup(ctx, ugID); return err })
-	withID(visitorID, "Visitors.Get", "view:visitor", func() error { _, _, err := c.Visitors.Get(ctx, visitorID); return err })
-	withID(policyID, "AccessPolicies.Get", "view:policy", func() error { _, _, err := c.AccessPolicies.Get(ctx, policyID); return err })
-	withID(scheduleID, "Schedules.Get", "view:policy", func() error { _, _, err := c.Schedules.Get(ctx, scheduleID); return err })
-	withID(holidayID, "HolidayGroups.Get", "view:policy", func() error { _, _, err := c.HolidayGroups.Get(ctx, holidayID); return err })
-	withID(cardToken, "NFCCards.Get", "view:credential", func() error { _, _, err := c.NFCCards.Get(ctx, cardToken); return err })
-	withID(passID, "TouchPasses.Get", "view:credential", func() error { _, _, err := c.TouchPasses.Get(ctx, passID); return err })
-	return out
-}
-
-// exchange is one recorded request and its raw answer.
-type exchange struct {
-	Method string          `json:"method"`
-	Path   string          `json:"path"`
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body,omitempty"`
-	Text   string          `json:"text,omitempty"`
-}
-
-// recorder is an http.RoundTripper that keeps the raw answers. It wraps
-// the SDK's own transport (access.WithTransportWrapper), so the
-// connection's pinning or --insecure stays the SDK's.
-type recorder struct {
-	base http.RoundTripper
-	mu   sync.Mutex
-	got  []exchange
-}
-
-// wrap is the recorder's access.WithTransportWrapper.
-func (r *recorder) wrap(next http.RoundTripper) http.RoundTripper {
-	r.base = next
-	return r
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.base.RoundTrip(req)
-	if err != nil || resp.StatusCode == http.StatusSwitchingProtocols {
-		return resp, err // a WebSocket's body is the connection
-	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if rerr != nil {
-		return nil, rerr
-	}
-	ex := exchange{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode}
-	if json.Valid(body) {
-		ex.Body = redactJSON(body)
-	} else {
-		ex.Text = fmt.Sprintf("(%d bytes of %s)", len(body), resp.Header.Get("Content-Type"))
-	}
-	r.mu.Lock()
-	r.got = append(r.got, ex)
-	r.mu.Unlock()
-	return resp, nil
-}
-
-func (r *recorder) reset() { r.mu.Lock(); r.got = nil; r.mu.Unlock() }
-func (r *recorder) take() []exchange {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	g := r.got
-	r.got = nil
-	return g
-}
-
-var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
-
-// redactKey reports whether a member's value is personal or secret.
-func redactKey(k string) bool {
-	k = strings.ToLower(k)
-	switch k {
-	case "secret", "token", "headers", "pin_code", "pin", "authorization", "password", "alias", "username",
-		"phone", "mobile_phone", "email", "user_email", "condition", "authentication_value", "display_id", "card_id", "nfc_id":
-		return true
-	}
-	return strings.Contains(k, "name") || strings.Contains(k, "email") || strings.Contains(k, "phone") ||
-		strings.Contains(k, "token") || strings.Contains(k, "secret")
-}
-
-// redactJSON replaces secrets, tokens, PINs, emails, names and phone
-// numbers with "REDACTED".
-func redactJSON(b []byte) json.RawMessage {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return json.RawMessage(`"REDACTED (undecodable)"`)
-	}
-	var walk func(any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if redactKey(k) && e != nil {
-					x[k] = "REDACTED"
-				} else {
-					x[k] = walk(e)
-				}
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(e)
-			}
-		case string:
-			return emailRE.ReplaceAllString(x, "REDACTED")
-		}
-		return v
-	}
-	out, _ := json.MarshalIndent(walk(v), "", "  ")
-	return out
-}
-
-func writeCapture(dir string, results []probe) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	withID(doorID, "door", "Doors.Get", "view:space", func() error { _, _, err := c.Doors.Get(ctx, doorID); return err })
+	withID(doorID, "door", "Doors.GetLockRule", "view:space", func() error { _, _, err := c.Doors.GetLockRule(ctx, doorID); return err })
+	withID(groupID, "door group", "DoorGroups.Get", "view:space", func() error { _, _, err := c.DoorGroups.Get(ctx, groupID); return err })
+	withID(deviceID, "device", "Devices.GetSettings", "view:device", func() error { _, _, err := c.Devices.GetSettings(ctx, deviceID); return err })
+	withID(userID, "user", "Users.Get", "view:user", func() error { _, _, err := c.Users.Get(ctx, userID, nil); return err })
+	withID(userID, "user", "Users.ListAccessPolicies", "view:user", func() error { _, _, err := c.Users.ListAccessPolicies(ctx, userID, nil); return err })
+	withID(userID, "user", "Identity.ListForUser", "view:user", func() error { _, _, err := c.Identity.ListForUser(ctx, userID); return err })
+	withID(ugID, "user group", "UserGroups.Get", "view:user", func() error { _, _, err := c.UserGroups.Get(ctx, ugID); return err })
+	withID(ugID, "user group", "UserGroups.ListUsers", "view:user", func() error { _, _, err := c.UserGroups.ListUsers(ctx, ugID); return err })
+	withID(ugID, "user group", "UserGroups.ListAllUsers", "view:user", func() error { _, _, err := c.UserGroups.ListAllUsers(ctx, ugID); return err })
+	withID(ugID, "user group", "UserGroups.ListAccessPolicies", "view:user", func() error { _, _, err := c.UserGroups.ListAccessPolicies(ctx, ugID); return err })
+	withID(ugID, "user group", "Identity.ListForUserGroup", "view:user", func() error { _, _, err := c.Identity.ListForUserGroup(ctx, ugID); return err })
+	withID(visitorID, "visitor", "Visitors.Get", "view:visitor", func() error { _, _, err := c.Visitors.Get(ctx, visitorID); return err })
+	withID(policyID, "access policy", "AccessPolicies.Get", "view:policy", func() error { _, _, err := c.AccessPolicies.Get(ctx, policyID); return err })
+	withID(scheduleID, "schedule", "Schedules.Get", "view:policy", func() error { _, _, err := c.Schedules.Get(ctx, scheduleID); return err })
+	withID(holidayID, "holiday group", "HolidayGroups.Get", "view:policy", func() error { _, _, err := c.HolidayGroups.Get(ctx, holidayID); return err })
+	withID(cardToken, "NFC card", "NFCCards.Get", "view:credential", func() error { _, _, err := c.NFCCards.Get(ctx, cardToken); return err })
+	withID(passID, "touch pass", "TouchPasses.Get", "view:credential", func() error { _, _, err := c.TouchPasses.Get(ctx, passID); return err })
+	withID(passCardID, "touch pass card id", "TouchPasses.Search", "view:credential", func() error {
+		_, _, err := c.TouchPasses.Search(ctx, passCardID)
 		return err
-	}
-	for _, r := range results {
-		rec := struct {
-			Op        string     `json:"op"`
-			Error     string     `json:"error,omitempty"`
-			Exchanges []exchange `json:"exchanges"`
-		}{Op: r.op, Exchanges: r.raw}
-		if r.err != nil {
-			rec.Error = emailRE.ReplaceAllString(r.err.Error(), "REDACTED")
+	})
+	withID(visitorID, "visitor", "QRCodes.Download", "view:credential", func() error {
+		_, err := c.QRCodes.Download(ctx, visitorID, io.Discard)
+		return err
+	})
+	// A log entry's media, then a static file: the entry's thumbnail (or
+	// clip), else a user's avatar.
+	staticPath := avatarPath
+	withID(resourceID, "log entry with a resource", "SystemLogs.GetResource", "view:system_log", func() error {
+		res, _, err := c.SystemLogs.GetResource(ctx, resourceID)
+		if res != nil {
+			staticPath = firstNonEmpty(res.VideoRecordThumbnail, res.VideoRecord, staticPath)
 		}
-		b, err := json.MarshalIndent(rec, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, r.op+".json"), append(b, '\n'), 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
+	withID(staticPath, "static file (a log resource or an avatar)", "SystemLogs.DownloadStatic", "view:system_log", func() error {
+		_, err := c.SystemLogs.DownloadStatic(ctx, staticPath, io.Discard)
+		return err
+	})
+	// An enrollment session is opened only by NFCCards.StartEnrollment, a
+	// write, and no operation lists them.
+	out = append(out, probe{op: "NFCCards.EnrollmentStatus", perm: "edit:credential",
+		skipped: "no enrollment session to probe (only nfc-cards start-enrollment, a write, opens one)"})
+	return out
 }

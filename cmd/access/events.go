@@ -148,6 +148,9 @@ Minimum Access version: 1.20.11`,
 // subscribe runs the notifications stream, calling fn for each matching
 // notification until count of them were handled or the context ends.
 func (a *app) subscribe(types []string, count int, fn func(*access.Notification) (bool, error)) error {
+	if err := checkEventTypes(types); err != nil {
+		return err
+	}
 	cl, err := a.Client()
 	if err != nil {
 		return err

@@ -21,8 +21,8 @@ func (a *app) loginCommand() *cobra.Command {
 		Use:   "login",
 		Short: "Save a console and its token as a profile (mode 0600)",
 		Long: `Check a console URL and an API token, then save them as a named profile in the
-config file (os.UserConfigDir()/access/config.yaml, mode 0600) and make it the
-current one.
+config file (os.UserConfigDir()/access/config.yaml, or the config.toml in use)
+with mode 0600, and make it the current one.
 
 The token is read from --token-file, $ACCESS_TOKEN or stdin (a prompt on a
 terminal); it is never accepted as a flag value and never printed. A console
@@ -107,7 +107,7 @@ func (a *app) login(name string) error {
 	_, _, err = cl.Doors.List(a.ctx)
 	var reqErr *access.RequestError
 	switch {
-	case err == nil, errors.Is(err, access.ErrForbidden):
+	case err == nil, permissionRefused(err):
 		// A 403 means the token is valid but lacks view:space.
 	case errors.As(err, &reqErr) && p.Fingerprint == "" && !p.Insecure:
 		if fp := a.peekFingerprint(u); fp != "" {
@@ -126,7 +126,7 @@ func (a *app) login(name string) error {
 	if err := saveConfig(path, cfg); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "logged in to %s as profile %q (saved in %s, mode 0600)\n", raw, name, strings.TrimSuffix(path, ".toml")+map[bool]string{true: ".yaml", false: ""}[strings.HasSuffix(path, ".toml")])
+	fmt.Fprintf(a.stdout, "logged in to %s as profile %q (saved in %s, mode 0600)\n", raw, name, path)
 	return nil
 }
 

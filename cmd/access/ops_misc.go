@@ -86,16 +86,16 @@ func init() {
 				}
 				return v, err
 			}},
-		&opSpec{path: "system-logs export", sdk: "SystemLogs.Export", perm: "view:system_log", min: "1.20.11", short: "Export system logs as CSV (ranges over a month are fetched month by month)", body: bodyOf[exportWire](),
+		&opSpec{path: "system-logs export", sdk: "SystemLogs.Export", perm: "view:system_log", short: "Export system logs as CSV (ranges over a month are fetched month by month)", body: bodyOf[exportWire](),
 			flags: append(append([]flagSpec{}, logFlags...),
 				flagSpec{name: "timezone", usage: "IANA time zone of the CSV's times (default $TZ or UTC)"},
 				flagSpec{name: "output-file", shorthand: "O", usage: "write the CSV to `FILE` (default stdout); a partial file is removed on failure or Ctrl-C", notBody: true}),
 			ex:  "  access --fake system-logs export --since 24h --topic door_openings -O logs.csv",
 			run: runExport},
-		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", min: "1.24.6", short: "Fetch the video paths of a log entry's resource",
+		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", short: "Fetch the video paths of a log entry's resource",
 			args: []argSpec{{name: "resource-id"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.SystemLogs.GetResource(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "system-logs static", sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", min: "1.24.6", short: "Download a static file (avatar, preview, video, thumbnail)",
+		&opSpec{path: "system-logs static", sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", short: "Download a static file (avatar, preview, video, thumbnail)",
 			args: []argSpec{{name: "path"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write to `FILE` (- for stdout)"}},
 			run: func(x *inv) (any, error) {
 				return download(x, x.s("output-file"), func(w io.Writer) error {
@@ -113,9 +113,9 @@ func init() {
 		{name: "header", kind: fStrings, usage: "NAME=VALUE headers sent with each delivery (3.1.30 or later)"}}
 	whCols := []string{"id", "name", "endpoint", "events"}
 	register(
-		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", min: "2.2.10", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
+		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
-		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", min: "2.2.10", short: "Add a webhook endpoint", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
+		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", short: "Add a webhook endpoint", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			ex: "  access --fake webhooks create --name laptop --endpoint https://example.com/hook --event access.door.unlock",
 			run: func(x *inv) (any, error) {
 				req, err := webhookRequest(x)
@@ -125,7 +125,7 @@ func init() {
 				v, _, err := x.c.Webhooks.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook", min: "2.2.10",
+		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook",
 			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
 				req, err := webhookRequest(x)
@@ -135,7 +135,7 @@ func init() {
 				v, _, err := x.c.Webhooks.Ensure(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", min: "2.2.10", short: "Change a webhook endpoint (all fields required)", write: true, body: bodyOf[access.WebhookEndpointUpdate](),
+		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", short: "Change a webhook endpoint (all fields required)", write: true, body: bodyOf[access.WebhookEndpointUpdate](),
 			args: []argSpec{{name: "endpoint-id"}}, flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.WebhookEndpointUpdate, error) {
@@ -148,13 +148,13 @@ func init() {
 				v, _, err := x.c.Webhooks.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks delete", sdk: "Webhooks.Delete", perm: "edit:webhook", min: "2.2.10", short: "Delete a webhook endpoint", write: true,
+		&opSpec{path: "webhooks delete", sdk: "Webhooks.Delete", perm: "edit:webhook", short: "Delete a webhook endpoint", write: true,
 			args: []argSpec{{name: "endpoint-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Webhooks.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted endpoint " + x.arg(0)}, err
 			}},
-		&opSpec{path: "api-server upload-certificate", sdk: "APIServer.UploadCertificate", perm: "edit:api_server", min: "2.2.10",
+		&opSpec{path: "api-server upload-certificate", sdk: "APIServer.UploadCertificate", perm: "edit:api_server",
 			short: "Upload the HTTPS certificate of port 12445 (takes effect after Access restarts)", write: true,
 			flags: []flagSpec{{name: "key", usage: "PEM private key `FILE` (required)"}, {name: "cert", usage: "PEM certificate `FILE` (required)"}},
 			run: func(x *inv) (any, error) {
@@ -172,7 +172,7 @@ func init() {
 				_, err = x.c.APIServer.UploadCertificate(x.a.ctx, &access.CertificateUpload{Key: key, Cert: cert})
 				return done{"uploaded the certificate; restart Access to use it"}, err
 			}},
-		&opSpec{path: "api-server delete-certificate", sdk: "APIServer.DeleteCertificate", perm: "edit:api_server", min: "2.2.10", short: "Delete the uploaded HTTPS certificate", write: true,
+		&opSpec{path: "api-server delete-certificate", sdk: "APIServer.DeleteCertificate", perm: "edit:api_server", short: "Delete the uploaded HTTPS certificate", write: true,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.APIServer.DeleteCertificate(x.a.ctx)
 				return done{"deleted the certificate; restart Access to apply"}, err

@@ -111,7 +111,7 @@ func init() {
 						return x.c.Users.List(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "users search", sdk: "Users.Search, Users.SearchAll", perm: "view:user", min: "3.1.30", short: "Search users", paged: true, cols: userCols,
+		&opSpec{path: "users search", sdk: "Users.Search, Users.SearchAll", perm: "view:user", short: "Search users", paged: true, cols: userCols,
 			flags: []flagSpec{{name: "keyword", usage: "search text"}, {name: "user-id", kind: fStrings, usage: "user ids"},
 				{name: "only-admin", kind: fBool, usage: "administrators only"},
 				{name: "status", kind: fStrings, usage: "ACTIVE, DEACTIVATED, PENDING", values: []string{"ACTIVE", "DEACTIVATED", "PENDING"}}},
@@ -125,7 +125,7 @@ func init() {
 						return x.c.Users.Search(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "users delete", sdk: "Users.Delete", perm: "edit:user", min: "3.1.30", short: "Delete a deactivated user", write: true, args: idArg,
+		&opSpec{path: "users delete", sdk: "Users.Delete", perm: "edit:user", short: "Delete a deactivated user", write: true, args: idArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user " + x.arg(0)}, err
@@ -137,7 +137,7 @@ func init() {
 				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
 				return done{"set the access policies of user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users policies", sdk: "Users.ListAccessPolicies", perm: "view:user", min: "2.2.6", short: "List a user's access policies", args: idArg, cols: polCols,
+		&opSpec{path: "users policies", sdk: "Users.ListAccessPolicies", perm: "view:user", short: "List a user's access policies", args: idArg, cols: polCols,
 			flags: []flagSpec{{name: "only-user", kind: fBool, usage: "leave out the policies of the user's groups"}},
 			run: func(x *inv) (any, error) {
 				var opts *access.UserPoliciesOptions
@@ -176,19 +176,19 @@ func init() {
 				_, err := x.c.Users.UnassignPINCode(x.a.ctx, x.arg(0))
 				return done{"removed the PIN of user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users assign-touch-pass", sdk: "Users.AssignTouchPass", perm: "edit:user", min: "3.2.20", short: "Assign a touch pass to a user", write: true,
+		&opSpec{path: "users assign-touch-pass", sdk: "Users.AssignTouchPass", perm: "edit:user", short: "Assign a touch pass to a user", write: true,
 			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.AssignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
-		&opSpec{path: "users unassign-touch-pass", sdk: "Users.UnassignTouchPass", perm: "edit:user", min: "3.2.20", short: "Take a touch pass from a user", write: true,
+		&opSpec{path: "users unassign-touch-pass", sdk: "Users.UnassignTouchPass", perm: "edit:user", short: "Take a touch pass from a user", write: true,
 			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.UnassignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
-		&opSpec{path: "users batch-assign-touch-passes", sdk: "Users.BatchAssignTouchPasses", perm: "edit:user", min: "3.2.20",
+		&opSpec{path: "users batch-assign-touch-passes", sdk: "Users.BatchAssignTouchPasses", perm: "edit:user",
 			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", variadic: true, body: true}}, cols: touchCols,
 			body:  bodyOf[access.BatchTouchPassAssignment](),
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address"}},
@@ -213,20 +213,20 @@ func init() {
 				v, _, err := x.c.Users.BatchAssignTouchPasses(x.a.ctx, &req)
 				return v, err
 			}},
-		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", min: "3.3.10", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "user"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users unassign-license-plate", sdk: "Users.UnassignLicensePlate", perm: "edit:user", min: "3.3.10", short: "Remove a licence plate from a user", write: true,
+		&opSpec{path: "users unassign-license-plate", sdk: "Users.UnassignLicensePlate", perm: "edit:user", short: "Remove a licence plate from a user", write: true,
 			args: []argSpec{{name: "user"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
 				return done{"removed the plate from user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users upload-avatar", sdk: "Users.UploadAvatar", perm: "edit:user", min: "3.3.10", short: "Upload a user's profile picture (local users only)", write: true,
+		&opSpec{path: "users upload-avatar", sdk: "Users.UploadAvatar", perm: "edit:user", short: "Upload a user's profile picture (local users only)", write: true,
 			args: []argSpec{{name: "user"}, {name: "file"}},
 			run: func(x *inv) (any, error) {
 				f, err := os.Open(x.arg(1))
@@ -241,7 +241,7 @@ func init() {
 
 	gArg := []argSpec{{name: "group", kind: "user-group"}}
 	register(
-		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", min: "2.2.6", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
+		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupRequest(x)
@@ -251,12 +251,12 @@ func init() {
 				g, _, err := x.c.UserGroups.CreateAndGet(x.a.ctx, &req)
 				return g, err
 			}},
-		&opSpec{path: "user-groups list", sdk: "UserGroups.List", perm: "view:user", min: "2.2.6", short: "List user groups", cols: groupCols,
+		&opSpec{path: "user-groups list", sdk: "UserGroups.List", perm: "view:user", short: "List user groups", cols: groupCols,
 			ex:  "  access --fake user-groups list",
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.List(x.a.ctx); return v, err }},
-		&opSpec{path: "user-groups get", sdk: "UserGroups.Get", perm: "view:user", min: "2.2.6", short: "Fetch a user group", args: gArg,
+		&opSpec{path: "user-groups get", sdk: "UserGroups.Get", perm: "view:user", short: "Fetch a user group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "user-groups update", sdk: "UserGroups.Update", perm: "edit:user", min: "2.2.6", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
+		&opSpec{path: "user-groups update", sdk: "UserGroups.Update", perm: "edit:user", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id; \"\" for the top level; left out keeps it)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupUpdate(x)
@@ -266,26 +266,26 @@ func init() {
 				_, err = x.c.UserGroups.Update(x.a.ctx, x.arg(0), &req)
 				return done{"updated user group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups delete", sdk: "UserGroups.Delete", perm: "edit:user", min: "2.2.6", short: "Delete an empty user group", write: true, args: gArg,
+		&opSpec{path: "user-groups delete", sdk: "UserGroups.Delete", perm: "edit:user", short: "Delete an empty user group", write: true, args: gArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.UserGroups.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", min: "2.2.6", short: "Add users to a group", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", short: "Add users to a group", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), ids)
 				return done{"added the users to group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", min: "2.2.6", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), ids)
 				return done{"removed the users from group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user", min: "2.2.6",
+		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user",
 			short: "List a group's members", args: gArg, cols: userCols,
 			flags: []flagSpec{{name: "subgroups", kind: fBool, usage: "include the members of subgroups"}},
 			ex:    "  access --fake user-groups users Facilities --subgroups",
@@ -297,14 +297,14 @@ func init() {
 				v, _, err := x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0))
 				return v, err
 			}},
-		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", min: "2.2.6", short: "Set a group's access policies", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
+		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", short: "Set a group's access policies", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
 				return done{"set the access policies of group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups policies", sdk: "UserGroups.ListAccessPolicies", perm: "view:user", min: "2.2.6", short: "List a group's access policies", args: gArg, cols: polCols,
+		&opSpec{path: "user-groups policies", sdk: "UserGroups.ListAccessPolicies", perm: "view:user", short: "List a group's access policies", args: gArg, cols: polCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.UserGroups.ListAccessPolicies(x.a.ctx, x.arg(0))
 				return v, err
@@ -313,7 +313,7 @@ func init() {
 
 	idTypes := []string{"ev_station", "vpn", "wifi"}
 	register(
-		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", min: "1.24.6", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
+		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
 			args:  []argSpec{{name: "user", variadic: true, optional: true, body: true}},
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address"}},
 			run: func(x *inv) (any, error) {
@@ -341,7 +341,7 @@ func init() {
 				}
 				return v, err
 			}},
-		&opSpec{path: "identity resources", sdk: "Identity.ListResources", perm: "view:user", min: "1.24.6", short: "List the Identity resources (EV stations, VPNs, Wi-Fi)",
+		&opSpec{path: "identity resources", sdk: "Identity.ListResources", perm: "view:user", short: "List the Identity resources (EV stations, VPNs, Wi-Fi)",
 			flags: []flagSpec{{name: "type", kind: fStrings, usage: "ev_station, vpn, wifi", values: idTypes}},
 			run: func(x *inv) (any, error) {
 				var opts *access.IdentityResourceOptions
@@ -354,7 +354,7 @@ func init() {
 				v, _, err := x.c.Identity.ListResources(x.a.ctx, opts)
 				return v, err
 			}},
-		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", min: "1.24.6", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
+		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
 			args:  []argSpec{{name: "user"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
@@ -364,10 +364,10 @@ func init() {
 				_, err := x.c.Identity.AssignToUser(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the resources to user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "identity user-resources", sdk: "Identity.ListForUser", perm: "view:user", min: "1.24.6", short: "List a user's Identity resources",
+		&opSpec{path: "identity user-resources", sdk: "Identity.ListForUser", perm: "view:user", short: "List a user's Identity resources",
 			args: []argSpec{{name: "user"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.Identity.ListForUser(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", min: "2.2.6", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
+		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
 			args:  []argSpec{{name: "group", kind: "user-group"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
@@ -377,7 +377,7 @@ func init() {
 				_, err := x.c.Identity.AssignToUserGroup(x.a.ctx, x.arg(0), &req)
 				return done{"assigned the resources to group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "identity group-resources", sdk: "Identity.ListForUserGroup", perm: "view:user", min: "2.2.6", short: "List a user group's Identity resources",
+		&opSpec{path: "identity group-resources", sdk: "Identity.ListForUserGroup", perm: "view:user", short: "List a user group's Identity resources",
 			args: gArg,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Identity.ListForUserGroup(x.a.ctx, x.arg(0))

@@ -36,7 +36,7 @@ func init() {
 		&opSpec{path: "doors get", sdk: "Doors.Get", perm: "view:space", short: "Fetch a door", args: dArg,
 			ex:  `  access --fake doors get "Main entrance"`,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "doors unlock", sdk: "Doors.Unlock", perm: "edit:space", min: "actor fields 3.3.21", short: "Unlock a door remotely", write: true, args: dArg, body: bodyOf[access.UnlockRequest](),
+		&opSpec{path: "doors unlock", sdk: "Doors.Unlock", perm: "edit:space", short: "Unlock a door remotely", write: true, args: dArg, body: bodyOf[access.UnlockRequest](),
 			flags: []flagSpec{{name: "actor-id", usage: "who unlocks (with --actor-name; 3.3.21 or later)"}, {name: "actor-name", usage: "who unlocks (with --actor-id)"},
 				{name: "extra", usage: "JSON passed through to the unlock's webhook event"}},
 			ex: `  access --fake doors unlock "Main entrance" --actor-id 42 --actor-name "Front desk"`,
@@ -58,7 +58,7 @@ func init() {
 				_, err = x.c.Doors.Unlock(x.a.ctx, x.arg(0), &req)
 				return done{"unlocked door " + x.arg(0)}, err
 			}},
-		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", min: "1.24.6", short: "Set a temporary locking rule", write: true,
+		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", short: "Set a temporary locking rule", write: true,
 			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true}}, body: bodyOf[access.LockRuleRequest](),
 			long:  "TYPE is keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now.",
 			flags: []flagSpec{{name: "interval", kind: fInt, usage: "minutes, for custom"}},
@@ -70,9 +70,9 @@ func init() {
 				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &req)
 				return done{"set lock rule " + string(req.Type) + " on door " + x.arg(0)}, err
 			}},
-		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", min: "1.24.6", short: "Fetch a door's locking rule", args: dArg,
+		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", short: "Fetch a door's locking rule", args: dArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", min: "1.24.6", short: "Set the site's emergency status (may sound the alarm)", write: true, body: bodyOf[access.EmergencyStatus](),
+		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", short: "Set the site's emergency status (may sound the alarm)", write: true, body: bodyOf[access.EmergencyStatus](),
 			long:  "Without flags, both modes are released.",
 			flags: []flagSpec{{name: "lockdown", kind: fBool, usage: "lock every door"}, {name: "evacuation", kind: fBool, usage: "unlock every door"}},
 			ex:    "  access --fake doors emergency set --lockdown",
@@ -83,7 +83,7 @@ func init() {
 				_, err := x.c.Doors.SetEmergency(x.a.ctx, &req)
 				return done{"emergency status set"}, err
 			}},
-		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", min: "1.24.6", short: "Fetch the site's emergency status",
+		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", short: "Fetch the site's emergency status",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetEmergency(x.a.ctx); return v, err }},
 	)
 	register(
@@ -145,9 +145,9 @@ func init() {
 				}
 				return flatDevices(groups), nil
 			}},
-		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", min: "3.3.10", short: "Fetch a device's access-method settings", args: devArg,
+		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", short: "Fetch a device's access-method settings", args: devArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Devices.GetSettings(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", min: "3.3.10", short: "Change a device's access methods", write: true, body: bodyOf[access.DeviceSettingsUpdate](), args: devArg,
+		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", short: "Change a device's access methods", write: true, body: bodyOf[access.DeviceSettingsUpdate](), args: devArg,
 			long:  "Give the access_methods object with --data, or switch methods with --enable/--disable (nfc, bt_tap, bt_button, bt_shake, mobile_wave, pin_code, face, wave, qr_code, touch_pass).",
 			flags: []flagSpec{{name: "enable", kind: fStrings, usage: "methods to turn on"}, {name: "disable", kind: fStrings, usage: "methods to turn off"}},
 			run: func(x *inv) (any, error) {
@@ -164,7 +164,7 @@ func init() {
 				_, err = x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), &upd)
 				return done{"updated the settings of device " + x.arg(0)}, err
 			}},
-		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", min: "4.0.10", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
+		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
 			flags: []flagSpec{{name: "room", usage: "intercom directory name (empty rings the default)"}, {name: "cancel", kind: fBool, usage: "stop the ringing"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.DoorbellRequest, error) {

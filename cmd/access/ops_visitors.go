@@ -209,24 +209,24 @@ func init() {
 				_, err := x.c.Visitors.UnassignPINCode(x.a.ctx, x.arg(0))
 				return done{"removed the PIN of visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-qr-code", sdk: "Visitors.AssignQRCode", perm: "edit:visitor", min: "3.3.10", short: "Give a visitor a QR code", write: true, args: vArg,
+		&opSpec{path: "visitors assign-qr-code", sdk: "Visitors.AssignQRCode", perm: "edit:visitor", short: "Give a visitor a QR code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.AssignQRCode(x.a.ctx, x.arg(0))
 				return done{"assigned a QR code to visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors unassign-qr-code", sdk: "Visitors.UnassignQRCode", perm: "edit:visitor", min: "3.3.10", short: "Remove a visitor's QR code", write: true, args: vArg,
+		&opSpec{path: "visitors unassign-qr-code", sdk: "Visitors.UnassignQRCode", perm: "edit:visitor", short: "Remove a visitor's QR code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignQRCode(x.a.ctx, x.arg(0))
 				return done{"removed the QR code of visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", min: "3.3.10", short: "Add licence plates to a visitor", write: true, body: bodyOf[[]string](),
+		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", short: "Add licence plates to a visitor", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "visitor"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to visitor " + x.arg(0)}, err
 			}},
-		&opSpec{path: "visitors unassign-license-plate", sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", min: "3.3.10", short: "Remove a licence plate from a visitor", write: true,
+		&opSpec{path: "visitors unassign-license-plate", sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", short: "Remove a licence plate from a visitor", write: true,
 			args: []argSpec{{name: "visitor"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
@@ -284,9 +284,9 @@ func init() {
 				_, err := x.c.NFCCards.EndEnrollment(x.a.ctx, x.arg(0))
 				return done{"ended session " + x.arg(0)}, err
 			}},
-		&opSpec{path: "nfc-cards get", sdk: "NFCCards.Get", perm: "view:credential", min: "1.22.16", short: "Fetch an NFC card", args: tArg,
+		&opSpec{path: "nfc-cards get", sdk: "NFCCards.Get", perm: "view:credential", short: "Fetch an NFC card", args: tArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.NFCCards.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "nfc-cards list", sdk: "NFCCards.List, NFCCards.All", perm: "view:credential", min: "1.22.16", short: "List NFC cards", paged: true, cols: cardCols,
+		&opSpec{path: "nfc-cards list", sdk: "NFCCards.List, NFCCards.All", perm: "view:credential", short: "List NFC cards", paged: true, cols: cardCols,
 			run: func(x *inv) (any, error) {
 				opts := func(num, size int) *access.NFCCardListOptions {
 					return &access.NFCCardListOptions{PageNum: num, PageSize: size}
@@ -296,12 +296,12 @@ func init() {
 						return x.c.NFCCards.List(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "nfc-cards delete", sdk: "NFCCards.Delete", perm: "edit:credential", min: "1.22.16", short: "Delete an unassigned NFC card", write: true, args: tArg,
+		&opSpec{path: "nfc-cards delete", sdk: "NFCCards.Delete", perm: "edit:credential", short: "Delete an unassigned NFC card", write: true, args: tArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.NFCCards.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted card " + x.arg(0)}, err
 			}},
-		&opSpec{path: "nfc-cards update", sdk: "NFCCards.Update", perm: "edit:credential", min: "3.1.30", short: "Change an NFC card's alias", write: true, body: bodyOf[access.NFCCardUpdate](), args: tArg,
+		&opSpec{path: "nfc-cards update", sdk: "NFCCards.Update", perm: "edit:credential", short: "Change an NFC card's alias", write: true, body: bodyOf[access.NFCCardUpdate](), args: tArg,
 			flags: []flagSpec{{name: "alias", usage: "the card's alias (\"\" clears it)"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.NFCCardUpdate, error) { return access.NFCCardUpdate{Alias: x.sp("alias")}, nil })
@@ -311,7 +311,7 @@ func init() {
 	)
 
 	register(
-		&opSpec{path: "touch-passes list", sdk: "TouchPasses.List, TouchPasses.All", perm: "view:credential", min: "3.2.20", short: "List touch passes", paged: true, cols: touchCols,
+		&opSpec{path: "touch-passes list", sdk: "TouchPasses.List, TouchPasses.All", perm: "view:credential", short: "List touch passes", paged: true, cols: touchCols,
 			flags: []flagSpec{{name: "status", usage: "ACTIVE, PENDING, SUSPENDED or INACTIVE", values: []string{"ACTIVE", "PENDING", "SUSPENDED", "INACTIVE"}}},
 			run: func(x *inv) (any, error) {
 				opts := func(num, size int) *access.TouchPassListOptions {
@@ -322,14 +322,14 @@ func init() {
 						return x.c.TouchPasses.List(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "touch-passes search", sdk: "TouchPasses.Search", perm: "view:credential", min: "3.2.20", short: "Search touch passes by card id or user name",
+		&opSpec{path: "touch-passes search", sdk: "TouchPasses.Search", perm: "view:credential", short: "Search touch passes by card id or user name",
 			args: []argSpec{{name: "condition"}}, cols: touchCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.Search(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "touch-passes assignable", sdk: "TouchPasses.ListAssignable", perm: "view:credential", min: "3.2.20", short: "List the touch passes that can be assigned", cols: touchCols,
+		&opSpec{path: "touch-passes assignable", sdk: "TouchPasses.ListAssignable", perm: "view:credential", short: "List the touch passes that can be assigned", cols: touchCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.ListAssignable(x.a.ctx); return v, err }},
-		&opSpec{path: "touch-passes get", sdk: "TouchPasses.Get", perm: "view:credential", min: "3.2.20", short: "Fetch a touch pass", args: []argSpec{{name: "touch-pass"}},
+		&opSpec{path: "touch-passes get", sdk: "TouchPasses.Get", perm: "view:credential", short: "Fetch a touch pass", args: []argSpec{{name: "touch-pass"}},
 			run: func(x *inv) (any, error) { v, _, err := x.c.TouchPasses.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "touch-passes update", sdk: "TouchPasses.Update", perm: "edit:credential", min: "3.2.20", short: "Rename, suspend or reactivate a touch pass", write: true, body: bodyOf[access.TouchPassUpdate](),
+		&opSpec{path: "touch-passes update", sdk: "TouchPasses.Update", perm: "edit:credential", short: "Rename, suspend or reactivate a touch pass", write: true, body: bodyOf[access.TouchPassUpdate](),
 			args: []argSpec{{name: "touch-pass"}}, cols: touchCols,
 			flags: []flagSpec{{name: "card-name", usage: "the card's name"}, {name: "status", usage: "ACTIVE or SUSPENDED", values: []string{"ACTIVE", "SUSPENDED"}}},
 			run: func(x *inv) (any, error) {
@@ -343,7 +343,7 @@ func init() {
 				v, _, err := x.c.TouchPasses.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
-		&opSpec{path: "touch-passes purchase", sdk: "TouchPasses.Purchase", perm: "edit:credential", min: "3.2.20", short: "Buy touch passes (spends money; never retried)", write: true, body: bodyOf[int](),
+		&opSpec{path: "touch-passes purchase", sdk: "TouchPasses.Purchase", perm: "edit:credential", short: "Buy touch passes (spends money; never retried)", write: true, body: bodyOf[int](),
 			flags: []flagSpec{{name: "count", kind: fInt, usage: "how many to buy (required)"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				n, _ := fromData(x, func() (int, error) { return x.i("count"), nil })
@@ -353,7 +353,7 @@ func init() {
 				v, _, err := x.c.TouchPasses.Purchase(x.a.ctx, n)
 				return v, err
 			}},
-		&opSpec{path: "qr-codes download", sdk: "QRCodes.Download", perm: "view:credential", min: "3.3.10", short: "Download a visitor's QR code image (PNG)",
+		&opSpec{path: "qr-codes download", sdk: "QRCodes.Download", perm: "view:credential", short: "Download a visitor's QR code image (PNG)",
 			args: []argSpec{{name: "visitor"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write the PNG to `FILE` (- for stdout)"}},
 			run: func(x *inv) (any, error) {
 				return download(x, x.s("output-file"), func(w io.Writer) error {

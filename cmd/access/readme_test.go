@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestREADMECommandLineExamples runs the examples of the README's "Command
 // line" section as a terminal shows them (tables, no colour) and compares
-// their output.
+// their output and exit status: a block's "$ echo $?" shows the status of
+// the command before it, and a command not followed by one must exit 0.
 func TestREADMECommandLineExamples(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
@@ -25,27 +27,51 @@ func TestREADMECommandLineExamples(t *testing.T) {
 		section = section[:i]
 	}
 	env := map[string]string{"ACCESS_FORCE_TTY": "1", "NO_COLOR": "1", "ACCESS_CONFIG_DIR": t.TempDir()}
-	n := 0
+	n, statuses := 0, 0
 	for _, block := range strings.Split(section, "```console\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
-		cmd, want, _ := strings.Cut(block, "\n")
-		line, ok := strings.CutPrefix(cmd, "$ ")
-		if !ok {
-			t.Fatalf("a console block does not start with a command: %q", cmd)
+		if !strings.HasPrefix(block, "$ ") {
+			t.Fatalf("a console block does not start with a command: %q", block)
 		}
-		args, err := shellWords(line)
-		if err != nil || len(args) == 0 || args[0] != "access" {
-			t.Fatalf("%q: %v", line, err)
+		// Each command with the output the block shows for it.
+		type step struct{ line, want string }
+		var steps []step
+		for _, l := range strings.SplitAfter(block, "\n") {
+			if cmd, ok := strings.CutPrefix(l, "$ "); ok {
+				steps = append(steps, step{line: strings.TrimSuffix(cmd, "\n")})
+				continue
+			}
+			steps[len(steps)-1].want += l
 		}
-		var out bytes.Buffer
-		run(context.Background(), args[1:], strings.NewReader(""), &out, &out, func(k string) string { return env[k] })
-		if out.String() != want {
-			t.Errorf("$ %s\ngot:\n%s\nwant:\n%s", line, out.String(), want)
+		for i, st := range steps {
+			if st.line == "echo $?" {
+				continue
+			}
+			args, err := shellWords(st.line)
+			if err != nil || len(args) == 0 || args[0] != "access" {
+				t.Fatalf("%q: %v", st.line, err)
+			}
+			var out bytes.Buffer
+			code := run(context.Background(), args[1:], strings.NewReader(""), &out, &out, func(k string) string { return env[k] })
+			if out.String() != st.want {
+				t.Errorf("$ %s\ngot:\n%s\nwant:\n%s", st.line, out.String(), st.want)
+			}
+			want := "0"
+			if i+1 < len(steps) && steps[i+1].line == "echo $?" {
+				want = strings.TrimSpace(steps[i+1].want)
+				statuses++
+			}
+			if got := strconv.Itoa(code); got != want {
+				t.Errorf("$ %s\nexit status %s, the README shows %s", st.line, got, want)
+			}
+			n++
 		}
-		n++
 	}
 	if n < 5 {
 		t.Errorf("the section has %d examples, want at least 5", n)
+	}
+	if statuses == 0 {
+		t.Error("no example shows its exit status (echo $?)")
 	}
 }
 

@@ -51,8 +51,7 @@ type argSpec struct {
 type opSpec struct {
 	path  string // "doors unlock", "doors lock-rule set"
 	sdk   string // "Doors.Unlock" (several: "Users.List, Users.All")
-	perm  string
-	min   string
+	perm  string // (the minimum Access version comes from internal/apifacts: see setMinimumVersions)
 	short string
 	long  string
 	args  []argSpec
@@ -338,9 +337,6 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		}
 	}
 	long += "\n\nSDK: " + spec.sdk + "\nPermission: " + spec.perm
-	if spec.min != "" {
-		long += "\nMinimum Access version: " + spec.min
-	}
 	if spec.write {
 		long += "\nThis command changes the console; it is never sent twice."
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/access-dev/access"
@@ -21,7 +22,7 @@ var extraCommands []func() *cobra.Command
 
 const exitCodesHelp = `Exit codes:
   0    success
-  1    error from the console or the network
+  1    error from the console or the network (a refusal of the operation itself included)
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
@@ -48,7 +49,6 @@ type app struct {
 	urlFlag, profile, tokenFile, fingerprint string
 	insecure, fake                           bool
 	output, jq                               string
-	tokenValue                               string // the hidden --token flag, only to refuse it
 
 	client  *access.Client
 	fakeSrv *accesstest.Server
@@ -133,7 +133,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 2
 	case errors.Is(err, access.ErrNotFound):
 		return 3
-	case errors.Is(err, access.ErrUnauthorized), errors.Is(err, access.ErrForbidden):
+	case errors.Is(err, access.ErrUnauthorized), permissionRefused(err):
 		return 4
 	case isCobraUsage(err):
 		return 2
@@ -142,6 +142,25 @@ func exitCode(ctx context.Context, err error) int {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// permissionRefused reports whether err is the console refusing the
+// token the permission of the operation: HTTP 403, or the vendor's
+// CODE_UNAUTHORIZED ("You are not allowed to perform this action"), both
+// access.ErrForbidden. The SDK matches CODE_OPERATION_FORBIDDEN ("The
+// requested operation is not allowed") with ErrForbidden too, but that
+// code refuses the operation on that record whatever the token (a second
+// touch pass for a user, deleting an active user): it is a permission
+// refusal only on HTTP 401 or 403.
+func permissionRefused(err error) bool {
+	if !errors.Is(err, access.ErrForbidden) {
+		return false
+	}
+	var apiErr *access.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == access.CodeOperationForbidden {
+		return apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden
+	}
+	return true
+}
 
 // isCobraUsage recognises the argument errors cobra makes itself.
 func isCobraUsage(err error) bool {
@@ -178,6 +197,9 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if errors.Is(err, errTokenFlag) {
+			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
+		}
 		return &exitError{code: 2, err: err}
 	})
 	pf := root.PersistentFlags()
@@ -189,17 +211,11 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
-	pf.StringVar(&a.tokenValue, "token", "", "not accepted: a token on the command line shows in ps and the shell history")
+	pf.Var(refusedToken{}, "token", "not accepted: a token on the command line shows in ps and the shell history")
 	_ = pf.MarkHidden("token")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		// A subcommand with a --token of its own (access fake: the token
-		// the simulator accepts) shadows this one.
-		if f := c.InheritedFlags().Lookup("token"); f != nil && f.Changed {
-			a.tokenValue = ""
-			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
-		}
 		switch a.output {
 		case "", "table", "json", "jsonl", "yaml":
 		default:
@@ -224,8 +240,23 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
+	setMinimumVersions(root)
 	return root
 }
+
+// errTokenFlag is the parse error of --token.
+var errTokenFlag = errors.New("a token is never accepted as a flag value")
+
+// refusedToken is the hidden --token flag: setting it fails while the
+// flags are parsed, so that it is refused before anything runs (--help
+// and --version included) and its value is never kept. A subcommand with
+// a --token of its own (access fake: the token the simulator accepts)
+// shadows it.
+type refusedToken struct{}
+
+func (refusedToken) String() string   { return "" }
+func (refusedToken) Type() string     { return "string" }
+func (refusedToken) Set(string) error { return errTokenFlag }
 
 // groupCommand makes a command that only holds subcommands; an unknown
 // subcommand is a usage error.

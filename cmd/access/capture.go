@@ -1,0 +1,401 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The capture of doctor --capture: every read-only operation's raw
+// answers, recorded under the SDK's transport, redacted when written.
+
+// exchange is one recorded request and its answer: the JSON body
+// (redacted), or for another body what it was and whether it was stored.
+type exchange struct {
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body,omitempty"`
+	Text   string          `json:"text,omitempty"`
+	// Stored names the file of the capture that holds a non-JSON answer
+	// (a CSV export, redacted).
+	Stored string `json:"stored,omitempty"`
+
+	raw         []byte // the answer as received
+	contentType string
+}
+
+// recorder is an http.RoundTripper that keeps the raw answers. It wraps
+// the SDK's own transport (access.WithTransportWrapper), so the
+// connection's pinning or --insecure stays the SDK's.
+type recorder struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	got  []exchange
+}
+
+// wrap is the recorder's access.WithTransportWrapper.
+func (r *recorder) wrap(next http.RoundTripper) http.RoundTripper {
+	r.base = next
+	return r
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err != nil || resp.StatusCode == http.StatusSwitchingProtocols {
+		return resp, err // a WebSocket's body is the connection
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr != nil {
+		return nil, rerr
+	}
+	r.mu.Lock()
+	r.got = append(r.got, exchange{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode, raw: body, contentType: resp.Header.Get("Content-Type")})
+	r.mu.Unlock()
+	return resp, nil
+}
+
+func (r *recorder) reset() { r.mu.Lock(); r.got = nil; r.mu.Unlock() }
+func (r *recorder) take() []exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	g := r.got
+	r.got = nil
+	return g
+}
+
+var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+
+// urlRE finds URLs in text, for their userinfo and query to be redacted.
+var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`)
+
+// redactKey reports whether a member's value is personal or secret.
+func redactKey(k string) bool {
+	k = strings.ToLower(k)
+	switch k {
+	case "secret", "token", "headers", "pin_code", "pin", "authorization", "password", "alias", "username",
+		"phone", "mobile_phone", "email", "user_email", "condition", "authentication_value", "display_id", "card_id", "nfc_id":
+		return true
+	}
+	return strings.Contains(k, "name") || strings.Contains(k, "email") || strings.Contains(k, "phone") ||
+		strings.Contains(k, "token") || strings.Contains(k, "secret")
+}
+
+// redactColumn reports whether a column of a CSV export holds personal
+// data, by its header (the export's Actor, for one, is a person's name).
+func redactColumn(h string) bool {
+	h = strings.ToLower(strings.TrimSpace(h))
+	switch h {
+	case "actor", "user", "visitor", "name", "target":
+		return true
+	}
+	return redactKey(strings.ReplaceAll(h, " ", "_"))
+}
+
+// redactor redacts the answers of a capture. Besides the members whose
+// key says they are personal or secret (any name, email, phone, token,
+// secret, PIN…), it redacts: inside strings that hold JSON themselves
+// (decoded, redacted and encoded again); the userinfo and the query
+// values of URLs; email addresses; and wherever they appear in any other
+// string (a log message, a path), the values seen under such keys in any
+// answer of the capture.
+type redactor struct {
+	known []string // longest first
+}
+
+// minKnown is the shortest value redacted wherever it appears: shorter
+// ones would take parts of unrelated text.
+const minKnown = 3
+
+func newRedactor(results []probe) *redactor {
+	seen := map[string]bool{}
+	var collect func(v any, personal bool)
+	collect = func(v any, personal bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				collect(e, personal || redactKey(k))
+			}
+		case []any:
+			for _, e := range x {
+				collect(e, personal)
+			}
+		case string:
+			if nested, ok := nestedJSON(x); ok {
+				collect(nested, personal)
+				return
+			}
+			if s := strings.TrimSpace(x); personal && utf8.RuneCountInString(s) >= minKnown && s != "REDACTED" {
+				seen[s] = true
+			}
+		}
+	}
+	for _, r := range results {
+		for _, ex := range r.raw {
+			if v, ok := decodeJSON(ex.raw); ok {
+				collect(v, false)
+			}
+		}
+	}
+	rd := &redactor{}
+	for s := range seen {
+		rd.known = append(rd.known, s)
+	}
+	sort.Slice(rd.known, func(i, j int) bool {
+		if len(rd.known[i]) != len(rd.known[j]) {
+			return len(rd.known[i]) > len(rd.known[j])
+		}
+		return rd.known[i] < rd.known[j]
+	})
+	return rd
+}
+
+func decodeJSON(b []byte) (any, bool) {
+	if !json.Valid(b) {
+		return nil, false
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// nestedJSON decodes a string that holds a JSON object or array.
+func nestedJSON(s string) (any, bool) {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || (t[0] != '{' && t[0] != '[') {
+		return nil, false
+	}
+	return decodeJSON([]byte(t))
+}
+
+// json redacts a JSON answer; an answer that is not JSON is nil.
+func (rd *redactor) json(b []byte) json.RawMessage {
+	v, ok := decodeJSON(b)
+	if !ok {
+		return nil
+	}
+	out, _ := json.MarshalIndent(rd.value(v), "", "  ")
+	return out
+}
+
+func (rd *redactor) value(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if redactKey(k) && e != nil {
+				x[k] = "REDACTED"
+			} else {
+				x[k] = rd.value(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = rd.value(e)
+		}
+	case string:
+		return rd.text(x)
+	}
+	return v
+}
+
+// text redacts a string: nested JSON, the known values, URLs' userinfo
+// and query values, email addresses.
+func (rd *redactor) text(s string) string {
+	if nested, ok := nestedJSON(s); ok {
+		b, _ := json.Marshal(rd.value(nested))
+		return string(b)
+	}
+	for _, k := range rd.known {
+		if strings.Contains(s, k) {
+			s = replaceWord(s, k, "REDACTED")
+		}
+	}
+	// URLs, and email addresses outside them (a URL's userinfo and host
+	// would read as one).
+	var b strings.Builder
+	from := 0
+	for _, m := range urlRE.FindAllStringIndex(s, -1) {
+		b.WriteString(emailRE.ReplaceAllString(s[from:m[0]], "REDACTED"))
+		b.WriteString(redactURL(s[m[0]:m[1]]))
+		from = m[1]
+	}
+	b.WriteString(emailRE.ReplaceAllString(s[from:], "REDACTED"))
+	return b.String()
+}
+
+// redactURL replaces a URL's userinfo, its query values, its fragment and
+// email addresses in its path with REDACTED, keeping the query's keys.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	if p := emailRE.ReplaceAllString(u.Path, "REDACTED"); p != u.Path {
+		u.Path, u.RawPath = p, ""
+	}
+	if u.RawQuery != "" {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			u.RawQuery = "REDACTED"
+		} else {
+			for k, vs := range q {
+				for i := range vs {
+					vs[i] = "REDACTED"
+				}
+				q[k] = vs
+			}
+			u.RawQuery = q.Encode()
+		}
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = "REDACTED", ""
+	}
+	return u.String()
+}
+
+// replaceWord replaces the occurrences of w in s that are not part of a
+// longer word (no letter or digit on either side).
+func replaceWord(s, w, with string) string {
+	var b strings.Builder
+	from := 0
+	for {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			break
+		}
+		start, end := from+i, from+i+len(w)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if start > 0 && isWordRune(before) || end < len(s) && isWordRune(after) {
+			b.WriteString(s[from:end])
+		} else {
+			b.WriteString(s[from:start])
+			b.WriteString(with)
+		}
+		from = end
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// csv redacts a CSV answer: the columns of personal data whole, the other
+// cells as text. ok is false when it is not CSV.
+func (rd *redactor) csv(b []byte) (out []byte, ok bool) {
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil || len(rows) == 0 {
+		return nil, false
+	}
+	personal := make([]bool, len(rows[0]))
+	for i, h := range rows[0] {
+		personal[i] = redactColumn(h)
+	}
+	for _, row := range rows[1:] {
+		for i, cell := range row {
+			switch {
+			case cell == "":
+			case i < len(personal) && personal[i]:
+				row[i] = "REDACTED"
+			default:
+				row[i] = rd.text(cell)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.WriteAll(rows); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// writeCapture writes a file OP.json for each probe into dir, redacted,
+// and a CSV answer beside it as OP.csv (redacted); other answers that
+// are not JSON (images, videos) are summarized, not stored. It returns
+// the number of operations with answers.
+func writeCapture(dir string, results []probe) (int, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	rd := newRedactor(results)
+	n := 0
+	for _, r := range results {
+		rec := struct {
+			Op        string     `json:"op"`
+			Skipped   string     `json:"skipped,omitempty"`
+			Error     string     `json:"error,omitempty"`
+			Exchanges []exchange `json:"exchanges"`
+		}{Op: r.op, Skipped: r.skipped, Exchanges: []exchange{}}
+		if r.skipped == "" {
+			n++
+		}
+		if r.err != nil {
+			rec.Error = rd.text(r.err.Error())
+		}
+		for i, ex := range r.raw {
+			ex.Path = rd.text(ex.Path)
+			mt, _, _ := mime.ParseMediaType(ex.contentType)
+			if len(ex.raw) == 0 {
+				// No body.
+			} else if body := rd.json(ex.raw); body != nil {
+				ex.Body = body
+			} else if out, ok := rd.csv(ex.raw); ok && mt == "text/csv" {
+				name := r.op + ".csv"
+				if i > 0 {
+					name = fmt.Sprintf("%s.%d.csv", r.op, i+1)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), out, 0o600); err != nil {
+					return n, err
+				}
+				ex.Stored = name
+				ex.Text = fmt.Sprintf("%d bytes of %s, stored redacted in %s", len(ex.raw), ex.contentType, name)
+			} else {
+				ex.Text = fmt.Sprintf("%d bytes of %s, summarized: not stored", len(ex.raw), orUnknown(ex.contentType))
+			}
+			rec.Exchanges = append(rec.Exchanges, ex)
+		}
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return n, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.op+".json"), append(b, '\n'), 0o600); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown type"
+	}
+	return s
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDoctorCaptureRedacts seeds the fake with a visitor with an email
+// and a phone number (the only one, so doctor probes it), a webhook whose
+// URL holds credentials and a query secret, a remote unlock by a named
+// actor (whose name the log entry carries inside a JSON string), a log
+// entry with media; then checks that no file of doctor --capture holds
+// the name, the secrets, or any user's or visitor's name, email or phone,
+// and that the operations that take an id from a listing were probed.
+func TestDoctorCaptureRedacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	cl := srv.Client()
+
+	var demoVisitors []access.Visitor
+	for v, err := range cl.Visitors.All(ctx, nil) {
+		require.NoError(t, err)
+		demoVisitors = append(demoVisitors, v)
+	}
+	for _, v := range demoVisitors {
+		_, err := cl.Visitors.Delete(ctx, v.ID, &access.VisitorDeleteOptions{Force: true})
+		require.NoError(t, err)
+	}
+	start := time.Now().Add(time.Hour).Truncate(time.Second)
+	visitor, _, err := cl.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "Hedwig", LastName: "Kieslerova", Email: "hedwig.kieslerova@example.net",
+		MobilePhone: "+15550100123", StartTime: start, EndTime: start.Add(time.Hour), VisitReason: access.VisitReasonInterview})
+	require.NoError(t, err)
+	_, err = cl.Visitors.AssignQRCode(ctx, visitor.ID)
+	require.NoError(t, err)
+	var doorID string
+	for _, d := range srv.Doors() {
+		if d.Name == "Main entrance" {
+			doorID = d.ID
+		}
+	}
+	_, err = cl.Doors.Unlock(ctx, doorID, &access.UnlockRequest{ActorID: "42", ActorName: "Grace Brewster Hopper"})
+	require.NoError(t, err)
+	_, _, err = cl.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Name: "ops", Endpoint: "https://hookuser:HOOKPASSWORD@127.0.0.1:1/hook?apikey=SUPERSECRET&team=blue",
+		Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	srv.AddSystemLog(accesstest.SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings, SystemLog: access.SystemLog{Source: access.SystemLogSource{
+		Actor:  access.SystemLogActor{ID: "42", Type: "user", DisplayName: "Grace Brewster Hopper"},
+		Event:  access.SystemLogEvent{Type: "access.door.unlock", DisplayMessage: "Grace Brewster Hopper opened Main entrance", Result: "ACCESS"},
+		Target: []access.SystemLogTarget{{Type: "activities_resource", ID: "res-1", DisplayName: "clip"}},
+	}}})
+	srv.AddSystemLogResource("res-1", access.SystemLogResource{VideoRecord: "/activities_resource/video/v1.mp4", VideoRecordThumbnail: "/activities_resource/thumbnail/t1.jpg"})
+	srv.AddStaticFile("activities_resource/thumbnail/t1.jpg", "image/jpeg", []byte("\xff\xd8\xff\xe0 a picture of Grace Brewster Hopper"))
+
+	// Every person's name, email and phone, and the secrets.
+	secrets := []string{"Grace", "Hopper", "SUPERSECRET", "hookuser", "HOOKPASSWORD", "Hedwig", "Kieslerova", "hedwig.kieslerova", "5550100123"}
+	for u, err := range cl.Users.All(ctx, nil) {
+		require.NoError(t, err)
+		secrets = append(secrets, u.FirstName+" "+u.LastName, u.Email, u.Phone)
+	}
+	for _, v := range demoVisitors {
+		secrets = append(secrets, v.FirstName+" "+v.LastName, v.Email, v.MobilePhone)
+	}
+
+	dir := filepath.Join(t.TempDir(), "cap")
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"doctor", "--capture", dir}, nil, &out, &errb, fakeEnv(srv, nil))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", &out, &errb)
+	require.Regexp(t, `(?m)^ok +capture +\d+ answers written to `+regexp.QuoteMeta(dir)+` \(redacted; a CSV as a file, images summarized\)$`, out.String())
+	require.Regexp(t, `(?m)^-- +skipped +NFCCards.EnrollmentStatus: no enrollment session to probe`, out.String())
+	require.NotContains(t, out.String(), "skipped +(TouchPasses.Search|QRCodes.Download|SystemLogs)")
+
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	all := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		require.NoError(t, err)
+		all[f.Name()] = string(b)
+		for _, s := range secrets {
+			if strings.TrimSpace(s) != "" && strings.Contains(string(b), s) {
+				t.Errorf("%s holds %q", f.Name(), s)
+			}
+		}
+	}
+
+	// The newly probed operations answered, and what each answer became.
+	exchanges := func(op string) []map[string]any {
+		t.Helper()
+		var rec struct {
+			Skipped   string           `json:"skipped"`
+			Exchanges []map[string]any `json:"exchanges"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(all[op+".json"]), &rec), op)
+		require.Empty(t, rec.Skipped, op)
+		require.Len(t, rec.Exchanges, 1, op)
+		require.EqualValues(t, 200, rec.Exchanges[0]["status"], op)
+		return rec.Exchanges
+	}
+	require.Contains(t, exchanges("TouchPasses.Search")[0]["body"], "data")
+	require.Contains(t, exchanges("SystemLogs.GetResource")[0]["body"].(map[string]any)["data"], "video_record_thumbnail")
+	require.Regexp(t, `^\d+ bytes of image/jpeg, summarized: not stored$`, exchanges("SystemLogs.DownloadStatic")[0]["text"])
+	require.Regexp(t, `^\d+ bytes of image/png, summarized: not stored$`, exchanges("QRCodes.Download")[0]["text"])
+	require.Equal(t, "/api/v1/developer/credentials/qr_codes/download/"+visitor.ID, exchanges("QRCodes.Download")[0]["path"])
+	require.Equal(t, "SystemLogs.Export.csv", exchanges("SystemLogs.Export")[0]["stored"])
+	require.Contains(t, all["NFCCards.EnrollmentStatus.json"], `"skipped": "no enrollment session to probe`)
+
+	// What was redacted, and what was kept: the actor inside the unlock
+	// entry's JSON string, the URL's userinfo and query values, the
+	// export's Actor column.
+	require.Contains(t, all["SystemLogs.List.json"], `\"actor_id\":\"42\"`)
+	require.Contains(t, all["SystemLogs.List.json"], `\"actor_name\":\"REDACTED\"`)
+	require.Contains(t, all["SystemLogs.List.json"], `"display_message": "REDACTED opened REDACTED"`)
+	require.Contains(t, all["Webhooks.List.json"], `"endpoint": "https://REDACTED@127.0.0.1:1/hook?apikey=REDACTED\u0026team=REDACTED"`)
+	require.Contains(t, all["Visitors.Get.json"], `"id": "`+visitor.ID+`"`)
+	require.Contains(t, all["Visitors.Get.json"], `"mobile_phone": "REDACTED"`)
+	require.Regexp(t, `(?m)^Time,Topic,Event,Message,Result,Actor,Actor Type,Authentication,Door,Device\n(.*\n)*.*,REDACTED opened REDACTED,ACCESS,REDACTED,user,`, all["SystemLogs.Export.csv"])
+}
+
+// TestRedactor: the redaction of strings and CSV answers, on values that
+// no personal key gave (so only the rule under test can catch them).
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	rd := &redactor{known: []string{"Ada Lovelace", "Ünal", "Ada"}}
+	for in, want := range map[string]string{
+		// JSON inside a string: its personal and secret members.
+		`{"actor_id":"42","actor_name":"Charles Babbage","pin_code":"975310","n":1.50}`: `{"actor_id":"42","actor_name":"REDACTED","n":1.50,"pin_code":"REDACTED"}`,
+		` [{"email":"x"}]`: `[{"email":"REDACTED"}]`,
+		`{not json`:        `{not json`,
+		// URLs: userinfo, query values and fragment; the keys stay.
+		`post to https://u:p4ss@hooks.example.net:8443/a/b?apikey=S3CR3T&apikey=2&team=x#tok=1 now`: `post to https://REDACTED@hooks.example.net:8443/a/b?apikey=REDACTED&apikey=REDACTED&team=REDACTED#REDACTED now`,
+		`http://127.0.0.1/plain`:                 `http://127.0.0.1/plain`,
+		`https://x.test/users/c.b@example.org/a`: `https://x.test/users/REDACTED/a`,
+		// Emails anywhere.
+		`mail charles.b@example.org today`: `mail REDACTED today`,
+		// Known values, as whole words only, longest first.
+		`Ada Lovelace and Ada opened; Adamant, Ada_x, xAda stay`: `REDACTED and REDACTED opened; Adamant, Ada_x, xAda stay`,
+		`Ünal, ÜnalÖ`: `REDACTED, ÜnalÖ`,
+	} {
+		if got := rd.text(in); got != want {
+			t.Errorf("text(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+
+	got, ok := rd.csv([]byte("Time,Message,Actor,Actor Type,User Email,Door\n1,Charles Babbage came with Ada,Charles Babbage,user,c@example.org,Main\n2,,,,,\n"))
+	require.True(t, ok)
+	require.Equal(t, "Time,Message,Actor,Actor Type,User Email,Door\n1,Charles Babbage came with REDACTED,REDACTED,user,REDACTED,Main\n2,,,,,\n", string(got))
+	_, ok = rd.csv([]byte("a,\"b\n"))
+	require.False(t, ok)
+}
+
+// TestRedactorCollects: the values under personal keys of any answer,
+// inside JSON strings too, are redacted wherever they appear.
+func TestRedactorCollects(t *testing.T) {
+	t.Parallel()
+	rd := newRedactor([]probe{
+		{raw: []exchange{{raw: []byte(`{"data":[{"full_name":"Charles Babbage","id":"{\"actor_name\":\"Mary Somerville\"}","pin_code":{"token":"a1b2c3d4"},"n":"x"}]}`)}}},
+		{raw: []exchange{{raw: []byte(`not json`)}}},
+	})
+	require.Equal(t, []string{"Charles Babbage", "Mary Somerville", "a1b2c3d4"}, rd.known)
+	require.Equal(t, "REDACTED met REDACTED at /tokens/REDACTED", rd.text("Charles Babbage met Mary Somerville at /tokens/a1b2c3d4"))
+}
