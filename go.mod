@@ -3,6 +3,7 @@ module github.com/access-dev/access
 go 1.23.2
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/chromedp/chromedp v0.13.6
 	github.com/coder/websocket v1.8.15
 	github.com/google/go-querystring v1.2.0

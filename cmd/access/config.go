@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"go.yaml.in/yaml/v3"
@@ -19,10 +18,10 @@ import (
 
 // profile is one named console of the config file.
 type profile struct {
-	URL         string `yaml:"url"`
-	Token       string `yaml:"token,omitempty"`
-	Fingerprint string `yaml:"fingerprint,omitempty"`
-	Insecure    bool   `yaml:"insecure,omitempty"`
+	URL         string `yaml:"url" toml:"url"`
+	Token       string `yaml:"token,omitempty" toml:"token,omitempty"`
+	Fingerprint string `yaml:"fingerprint,omitempty" toml:"fingerprint,omitempty"`
+	Insecure    bool   `yaml:"insecure,omitempty" toml:"insecure,omitempty"`
 }
 
 // String never shows the token.
@@ -32,8 +31,8 @@ func (p profile) String() string {
 
 // config is the config file: profiles and the current one.
 type config struct {
-	Current  string             `yaml:"current,omitempty"`
-	Profiles map[string]profile `yaml:"profiles"`
+	Current  string             `yaml:"current,omitempty" toml:"current,omitempty"`
+	Profiles map[string]profile `yaml:"profiles" toml:"profiles"`
 }
 
 // connection is what a client is built from.
@@ -116,68 +115,17 @@ func (a *app) loadConfig() (*config, string, error) {
 	return cfg, yamlPath, nil
 }
 
-// parseTOML reads the subset of TOML the config uses: a top-level
-// current = "name" and [profiles.NAME] tables of strings and booleans.
+// parseTOML reads a config.toml: a top-level current = "name" and
+// [profiles.NAME] tables; a key the config does not know is an error.
 func parseTOML(b []byte, cfg *config) error {
-	var section string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			name := strings.TrimSpace(line[1 : len(line)-1])
-			p, ok := strings.CutPrefix(name, "profiles.")
-			if !ok {
-				return fmt.Errorf("line %d: unknown table [%s]", n, name)
-			}
-			if uq, err := strconv.Unquote(p); err == nil {
-				p = uq
-			}
-			section = p
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok {
-			return fmt.Errorf("line %d: want key = value", n)
-		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		var s string
-		var bval bool
-		switch {
-		case val == "true" || val == "false":
-			bval = val == "true"
-		default:
-			uq, err := strconv.Unquote(val)
-			if err != nil {
-				return fmt.Errorf("line %d: the value of %s is not a quoted string", n, key)
-			}
-			s = uq
-		}
-		if section == "" {
-			if key == "current" {
-				cfg.Current = s
-				continue
-			}
-			return fmt.Errorf("line %d: unknown key %s", n, key)
-		}
-		p := cfg.Profiles[section]
-		switch key {
-		case "url":
-			p.URL = s
-		case "token":
-			p.Token = s
-		case "fingerprint":
-			p.Fingerprint = s
-		case "insecure":
-			p.Insecure = bval
-		default:
-			return fmt.Errorf("line %d: unknown key %s", n, key)
-		}
-		cfg.Profiles[section] = p
+	md, err := toml.Decode(string(b), cfg)
+	if err != nil {
+		return err
 	}
-	return sc.Err()
+	if extra := md.Undecoded(); len(extra) > 0 {
+		return fmt.Errorf("unknown key %s", extra[0])
+	}
+	return nil
 }
 
 // saveConfig writes the config back to path, in its format (TOML for a
@@ -189,13 +137,14 @@ func saveConfig(path string, cfg *config) error {
 		return err
 	}
 	var b []byte
+	var err error
 	if strings.HasSuffix(path, ".toml") {
-		b = formatTOML(cfg)
+		b, err = formatTOML(cfg)
 	} else {
-		var err error
-		if b, err = yaml.Marshal(cfg); err != nil {
-			return err
-		}
+		b, err = yaml.Marshal(cfg)
+	}
+	if err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*"+filepath.Ext(path))
 	if err != nil {
@@ -216,61 +165,13 @@ func saveConfig(path string, cfg *config) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// formatTOML writes the config in the TOML subset parseTOML reads.
-func formatTOML(cfg *config) []byte {
+// formatTOML writes the config as TOML.
+func formatTOML(cfg *config) ([]byte, error) {
 	var b bytes.Buffer
-	if cfg.Current != "" {
-		fmt.Fprintf(&b, "current = %s\n", tomlString(cfg.Current))
-	}
-	for _, name := range profileNames(cfg) {
-		p := cfg.Profiles[name]
-		key := name
-		if !tomlBareKey(name) {
-			key = tomlString(name)
-		}
-		fmt.Fprintf(&b, "\n[profiles.%s]\n", key)
-		fmt.Fprintf(&b, "url = %s\n", tomlString(p.URL))
-		if p.Token != "" {
-			fmt.Fprintf(&b, "token = %s\n", tomlString(p.Token))
-		}
-		if p.Fingerprint != "" {
-			fmt.Fprintf(&b, "fingerprint = %s\n", tomlString(p.Fingerprint))
-		}
-		if p.Insecure {
-			b.WriteString("insecure = true\n")
-		}
-	}
-	return b.Bytes()
-}
-
-// tomlBareKey reports whether s can be a TOML key without quotes.
-func tomlBareKey(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// tomlString quotes s as a TOML basic string (whose escapes
-// strconv.Unquote reads back).
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	err := enc.Encode(cfg)
+	return b.Bytes(), err
 }
 
 func profileNames(cfg *config) []string {
