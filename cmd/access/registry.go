@@ -367,6 +367,8 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		}
 		if f.values != nil {
 			_ = cmd.RegisterFlagCompletionFunc(f.name, cobra.FixedCompletions(f.values, cobra.ShellCompDirectiveNoFileComp))
+		} else if _, named := kindLabel[f.name]; named { // --door, --schedule…: names from the console
+			_ = cmd.RegisterFlagCompletionFunc(f.name, a.completeNames(f.name))
 		}
 	}
 	if spec.body != nil {

@@ -194,11 +194,19 @@ func (a *app) completeArgs(spec *opSpec) cobra.CompletionFunc {
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
+		return a.completeNames(ar.kind)(cmd, args, toComplete)
+	}
+}
+
+// completeNames completes the names of the console's records of a kind
+// (the kinds of kindLabel), each with its id as the description.
+func (a *app) completeNames(kind string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		c, err := a.Client()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		list, err := listNamed(cmd.Context(), c, ar.kind)
+		list, err := listNamed(cmd.Context(), c, kind)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
