@@ -171,6 +171,11 @@ func TestFrames(t *testing.T) {
 }
 
 func helperNobodyCalls() { _ = read("null") }
+
+func TestPictures(t *testing.T) {
+	pics, _ := filepath.Glob("testdata/*/*.png") // a glob from testdata on
+	_ = pics
+}
 `)
 	samples, err := scanSamples(filepath.Join(dir, "testdata"))
 	require.NoError(t, err)
@@ -198,7 +203,7 @@ func helperNobodyCalls() { _ = read("null") }
 		"samples/door_get.json": {Rel: "samples/door_get.json", Subjects: []string{"Doors.Get"}, Readers: []string{"TestDoors"}},
 		"samples/null.json":     {Rel: "samples/null.json"},
 		"samples/unread.json":   {Rel: "samples/unread.json"},
-		"samples/pic.png":       {Rel: "samples/pic.png"},
+		"samples/pic.png":       {Rel: "samples/pic.png", Readers: []string{"TestPictures"}},
 		"samples/user_get.json": {Rel: "samples/user_get.json", Subjects: []string{"Users.Get"}, Readers: []string{"TestUser"}},
 	}, got)
 }

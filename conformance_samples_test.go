@@ -214,8 +214,25 @@ func (s *reportSample) matchesGlob(lit string, names map[string]bool) bool {
 	if ok, _ := path.Match(lit, base); ok && dir != "" && names[dir] {
 		return true
 	}
+	if rest, ok := underTestdata(lit); ok {
+		// "testdata/*/*.json", "../testdata/samples/*.json": the glob
+		// names the path from testdata on.
+		ok, _ := path.Match(rest, s.Rel)
+		return ok
+	}
 	ok, _ := path.Match(lit, s.Rel)
 	return ok
+}
+
+// underTestdata returns what follows a "testdata/" directory in lit
+// ("testdata/*/*.json", "../testdata/samples/x.json"), if lit names one.
+func underTestdata(lit string) (string, bool) {
+	const td = "testdata/"
+	i := strings.LastIndex(lit, td)
+	if i < 0 || i > 0 && lit[i-1] != '/' {
+		return "", false
+	}
+	return lit[i+len(td):], true
 }
 
 // opRefs tells which operation a string literal names, if any: an SDK
@@ -447,6 +464,13 @@ func (s *reportSample) readsDir(lits []string, stem bool) bool {
 	dir := path.Dir(s.Rel)
 	var td, d bool
 	for _, l := range lits {
+		if rest, ok := underTestdata(l); ok && strings.ContainsAny(rest, "*?[") {
+			// A glob from testdata on: "testdata/*/*.json" reads every
+			// directory its first part matches.
+			if ok, _ := path.Match(path.Dir(rest), dir); ok {
+				return true
+			}
+		}
 		switch {
 		case dir == "." && strings.Contains(l, "testdata"),
 			strings.Contains(l, "testdata/"+dir):
