@@ -86,9 +86,12 @@ var spellings = map[string][]spelling{
 	// short frames send online and door.
 	string(NotificationDeviceUpdate): {{"data.is_online", "data.online"}, {"data.location", "data.door"}},
 	// Schedule: controllers answer weekly, the SDK writes week_schedule.
-	"schedule_get":  {{"data.weekly", "data.week_schedule"}},
-	"visitors_list": {{"data.*.schedule.weekly", "data.*.schedule.week_schedule"}},
-	"visitor_get":   {{"data.schedule.weekly", "data.schedule.week_schedule"}},
+	"schedule_get":    {{"data.weekly", "data.week_schedule"}},
+	"visitors_list":   {{"data.*.schedule.weekly", "data.*.schedule.week_schedule"}},
+	"visitor_get":     {{"data.schedule.weekly", "data.schedule.week_schedule"}},
+	"visitor_create":  {{"data.schedule.weekly", "data.schedule.week_schedule"}},
+	"visitor_update":  {{"data.schedule.weekly", "data.schedule.week_schedule"}},
+	"schedule_create": {{"data.weekly", "data.week_schedule"}},
 	// User.TouchPass: a user's single touch_pass object decodes as a list
 	// of one.
 	"user_get": {{"data.touch_pass", "data.touch_pass.0"}},
@@ -258,6 +261,26 @@ var sampleViews = map[string]func() any{
 	"webhook_create":              func() any { return new(WebhookEndpoint) },
 	"webhook_list":                func() any { return new([]WebhookEndpoint) },
 	"schedule_update":             func() any { return new(Schedule) },
+	// The vendor's samples of operations whose other sample is a fixture.
+	"visitor_create":              func() any { return new(Visitor) },
+	"visitor_update":              func() any { return new(Visitor) },
+	"access_policy_create":        func() any { return new(AccessPolicy) },
+	"schedule_create":             func() any { return new(Schedule) },
+	"holiday_group_vendor":        func() any { return new(HolidayGroup) },
+	"touch_pass_assign":           func() any { return new(TouchPass) },
+	"touch_pass_unassign":         func() any { return new(TouchPass) },
+	"touch_pass_batch_assign":     func() any { return new([]TouchPass) },
+	"touch_pass_update":           func() any { return new(TouchPass) },
+	"touch_pass_assignable":       func() any { return new([]TouchPass) },
+	"user_group_users_vendor":     func() any { return new([]User) },
+	"user_group_all_users":        func() any { return new([]User) },
+	"user_access_policies_vendor": func() any { return new([]AccessPolicy) },
+	"user_avatar_vendor":          func() any { return new(Avatar) },
+	"identity_invitations_vendor": func() any { return new([]InvitationFailure) },
+	"identity_assigned_vendor":    func() any { return new(IdentityResources) },
+	"nfc_session_status_vendor":   func() any { return new(EnrolledCard) },
+	"nfc_import_vendor":           func() any { return new([]NFCImportResult) },
+	"system_log_resource_vendor":  func() any { return new(SystemLogResource) },
 	"error_params_invalid":        nil, // envelopes without data
 	"nfc_session_token_empty":     nil,
 	"null":                        nil,
