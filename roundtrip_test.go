@@ -94,7 +94,8 @@ var spellings = map[string][]spelling{
 	"schedule_create": {{"data.weekly", "data.week_schedule"}},
 	// User.TouchPass: a user's single touch_pass object decodes as a list
 	// of one.
-	"user_get": {{"data.touch_pass", "data.touch_pass.0"}},
+	"user_get":          {{"data.touch_pass", "data.touch_pass.0"}},
+	"users_list_vendor": {{"data.*.touch_pass", "data.*.touch_pass.0"}},
 	// TouchPasses: a purchase answered with one object decodes as a list
 	// of one.
 	"touch_pass_purchase": {{"data", "data.0"}},
@@ -281,6 +282,21 @@ var sampleViews = map[string]func() any{
 	"nfc_session_status_vendor":   func() any { return new(EnrolledCard) },
 	"nfc_import_vendor":           func() any { return new([]NFCImportResult) },
 	"system_log_resource_vendor":  func() any { return new(SystemLogResource) },
+	"user_create_vendor":          func() any { return new(User) },
+	"users_list_vendor":           func() any { return new([]User) },
+	"users_search_vendor":         func() any { return new([]User) },
+	"user_groups_list_vendor":     func() any { return new([]UserGroup) },
+	"user_group_get_vendor":       func() any { return new(UserGroup) },
+	"access_policy_get_vendor":    func() any { return new(AccessPolicy) },
+	"access_policies_list_vendor": func() any { return new([]AccessPolicy) },
+	"schedules_list_vendor":       func() any { return new([]Schedule) },
+	"nfc_card_get_vendor":         func() any { return new(NFCCard) },
+	"nfc_cards_list_vendor":       func() any { return new([]NFCCard) },
+	"touch_pass_list_vendor":      func() any { return new([]TouchPass) },
+	"touch_pass_get_vendor":       func() any { return new(TouchPass) },
+	"identity_resources_vendor":   func() any { return new(IdentityResources) },
+	"door_emergency_get_vendor":   func() any { return new(EmergencyStatus) },
+	"system_logs_list_vendor":     func() any { return new(systemLogPage) },
 	"error_params_invalid":        nil, // envelopes without data
 	"nfc_session_token_empty":     nil,
 	"null":                        nil,

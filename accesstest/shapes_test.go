@@ -292,14 +292,21 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 		// user_get shows a user's touch pass.
 		{op: "Users.List", sample: "users_list", method: "GET", path: "/users", extra: []string{".data[].touch_pass"}},
 		{op: "Users.Search", sample: "users_search", method: "GET", path: "/users/search?keyword=a"},
+		{op: "Users.Search", sample: "users_search_vendor", method: "GET", path: "/users/search?keyword=a"},
+		{op: "Users.List", sample: "users_list_vendor", method: "GET", path: "/users?expand[]=access_policy",
+			extra: []string{".data[].alias", ".data[].email_status", ".data[].full_name", ".data[].phone"}},
 		{op: "UserGroups.ListUsers", sample: "user_group_users", method: "GET", path: "/user_groups/" + groupID + "/users"},
 		{op: "UserGroups.ListUsers", sample: "user_group_users_vendor", method: "GET", path: "/user_groups/" + groupID + "/users"},
 		{op: "UserGroups.ListAllUsers", sample: "user_group_all_users", method: "GET", path: "/user_groups/" + groupID + "/users/all"},
 		{op: "UserGroups.List", sample: "user_groups_list", method: "GET", path: "/user_groups"},
+		{op: "UserGroups.List", sample: "user_groups_list_vendor", method: "GET", path: "/user_groups"},
+		{op: "UserGroups.Get", sample: "user_group_get_vendor", method: "GET", path: "/user_groups/" + subgroupID},
 		{op: "UserGroups.Get", sample: "user_group_get", method: "GET", path: "/user_groups/" + subgroupID},
 		{op: "Users.ListAccessPolicies", sample: "user_access_policies", method: "GET", path: "/users/" + u + "/access_policies"},
 		{op: "Users.ListAccessPolicies", sample: "user_access_policies_vendor", method: "GET", path: "/users/" + u + "/access_policies"},
 		{op: "AccessPolicies.List", sample: "access_policies_list", method: "GET", path: "/access_policies"},
+		{op: "AccessPolicies.List", sample: "access_policies_list_vendor", method: "GET", path: "/access_policies"},
+		{op: "AccessPolicies.Get", sample: "access_policy_get_vendor", method: "GET", path: "/access_policies/" + policy},
 		// The Visitor schema (vendor-notes.md, PDF §4.1) and visitors_list
 		// show these keys of a visitor.
 		{op: "Visitors.Get", sample: "visitor_get", method: "GET", path: "/visitors/" + v.ID, extra: visitorExpanded},
@@ -315,11 +322,15 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 			extra: visitorExpanded},
 		{op: "NFCCards.Get", sample: "nfc_card_get", method: "GET", path: "/credentials/nfc_cards/tokens/" + cards[0].Token},
 		{op: "NFCCards.List", sample: "nfc_cards_list", method: "GET", path: "/credentials/nfc_cards/tokens"},
+		{op: "NFCCards.List", sample: "nfc_cards_list_vendor", method: "GET", path: "/credentials/nfc_cards/tokens"},
+		{op: "NFCCards.Get", sample: "nfc_card_get_vendor", method: "GET", path: "/credentials/nfc_cards/tokens/" + cards[0].Token},
 		{op: "TouchPasses.Get", sample: "touch_pass_get", method: "GET", path: "/credentials/touch_passes/" + tps[0].ID},
 		{op: "TouchPasses.Get", sample: "touch_pass_get", method: "GET", path: "/credentials/touch_passes/" + activated.ID},
 		{op: "Users.Get", sample: "user_get", method: "GET", path: "/users/" + bob.ID + "?expand[]=access_policy",
 			extra: []string{".data.alias", ".data.email_status", ".data.full_name", ".data.phone"}},
 		{op: "TouchPasses.List", sample: "touch_pass_list", method: "GET", path: "/credentials/touch_passes"},
+		{op: "TouchPasses.List", sample: "touch_pass_list_vendor", method: "GET", path: "/credentials/touch_passes"},
+		{op: "TouchPasses.Get", sample: "touch_pass_get_vendor", method: "GET", path: "/credentials/touch_passes/" + activated.ID},
 		{op: "TouchPasses.Search", sample: "touch_pass_search", method: "GET", path: "/credentials/touch_passes/search?condition=a"},
 		{op: "TouchPasses.ListAssignable", sample: "touch_pass_assignable", method: "GET", path: "/credentials/touch_passes/assignable"},
 		{op: "TouchPasses.Update", sample: "touch_pass_update", method: "PUT", path: "/credentials/touch_passes/" + activated.ID,
@@ -332,6 +343,7 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 		// identity_assigned_vendor shows a VPN's has_ip.
 		{op: "Identity.ListResources", sample: "identity_resources", method: "GET", path: "/users/identity/assignments",
 			extra: []string{".data.vpn[].metadata.has_ip"}},
+		{op: "Identity.ListResources", sample: "identity_resources_vendor", method: "GET", path: "/users/identity/assignments"},
 		{op: "Identity.ListForUser", sample: "identity_assigned", method: "GET", path: "/users/" + u + "/identity/assignments"},
 		{op: "Identity.AssignToUserGroup", sample: "null", method: "POST", path: "/user_groups/" + groupID + "/identity/assignments",
 			body: `{"resource_type":"vpn","resource_ids":["` + vpn.ID + `"]}`},
@@ -346,6 +358,10 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 		// testdata/notifications/logs_add.json shows an entry's log_key.
 		{op: "SystemLogs.List", sample: "system_logs_list", method: "POST", path: "/system/logs", body: `{"topic":"all"}`,
 			extra: []string{".data.hits[]._source.event.log_key"}},
+		// The §9.2 sample of v4.0.10 prints no msg, which every other
+		// answer has.
+		{op: "SystemLogs.List", sample: "system_logs_list_vendor", method: "POST", path: "/system/logs", body: `{"topic":"all"}`,
+			extra: []string{".data.hits[]._source.event.log_key", ".msg"}},
 		{op: "SystemLogs.GetResource", sample: "system_log_resource_vendor", method: "GET",
 			path: "/system/logs/resource/0418d6a38f00-b6906057-2a90-4426-835c-b5b172381fec"},
 		{op: "Doors.List", sample: "doors_list", method: "GET", path: "/doors"},
@@ -355,6 +371,7 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 		{op: "Devices.UpdateSettings", sample: "device_settings_put", method: "PUT", path: "/devices/" + dev + "/settings",
 			body: `{"access_methods":{"nfc":{"enabled":"yes"}}}`},
 		{op: "Schedules.List", sample: "schedules_list", method: "GET", path: "/access_policies/schedules"},
+		{op: "Schedules.List", sample: "schedules_list_vendor", method: "GET", path: "/access_policies/schedules"},
 		{op: "Schedules.Get", sample: "schedule_get", method: "GET", path: "/access_policies/schedules/" + accesstest.DemoScheduleID},
 		{op: "Schedules.Create", sample: "schedule_create", method: "POST", path: "/access_policies/schedules",
 			body: `{"name":"schedule-1688977094169",` + weekly + `,"holiday_group_id":"` + holidays + `",` +
@@ -378,6 +395,7 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 			body: `{"group_name":"Customized Door Group","resources":["` + accesstest.DemoDoorID + `"]}`},
 		{op: "DoorGroups.Update", sample: "door_group_update", method: "PUT", path: "/door_groups/{door_group}", body: `{"group_name":"test"}`},
 		{op: "Doors.GetEmergency", sample: "door_emergency_get", method: "GET", path: "/doors/settings/emergency"},
+		{op: "Doors.GetEmergency", sample: "door_emergency_get_vendor", method: "GET", path: "/doors/settings/emergency"},
 		{op: "Doors.GetLockRule", sample: "door_lock_rule_get", method: "GET", path: "/doors/" + accesstest.DemoDoorID + "/lock_rule"},
 		{op: "Webhooks.List", sample: "webhook_list", method: "GET", path: "/webhooks/endpoints"},
 		{op: "Webhooks.Create", sample: "webhook_create", method: "POST", path: "/webhooks/endpoints",
@@ -389,6 +407,7 @@ func TestAnswersHaveTheVendorsShapes(t *testing.T) {
 			body: `{"name":"test13","resources":[{"id":"` + accesstest.DemoDoorID + `","type":"door"},{"id":"` + accesstest.DemoDoorGroupID +
 				`","type":"door_group"}],"schedule_id":"{schedule}"}`},
 		{op: "Users.Create", sample: "user_create", method: "POST", path: "/users", body: `{"first_name":"Ada","last_name":"Lovelace","user_email":"ada@example.com"}`},
+		{op: "Users.Create", sample: "user_create_vendor", method: "POST", path: "/users", body: `{"first_name":"Fist Name","last_name":"Last Name","user_email":"first@example.com"}`},
 		{op: "Users.UploadAvatar", sample: "user_avatar_vendor", method: "POST", path: "/users/" + bob.ID + "/avatar", body: avatar, contentType: avatarType},
 		{op: "PINCodes.Generate", sample: "pin_generate", method: "POST", path: "/credentials/pin_codes"},
 		{op: "NFCCards.StartEnrollment", sample: "nfc_session_start", method: "POST", path: "/credentials/nfc_cards/sessions", body: `{"device_id":"0418d6a2bb7a"}`},
