@@ -106,9 +106,11 @@ func TestConformanceFirstDiff(t *testing.T) {
 }
 
 // TestConformanceSamples runs the sample scan and the test analysis on a
-// small module of its own: a vendor answer served next to a route, one
-// tied to an SDK name in a table, a captured frame with its sidecar, a
-// fixture read by a glob, and a file no test reads.
+// small module of its own: a vendor answer whose sidecar names its
+// operation, one a test serves next to a route (which does not make it a
+// sample of that operation), a captured frame with its sidecar, frames
+// described in a README (a capture, a fixture, the vendor's), a picture
+// read by a glob from testdata on, and a file no test reads.
 func TestConformanceSamples(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -120,6 +122,7 @@ func TestConformanceSamples(t *testing.T) {
 	}
 	write("testdata/samples/user_get.json", `{"code":"SUCCESS","data":{}}`)
 	write("testdata/samples/door_get.json", `{"code":"SUCCESS","data":{}}`)
+	write("testdata/samples/door_get.json.source", "vendor: reference §7.7, response sample\nop: Doors.Get\n")
 	write("testdata/samples/null.json", `{"code":"SUCCESS","data":null}`)
 	write("testdata/samples/unread.json", `{}`)
 	write("testdata/samples/pic.png", "\x89PNG")
@@ -127,7 +130,9 @@ func TestConformanceSamples(t *testing.T) {
 	write("testdata/notifications/captured.json", `{"event":"access.logs.add","data":{}}`)
 	write("testdata/notifications/captured.json.source", "capture: https://example.invalid/issue/1#comment\n")
 	write("testdata/notifications/README.md", "# Frames\n\n- `pasted.json`: from https://github.com/example/integration/issues/7#issuecomment-1 (Access 4.1).\n"+
-		"- remote_view.json.orig: not this file\n- `doc.json` is the vendor's sample (v3 PDF §11.1).\n")
+		"- remote_view.json.orig: not this file\n- `doc.json` is the vendor's sample (v3 PDF §11.1).\n"+
+		"- `made.json` — fixture: the vendor's §11.1 sample with other ids\n")
+	write("testdata/notifications/made.json", `{"event":"access.remote_view","data":{}}`)
 	write("testdata/notifications/pasted.json", `{"event":"access.data.v2.device.update","data":{}}`)
 	write("testdata/notifications/doc.json", `{"event":"access.remote_view","data":{}}`)
 	write("testdata/notifications/doc.json.source", "event: access.remote_view\n") // no kind: the README says it
@@ -171,15 +176,17 @@ func TestFrames(t *testing.T) {
 }
 
 func helperNobodyCalls() { _ = read("null") }
+
+func TestPictures(t *testing.T) {
+	pics, _ := filepath.Glob("testdata/*/*.png") // a glob from testdata on
+	_ = pics
+}
 `)
 	samples, err := scanSamples(filepath.Join(dir, "testdata"))
 	require.NoError(t, err)
 	sources, err := parseTests(dir)
 	require.NoError(t, err)
-	linkSamples(samples, sources, newOpRefs(map[string]string{
-		"Users.Get": "GET /api/v1/developer/users/{id}",
-		"Doors.Get": "GET /api/v1/developer/doors/{id}",
-	}))
+	linkSamples(samples, sources)
 	got := map[string]reportSample{}
 	for _, s := range samples {
 		got[s.Rel] = *s
@@ -195,12 +202,26 @@ func helperNobodyCalls() { _ = read("null") }
 		"notifications/doc.json": {Rel: "notifications/doc.json", Kind: kindVendor,
 			Source: "`doc.json` is the vendor's sample (v3 PDF §11.1).", Event: "access.remote_view",
 			Subjects: []string{"access.remote_view"}, Readers: []string{"TestFrames"}},
-		"samples/door_get.json": {Rel: "samples/door_get.json", Subjects: []string{"Doors.Get"}, Readers: []string{"TestDoors"}},
+		"notifications/made.json": {Rel: "notifications/made.json", Kind: kindFixture,
+			Source: "`made.json` — fixture: the vendor's §11.1 sample with other ids", Event: "access.remote_view",
+			Subjects: []string{"access.remote_view"}, Readers: []string{"TestFrames"}},
+		"samples/door_get.json": {Rel: "samples/door_get.json", Kind: kindVendor, Source: "reference §7.7, response sample",
+			Subjects: []string{"Doors.Get"}, Readers: []string{"TestDoors"}},
 		"samples/null.json":     {Rel: "samples/null.json"},
 		"samples/unread.json":   {Rel: "samples/unread.json"},
-		"samples/pic.png":       {Rel: "samples/pic.png"},
-		"samples/user_get.json": {Rel: "samples/user_get.json", Subjects: []string{"Users.Get"}, Readers: []string{"TestUser"}},
+		"samples/pic.png":       {Rel: "samples/pic.png", Readers: []string{"TestPictures"}},
+		"samples/user_get.json": {Rel: "samples/user_get.json", Readers: []string{"TestUser"}},
 	}, got)
+
+	assert.Equal(t, []string{
+		"testdata/notifications/remote_view.json has no source: write a remote_view.json.source sidecar (capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it",
+		"testdata/samples/door_get.json is a sample of \"Doors.Get\", which is no operation (by its first SDK name) or event of the spec",
+		"testdata/samples/null.json has no source: write a null.json.source sidecar (capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it",
+		"testdata/samples/pic.png has no source: write a pic.png.source sidecar (capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it",
+		"testdata/samples/unread.json has no source: write a unread.json.source sidecar (capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it",
+		"testdata/samples/user_get.json has no source: write a user_get.json.source sidecar (capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it",
+	}, checkSampleSources(samples, map[string]bool{"Users.Get": true, "access.remote_view": true, "access.logs.add": true,
+		"access.data.v2.device.update": true}))
 }
 
 func TestConformanceCheckSDK(t *testing.T) {

@@ -3,6 +3,7 @@ package access_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -24,21 +25,19 @@ import (
 // which tests read it. Nothing is listed by hand:
 //
 //   - What a sample is of: a JSON object with an "event" member is a frame
-//     or payload of that event; otherwise the operations come from the
-//     tests that use it (a test that names the sample next to an operation,
-//     by its SDK name "Users.Get" or its route "GET /api/v1/developer/...",
-//     in the same call, table entry or map entry, or anywhere in a test
-//     function that names one operation only). A sidecar can add more.
+//     or payload of that event; otherwise what its source says, "op: <SDK
+//     name>" lines (or "event: <name>"). A test that merely uses a file
+//     next to an operation (as the body a stub answers with, say) does not
+//     make it a sample of that operation.
 //   - Where it comes from: a sidecar file <sample>.source beside it, lines
 //     "capture: <URL, repository path or console version>" for a frame or
 //     answer captured from a real console, "vendor: <document and §>" for
 //     the vendor's sample, "fixture: <how it was made>" for one written for
-//     the tests, and "op: <SDK name>" or "event: <name>" to tie it to an
-//     operation or event the tests do not show. Without a sidecar, a line
-//     of a README in its directory that names the file: its first URL (or
-//     the line) is the source, a capture unless the line says "vendor".
-//     Without either, a sample is the vendor's when everything it is of is
-//     documented by the vendor, else a fixture.
+//     the tests, and the op: and event: lines. Without a sidecar, a line of
+//     a README in its directory that names the file: its first URL (or the
+//     line) is the source, a fixture when the line says "fixture", else
+//     the vendor's when it says "vendor", else a capture. A sample with
+//     neither is an error of TestConformance.
 //   - Which tests read it: the Test, Benchmark, Fuzz and Example functions
 //     of the module whose code, or the helpers and tables they use, names
 //     the file (its path, its name, its name without extension, or a glob
@@ -135,9 +134,9 @@ func (s *reportSample) readSidecar(file string) error {
 var urlPattern = regexp.MustCompile(`https?://[^\s)>\]]+`)
 
 // readREADME looks for the sample in a README of its directory: a line
-// that names the file is its source, the vendor's when the line says
-// "vendor", else a capture; the line's first URL, or else the line, is
-// the source.
+// that names the file is its source, a fixture when the line says
+// "fixture", the vendor's when it says "vendor", else a capture; the
+// line's first URL, or else the line, is the source.
 func (s *reportSample) readREADME(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -160,7 +159,10 @@ func (s *reportSample) readREADME(dir string) error {
 			if u := urlPattern.FindString(line); u != "" {
 				s.Source = u
 			}
-			if strings.Contains(strings.ToLower(line), "vendor") {
+			switch lower := strings.ToLower(line); {
+			case strings.Contains(lower, "fixture"): // "fixture: from the vendor's sample…"
+				s.Kind = kindFixture
+			case strings.Contains(lower, "vendor"):
 				s.Kind = kindVendor
 			}
 			return nil
@@ -214,31 +216,25 @@ func (s *reportSample) matchesGlob(lit string, names map[string]bool) bool {
 	if ok, _ := path.Match(lit, base); ok && dir != "" && names[dir] {
 		return true
 	}
+	if rest, ok := underTestdata(lit); ok {
+		// "testdata/*/*.json", "../testdata/samples/*.json": the glob
+		// names the path from testdata on.
+		ok, _ := path.Match(rest, s.Rel)
+		return ok
+	}
 	ok, _ := path.Match(lit, s.Rel)
 	return ok
 }
 
-// opRefs tells which operation a string literal names, if any: an SDK
-// name ("Users.Get") or a route ("GET /api/v1/developer/users/{id}").
-type opRefs struct {
-	names  map[string]bool
-	routes map[string]string // normalised route -> SDK name
-}
-
-func newOpRefs(ops map[string]string) opRefs {
-	r := opRefs{names: map[string]bool{}, routes: map[string]string{}}
-	for name, pattern := range ops {
-		r.names[name] = true
-		r.routes[normRoute(pattern)] = name
+// underTestdata returns what follows a "testdata/" directory in lit
+// ("testdata/*/*.json", "../testdata/samples/x.json"), if lit names one.
+func underTestdata(lit string) (string, bool) {
+	const td = "testdata/"
+	i := strings.LastIndex(lit, td)
+	if i < 0 || i > 0 && lit[i-1] != '/' {
+		return "", false
 	}
-	return r
-}
-
-func (r opRefs) of(lit string) string {
-	if r.names[lit] {
-		return lit
-	}
-	return r.routes[normRoute(lit)]
+	return lit[i+len(td):], true
 }
 
 // normRoute reduces "GET /api/v1/developer/users/{id}" and the vendor's
@@ -447,6 +443,13 @@ func (s *reportSample) readsDir(lits []string, stem bool) bool {
 	dir := path.Dir(s.Rel)
 	var td, d bool
 	for _, l := range lits {
+		if rest, ok := underTestdata(l); ok && strings.ContainsAny(rest, "*?[") {
+			// A glob from testdata on: "testdata/*/*.json" reads every
+			// directory its first part matches.
+			if ok, _ := path.Match(path.Dir(rest), dir); ok {
+				return true
+			}
+		}
 		switch {
 		case dir == "." && strings.Contains(l, "testdata"),
 			strings.Contains(l, "testdata/"+dir):
@@ -460,9 +463,8 @@ func (s *reportSample) readsDir(lits []string, stem bool) bool {
 	return td && d
 }
 
-// linkSamples fills in the readers of every sample and the operations the
-// tests use it for.
-func linkSamples(samples []*reportSample, sources []*testSource, refs opRefs) {
+// linkSamples fills in the readers of every sample.
+func linkSamples(samples []*reportSample, sources []*testSource) {
 	for _, ts := range sources {
 		names := make([]string, 0, len(ts.decls))
 		for n := range ts.decls {
@@ -471,7 +473,6 @@ func linkSamples(samples []*reportSample, sources []*testSource, refs opRefs) {
 		slices.Sort(names)
 		for _, name := range names {
 			d := ts.decls[name]
-			var hit []*reportSample
 			for _, s := range samples {
 				for _, l := range d.lits {
 					ok, stem := s.matches(l)
@@ -490,17 +491,10 @@ func linkSamples(samples []*reportSample, sources []*testSource, refs opRefs) {
 						}
 					}
 					if len(readers) > 0 {
-						hit = append(hit, s)
 						s.Readers = append(s.Readers, readers...)
 						break
 					}
 				}
-			}
-			if len(hit) == 0 {
-				continue
-			}
-			for s, ops := range sampleOps(d.node, hit, refs) {
-				s.Subjects = append(s.Subjects, ops...)
 			}
 		}
 	}
@@ -513,91 +507,24 @@ func linkSamples(samples []*reportSample, sources []*testSource, refs opRefs) {
 	}
 }
 
-// sampleOps finds, for each literal naming one of the samples in decl,
-// the operation it is used for: the nearest call, composite literal or
-// key-value pair around it that names exactly one operation, or else the
-// function around it when that names exactly one.
-func sampleOps(decl ast.Node, samples []*reportSample, refs opRefs) map[*reportSample][]string {
-	out := map[*reportSample][]string{}
-	opsIn := func(n ast.Node) map[string]bool {
-		m := map[string]bool{}
-		ast.Inspect(n, func(n ast.Node) bool {
-			if l, ok := n.(*ast.BasicLit); ok {
-				if s, ok := stringLit(l); ok {
-					if op := refs.of(s); op != "" {
-						m[op] = true
-					}
-				}
+// checkSampleSources returns what is wrong with the samples' sources: a
+// sample without one, and an op: or event: line that names no operation
+// (by the first of its SDK names) or event of the spec. (A frame's event
+// member is not checked: observed events the SDK names are not the
+// spec's.)
+func checkSampleSources(samples []*reportSample, subjects map[string]bool) []string {
+	var out []string
+	for _, s := range samples {
+		if s.Kind == "" {
+			out = append(out, fmt.Sprintf("testdata/%s has no source: write a %s.source sidecar "+
+				"(capture:, vendor: or fixture:, and op: for an answer) or a line naming it in a README beside it", s.Rel, path.Base(s.Rel)))
+		}
+		for _, subj := range s.Subjects {
+			if subj != s.Event && !subjects[subj] { // a frame's own event member is what it is
+				out = append(out, fmt.Sprintf("testdata/%s is a sample of %q, which is no operation (by its first SDK name) or event of the spec", s.Rel, subj))
 			}
-			return true
-		})
-		return m
+		}
 	}
-	only := func(m map[string]bool) string {
-		if len(m) != 1 {
-			return ""
-		}
-		for k := range m {
-			return k
-		}
-		return ""
-	}
-	var stack []ast.Node
-	ast.Inspect(decl, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return false
-		}
-		stack = append(stack, n)
-		l, ok := n.(*ast.BasicLit)
-		if !ok {
-			return true
-		}
-		lit, ok := stringLit(l)
-		if !ok {
-			return true
-		}
-		for _, s := range samples {
-			if ok, _ := s.matches(lit); !ok {
-				continue
-			}
-			op := ""
-		walk:
-			for i := len(stack) - 2; i >= 0; i-- {
-				switch a := stack[i].(type) {
-				case *ast.CallExpr, *ast.CompositeLit, *ast.KeyValueExpr:
-					m := opsIn(a)
-					if len(m) > 1 {
-						break walk
-					}
-					if op = only(m); op != "" {
-						break walk
-					}
-				case *ast.FuncLit, *ast.FuncDecl:
-					op = only(opsIn(a))
-					break walk
-				case ast.Expr:
-				default:
-					// A statement: look no further up than its function.
-					for j := i - 1; j >= 0; j-- {
-						if _, ok := stack[j].(*ast.FuncLit); ok {
-							op = only(opsIn(stack[j]))
-							break walk
-						}
-						if _, ok := stack[j].(*ast.FuncDecl); ok {
-							op = only(opsIn(stack[j]))
-							break walk
-						}
-					}
-					break walk
-				}
-			}
-			if op != "" {
-				out[s] = append(out[s], op)
-			}
-		}
-		return true
-	})
 	return out
 }
 

@@ -50,23 +50,16 @@ func TestConformance(t *testing.T) {
 	require.NoError(t, err)
 	sources, err := parseTests(".")
 	require.NoError(t, err)
-	linkSamples(samples, sources, newOpRefs(sdkOps))
-	documented := map[string]bool{}
+	linkSamples(samples, sources)
+	subjects := map[string]bool{}
 	for _, o := range ops {
-		documented[o.SDK[0]] = true
+		subjects[o.SDK[0]] = true
 	}
 	for _, e := range events {
-		documented[e.Name] = e.Vendor == "documented"
+		subjects[e.Name] = true
 	}
-	for _, s := range samples {
-		if s.Kind == "" {
-			s.Kind = kindVendor
-			for _, subj := range s.Subjects {
-				if !documented[subj] {
-					s.Kind = kindFixture
-				}
-			}
-		}
+	for _, problem := range checkSampleSources(samples, subjects) {
+		t.Error(problem)
 	}
 
 	fake := probeFakeOps(t, accesstest.New(t), ops)
