@@ -3,7 +3,6 @@ package access
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -260,36 +259,5 @@ type LicensePlate struct {
 	CredentialStatus string `json:"credential_status"`
 }
 
-// Secret is a webhook signing secret. It formats as "REDACTED" with every
-// fmt verb and in slog, so that printing or logging a [WebhookEndpoint]
-// does not leak it; [Secret.Value] returns the real value, and JSON
-// encoding writes it.
-type Secret string
-
+// redacted is what a secret value is shown as.
 const redacted = "REDACTED"
-
-// Value returns the secret itself.
-func (s Secret) Value() string { return string(s) }
-
-// String returns "REDACTED" (or "" for an empty secret).
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return redacted
-}
-
-// GoString returns a redacted Go-syntax form.
-func (s Secret) GoString() string { return `access.Secret("` + s.String() + `")` }
-
-// Format writes the redacted form for every verb.
-func (s Secret) Format(f fmt.State, verb rune) {
-	if verb == 'v' && f.Flag('#') {
-		_, _ = f.Write([]byte(s.GoString()))
-		return
-	}
-	_, _ = f.Write([]byte(s.String()))
-}
-
-// LogValue implements slog.LogValuer with the redacted form.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }

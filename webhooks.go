@@ -566,3 +566,35 @@ func headerNames(h map[string]string) []string {
 	slices.Sort(names)
 	return names
 }
+
+// Secret is a webhook signing secret. It formats as "REDACTED" with every
+// fmt verb and in slog, so that printing or logging a [WebhookEndpoint]
+// does not leak it; [Secret.Value] returns the real value, and JSON
+// encoding writes it.
+type Secret string
+
+// Value returns the secret itself.
+func (s Secret) Value() string { return string(s) }
+
+// String returns "REDACTED" (or "" for an empty secret).
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString returns a redacted Go-syntax form.
+func (s Secret) GoString() string { return `access.Secret("` + s.String() + `")` }
+
+// Format writes the redacted form for every verb.
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = f.Write([]byte(s.GoString()))
+		return
+	}
+	_, _ = f.Write([]byte(s.String()))
+}
+
+// LogValue implements slog.LogValuer with the redacted form.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }

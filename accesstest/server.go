@@ -184,7 +184,7 @@ type Server struct {
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
-	space  spaceState  // doors.go, handlers.go: floors, doors, door groups, devices, device settings
+	space  spaceState  // doors.go, devicesettings.go: floors, doors, door groups, devices, device settings
 	people peopleState // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
 	logs   logState    // systemlogs.go: system log, static files; apiserver.go: certificate
 	creds  credState   // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
