@@ -65,7 +65,9 @@
 // fake's clock: [Server.Advance] moves it forward and runs, in order, the
 // relocks, expiries and timeouts that fall due, so tests never sleep.
 // [WithClock] and [Server.SetNow] set the base clock (SetNow also resets
-// what Advance added).
+// what Advance added). A fake served to other processes on the real clock
+// takes [WithLiveTimers]: a goroutine then runs each timer when it falls
+// due, with no request needed.
 //
 // Every state change produces, in one place, the three things a console
 // produces:

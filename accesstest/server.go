@@ -215,6 +215,9 @@ func NewServer(opts ...Option) *Server {
 	}
 	s.srv = httptest.NewTLSServer(s.handler())
 	s.delivery = &http.Client{Timeout: deliveryTimeout, Transport: deliveryTransport()}
+	if s.clock.wake != nil {
+		s.life.spawn(s.runLiveTimers)
+	}
 	return s
 }
 
@@ -230,8 +233,8 @@ func New(tb testing.TB, opts ...Option) *Server {
 }
 
 // Close shuts the server down, ending any injected delays, and returns
-// once every request handler, WebSocket connection and webhook delivery of
-// the server has ended. Deliveries still queued are dropped (their Err is
+// once every request handler, WebSocket connection, webhook delivery and
+// the live-timer goroutine ([WithLiveTimers]) of the server has ended. Deliveries still queued are dropped (their Err is
 // set).
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
@@ -243,8 +246,9 @@ func (s *Server) Close() {
 	s.delivery.CloseIdleConnections()
 }
 
-// lifecycle counts the server's own goroutines (the delivery goroutine and
-// the WebSocket connections), so that Close can wait for them.
+// lifecycle counts the server's own goroutines (the delivery goroutine,
+// the WebSocket connections and the live-timer goroutine of
+// [WithLiveTimers]), so that Close can wait for them.
 type lifecycle struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -378,6 +382,7 @@ func (s *Server) SetNow(now func() time.Time) {
 	}
 	s.now = now
 	s.clock.offset = 0
+	s.wakeTimers()
 }
 
 // Now returns the server's current time: its base clock plus what

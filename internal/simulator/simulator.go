@@ -224,7 +224,9 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	if own == "" || cfg.Permissions != nil {
 		own = randomToken()
 	}
-	fake := accesstest.NewServer(accesstest.WithToken(own))
+	// Live timers: a doorbell times out, a door relocks, a lock rule ends
+	// when it falls due, for subscribers, with no request needed.
+	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers())
 	st.Fake = fake
 	loaded := false
 	if statePath != "" {

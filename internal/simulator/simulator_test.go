@@ -325,3 +325,40 @@ func TestSeveralSitesKeepTheirState(t *testing.T) {
 	_, _, err = sdkClient(t, sim.Sites[1]).Users.List(context.Background(), nil)
 	assert.NoError(t, err)
 }
+
+// TestTimersFireWithoutARequest: in the running simulator (no web console,
+// so no page reads the doors) a doorbell that nobody answers times out on
+// its own, and a WebSocket subscriber gets its access.remote_view.change
+// with no request after the ring. Advance brings the timeout to 50 ms
+// ahead of the real clock.
+func TestTimersFireWithoutARequest(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true, NoUI: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan *access.Notification, 64)
+	client := sdkClient(t, st)
+	go func() {
+		for n, err := range client.Notifications.Subscribe(ctx, nil) {
+			if err == nil && n.Event == access.NotificationRemoteViewChange {
+				got <- n
+			}
+		}
+	}()
+	require.NoError(t, st.Fake.WaitNotificationClients(ctx, 1))
+	id, err := st.Fake.RingDoorbell(accesstest.DemoIntercomID)
+	require.NoError(t, err)
+	st.Fake.ResetRequests()
+
+	st.Fake.Advance(accesstest.DoorbellRingTimeout - 50*time.Millisecond)
+	select {
+	case n := <-got:
+		v, err := n.RemoteViewChange()
+		require.NoError(t, err)
+		assert.Equal(t, id, v.RemoteCallRequestID)
+		assert.Equal(t, access.RemoteViewReason(105), v.ReasonCode, "timed out")
+	case <-ctx.Done():
+		t.Fatal("no access.remote_view.change: the timeout did not fire by itself")
+	}
+	assert.Empty(t, st.Fake.Requests(), "no request ran the timer")
+}

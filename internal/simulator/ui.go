@@ -388,8 +388,8 @@ func (c *console) kick() {
 
 // refresh re-renders the live sections twice a second, and at once after
 // a change of state, a notification or a button, sending those that
-// changed. Reading the
-// doors also runs the fake's timers that fell due (relocks, rule ends).
+// changed. The fake's timers (relocks, rule ends) run by themselves
+// (accesstest.WithLiveTimers), whether a page is open or not.
 func (c *console) refresh() {
 	defer c.wg.Done()
 	t := time.NewTicker(refreshEvery)
