@@ -163,7 +163,9 @@
 // [Server.Inject] makes requests fail before they are handled (a proxy,
 // an overloaded console) or, with [Fault.AfterHandling], after they took
 // effect (an answer lost on the way back), which is how tests show that a
-// client never resends a call that may already have happened. Answers are
+// client never resends a call that may already have happened (not on the
+// notifications WebSocket, whose upgrade has no answer to lose: Inject
+// refuses it there). Answers are
 // written after the server's lock is released, so one client that stops
 // reading holds up no other. [Server.WriteState] and [Server.ReadState]
 // save and restore the whole state as versioned JSON, and

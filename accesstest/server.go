@@ -150,8 +150,10 @@ type Fault struct {
 	// and then Delay, DropConnection, Status, Code, Message, RetryAfter
 	// and Body apply to the answer instead of the handler's own, as when
 	// a console acted on a request but its answer was lost. With none of
-	// those set the handler's answer is sent after Delay. It has no effect
-	// on [OpNotificationsSubscribe].
+	// those set the handler's answer is sent after Delay. The
+	// notifications WebSocket has no answer to replace once its upgrade is
+	// handled: [Server.Inject] refuses AfterHandling for
+	// [OpNotificationsSubscribe].
 	AfterHandling bool
 }
 
@@ -396,8 +398,17 @@ func (s *Server) Now() time.Time {
 // Inject makes the next f.Times requests for op (all of them when Times is
 // 0) fail as f describes. Faults for the same op apply in the order they
 // were injected; a request matches at most one. Injected faults apply
-// before authentication, like a proxy or an overloaded controller.
+// before authentication, like a proxy or an overloaded controller, except
+// with [Fault.AfterHandling].
+//
+// A fault that cannot apply (AfterHandling for [OpNotificationsSubscribe])
+// is refused as a seeding mistake is: it fails the test of a server made
+// with [New], and panics otherwise; nothing is injected.
 func (s *Server) Inject(op Op, f Fault) {
+	if f.AfterHandling && op == OpNotificationsSubscribe {
+		s.fail("accesstest: Inject: AfterHandling cannot apply to %s (the WebSocket upgrade has no answer to replace)", op)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	left := f.Times
