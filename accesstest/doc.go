@@ -100,7 +100,9 @@
 //
 // Deliveries and notifications are sent in order and in the background,
 // outside the server's lock; [Server.WaitDeliveries] waits for both and
-// [Server.Deliveries] lists the webhook deliveries.
+// [Server.Deliveries] lists the webhook deliveries. A delivery is made
+// once; [WithWebhookRetries] retries failed ones (the vendor documents no
+// retry policy), each attempt listed with its number.
 //
 // # System logs, static files and the API server
 //

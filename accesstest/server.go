@@ -182,7 +182,8 @@ type Server struct {
 	closeOnce sync.Once
 	life      lifecycle // the goroutines Close waits for
 	delivery  *http.Client
-	notify    notifyHub // notifications.go: the notifications WebSocket's subscribers
+	retry     retryPolicy // webhooks.go: set by WithWebhookRetries only
+	notify    notifyHub   // notifications.go: the notifications WebSocket's subscribers
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries

@@ -71,7 +71,16 @@ type Config struct {
 	// address that is not loopback.
 	UIPassword string
 	NoUI       bool
+	// WebhookRetries is how many times a failed webhook delivery (an
+	// error or an answer other than 2xx) is retried, 0 to
+	// MaxWebhookRetries, after accesstest.DefaultWebhookRetryBackoff,
+	// doubling (accesstest.WithWebhookRetries). The vendor documents no
+	// retry policy; 0, the default, makes one attempt.
+	WebhookRetries int
 }
+
+// MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
+const MaxWebhookRetries = 10
 
 // String describes the configuration without the token and the
 // console's password, so that printing a Config (%v, %+v, %#v) or logging
@@ -83,8 +92,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
 }
 
 // GoString is String, for %#v.
@@ -178,6 +187,9 @@ func Start(cfg Config) (*Simulator, error) {
 	if !isLoopback(host) && !cfg.NoUI && cfg.UIPassword == "" {
 		return nil, usageErrorf("--addr %s is not a loopback address: give --ui-password to protect the web console, or --no-ui", cfg.Addr)
 	}
+	if cfg.WebhookRetries < 0 || cfg.WebhookRetries > MaxWebhookRetries {
+		return nil, usageErrorf("--webhook-retries %d: give 0 to %d", cfg.WebhookRetries, MaxWebhookRetries)
+	}
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, usageErrorf("--cert and --key go together")
 	}
@@ -253,7 +265,8 @@ func (st *Site) load(cfg Config) error {
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
-	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers())
+	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0))
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -297,7 +310,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		st.ui = newConsole(fake, cfg.UIPassword)
+		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries)
 		mux.Handle("/", st.ui)
 	}
 	st.srv = &http.Server{
