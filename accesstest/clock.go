@@ -19,7 +19,9 @@ import (
 // time past them, in time order, synchronously and without goroutines, so
 // tests are deterministic. With a base clock that moves by itself
 // (time.Now) a timer that has fallen due also runs at the next request or
-// inspection of door state.
+// inspection of door state; with [WithLiveTimers] (a fake served to other
+// processes, as `access fake` does) a goroutine also runs each timer when
+// it falls due, with no request needed.
 
 // timer is a state change scheduled on the fake's time. What it does is
 // named by its key (see [Server.fire]) rather than held as a closure, so
@@ -65,6 +67,93 @@ type clockState struct {
 	// firing, while a timer runs, is its due time: the time the clock
 	// reads then, also when the timer is noticed late.
 	firing time.Time
+	// wake tells the live-timer goroutine ([WithLiveTimers]) that the
+	// timers or the time changed; nil without it.
+	wake chan struct{}
+}
+
+// minTimerWait is the shortest the live-timer goroutine sleeps, so that
+// a base clock that stands still (WithClock of a fixed time) with a
+// timer just ahead does not make it spin.
+const minTimerWait = time.Millisecond
+
+// WithLiveTimers runs the fake's timers (door relocks, lock-rule ends,
+// doorbell ring timeouts, enrollment-session expiry, visitor status
+// changes) on a goroutine as they fall due on the server's time, with no
+// request or inspection needed, as a console does: a WebSocket subscriber
+// then gets, say, the access.remote_view.change of a doorbell that timed
+// out without anyone calling the API. Each runs with the clock reading its
+// due time, also when it is noticed late. The goroutine sleeps until the
+// next timer's due time, measured on the real clock from the server's
+// time; scheduling a timer, [Server.Advance], [Server.SetNow] and
+// [Server.ReadState] wake it to look again. [Server.Close] stops it and
+// waits for it.
+//
+// It is meant for a fake served on the real clock (`access fake` uses it);
+// tests that move the time with [Server.Advance] on a fixed base clock do
+// not need it, and without it nothing runs a timer behind a test's back.
+func WithLiveTimers() Option {
+	return func(s *Server) { s.clock.wake = make(chan struct{}, 1) }
+}
+
+// wakeTimers tells the live-timer goroutine to look at the timers again;
+// without [WithLiveTimers] it does nothing. It never blocks.
+func (s *Server) wakeTimers() {
+	if s.clock.wake == nil {
+		return
+	}
+	select {
+	case s.clock.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runLiveTimers is the goroutine of [WithLiveTimers]: it runs the timers
+// that fell due, then sleeps until the next one is due, until it is
+// woken, or until the server closes.
+func (s *Server) runLiveTimers() {
+	for {
+		s.mu.Lock()
+		s.runDue()
+		wait, pending := s.untilNext()
+		s.mu.Unlock()
+		var (
+			sleep *time.Timer
+			due   <-chan time.Time
+		)
+		if pending {
+			sleep = time.NewTimer(max(wait, minTimerWait))
+			due = sleep.C
+		}
+		select {
+		case <-s.closing:
+		case <-s.clock.wake:
+		case <-due:
+		}
+		if sleep != nil {
+			sleep.Stop()
+		}
+		select {
+		case <-s.closing:
+			return
+		default:
+		}
+	}
+}
+
+// untilNext is how long until the earliest live timer falls due, and
+// whether there is one. The caller holds s.mu.
+func (s *Server) untilNext() (time.Duration, bool) {
+	var first *timer
+	for _, t := range s.clock.timers {
+		if !t.stopped && (first == nil || t.due.Before(first.due)) {
+			first = t
+		}
+	}
+	if first == nil {
+		return 0, false
+	}
+	return first.due.Sub(s.clockNow()), true
 }
 
 // clockNow is the fake's current time. The caller holds s.mu.
@@ -81,11 +170,15 @@ func (s *Server) after(d time.Duration, k timerKey) *timer {
 	s.clock.seq++
 	t := &timer{due: s.clockNow().Add(d), seq: s.clock.seq, key: k}
 	s.clock.timers = append(s.clock.timers, t)
+	s.wakeTimers()
 	return t
 }
 
-// run runs t with the clock reading its due time. The caller holds s.mu.
+// run runs t with the clock reading its due time: a change of state (the
+// timer is gone), also when what it does publishes nothing. The caller
+// holds s.mu.
 func (s *Server) run(t *timer) {
+	s.mu.touch()
 	s.clock.firing = t.due
 	defer func() { s.clock.firing = time.Time{} }()
 	s.fire(t.key)
@@ -168,4 +261,5 @@ func (s *Server) Advance(d time.Duration) {
 	if now := s.clockNow(); target.After(now) {
 		s.clock.offset += target.Sub(now)
 	}
+	s.wakeTimers()
 }

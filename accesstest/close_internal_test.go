@@ -66,3 +66,24 @@ func TestCloseWaitsForItsGoroutines(t *testing.T) {
 	assert.NoError(t, s.WaitDeliveries(ctx))
 	assert.Equal(t, int32(0), s.life.live.Load())
 }
+
+// The live-timer goroutine of WithLiveTimers counts as the server's own:
+// Close stops it, with a timer pending, and waits for it.
+func TestCloseStopsTheLiveTimers(t *testing.T) {
+	s := NewServer(WithDemoData(), WithLiveTimers())
+	assert.Equal(t, int32(1), s.life.live.Load(), "the timer goroutine")
+	_, err := s.RingDoorbell(DemoIntercomID)
+	require.NoError(t, err)
+	s.Close()
+	assert.Equal(t, int32(0), s.life.live.Load(), "Close waited for it")
+	_, ringing := s.Ringing(DemoIntercomID)
+	assert.True(t, ringing, "the pending timer did not run")
+}
+
+// Without WithLiveTimers there is no timer goroutine.
+func TestNoLiveTimersByDefault(t *testing.T) {
+	s := NewServer()
+	defer s.Close()
+	assert.Equal(t, int32(0), s.life.live.Load())
+	assert.Nil(t, s.clock.wake)
+}

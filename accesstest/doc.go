@@ -65,7 +65,9 @@
 // fake's clock: [Server.Advance] moves it forward and runs, in order, the
 // relocks, expiries and timeouts that fall due, so tests never sleep.
 // [WithClock] and [Server.SetNow] set the base clock (SetNow also resets
-// what Advance added).
+// what Advance added). A fake served to other processes on the real clock
+// takes [WithLiveTimers]: a goroutine then runs each timer when it falls
+// due, with no request needed.
 //
 // Every state change produces, in one place, the three things a console
 // produces:
@@ -98,7 +100,9 @@
 //
 // Deliveries and notifications are sent in order and in the background,
 // outside the server's lock; [Server.WaitDeliveries] waits for both and
-// [Server.Deliveries] lists the webhook deliveries.
+// [Server.Deliveries] lists the webhook deliveries. A delivery is made
+// once; [WithWebhookRetries] retries failed ones (the vendor documents no
+// retry policy), each attempt listed with its number.
 //
 // # System logs, static files and the API server
 //
@@ -161,7 +165,9 @@
 // [Server.Inject] makes requests fail before they are handled (a proxy,
 // an overloaded console) or, with [Fault.AfterHandling], after they took
 // effect (an answer lost on the way back), which is how tests show that a
-// client never resends a call that may already have happened. Answers are
+// client never resends a call that may already have happened (not on the
+// notifications WebSocket, whose upgrade has no answer to lose: Inject
+// refuses it there). Answers are
 // written after the server's lock is released, so one client that stops
 // reading holds up no other. [Server.WriteState] and [Server.ReadState]
 // save and restore the whole state as versioned JSON, and

@@ -72,3 +72,22 @@ func TestFaultAfterHandlingDropsTheAnswer(t *testing.T) {
 	assert.Equal(t, access.DoorUnlocked, st.relay(t, doorA))
 	assert.Len(t, st.srv.SystemLogs(), 1)
 }
+
+// AfterHandling on the notifications WebSocket cannot apply (the upgrade
+// has no answer to replace): Inject refuses it as a seeding mistake, and
+// nothing is injected, so a subscription still connects.
+func TestFaultAfterHandlingRefusedOnTheWebSocket(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.NewServer()
+	defer srv.Close()
+	assert.PanicsWithValue(t,
+		"accesstest: Inject: AfterHandling cannot apply to Notifications.Subscribe (the WebSocket upgrade has no answer to replace)",
+		func() {
+			srv.Inject(accesstest.OpNotificationsSubscribe, accesstest.Fault{Status: http.StatusServiceUnavailable, AfterHandling: true})
+		})
+	subscribe(t, srv) // connects: no fault was left behind
+	assert.NotPanics(t, func() {
+		srv.Inject(accesstest.OpNotificationsSubscribe, accesstest.Fault{Status: http.StatusServiceUnavailable, Times: 1})
+		srv.Inject(accesstest.OpUsersCreate, accesstest.Fault{Status: http.StatusServiceUnavailable, AfterHandling: true, Times: 1})
+	}, "a fault before handling, or after handling on another operation, is fine")
+}

@@ -267,18 +267,19 @@ func (s *Server) queueDelivery(j hubJob) {
 	if !s.life.spawn(s.runDeliveries) {
 		h.running = false
 		for _, j := range h.queue {
-			s.finish(j, s.dropped(j))
+			s.finish(j, s.dropped(j, 1))
 		}
 		h.queue = nil
 	}
 }
 
-// dropped is the outcome of a job the server closed before making.
-func (s *Server) dropped(j hubJob) *Delivery {
+// dropped is the outcome of a job's attempt the server closed before
+// making.
+func (s *Server) dropped(j hubJob, attempt int) *Delivery {
 	if j.ws != nil {
 		return nil
 	}
-	return &Delivery{EndpointID: j.ep.ID, URL: j.ep.Endpoint, Event: j.event, Payload: j.payload, Err: errServerClosed}
+	return &Delivery{EndpointID: j.ep.ID, URL: j.ep.Endpoint, Event: j.event, Payload: j.payload, Err: errServerClosed, Attempt: attempt}
 }
 
 // finish records a job's outcome (d, nil for a WebSocket message) and
@@ -315,17 +316,50 @@ func (s *Server) runDeliveries() {
 		var d *Delivery
 		select {
 		case <-s.closing:
-			d = s.dropped(j)
+			d = s.dropped(j, 1)
 		default:
 			if j.ws != nil {
 				s.broadcast(j.ws)
 			} else {
-				made := s.deliver(s.life.ctx, j.ep, j.event, j.payload, j.at)
+				made := s.deliver(s.life.ctx, j.ep, j.event, j.payload, j.at, 1)
 				d = &made
 			}
 		}
 		s.mu.Lock()
-		s.finish(j, d)
+		if d != nil && s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
+			// The job stays pending until its retries end. Recorded
+			// under the lock, before the retry can record its own.
+			h.done = append(h.done, *d)
+		} else {
+			s.finish(j, d)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// retryDelivery makes the retries of the webhook delivery j after the
+// failed attempt last ([WithWebhookRetries]), on a goroutine of its own,
+// and then finishes the job. The caller must not hold s.mu.
+func (s *Server) retryDelivery(j hubJob, last Delivery) {
+	for {
+		attempt := last.Attempt + 1
+		if !s.retryWait(s.life.ctx, attempt) {
+			s.mu.Lock()
+			s.finish(j, s.dropped(j, attempt))
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		at := s.clockNow()
+		s.mu.Unlock()
+		last = s.deliver(s.life.ctx, j.ep, j.event, j.payload, at, attempt)
+		s.mu.Lock()
+		if !s.retry.retry(last) {
+			s.finish(j, &last)
+			s.mu.Unlock()
+			return
+		}
+		s.hub.done = append(s.hub.done, last)
 		s.mu.Unlock()
 	}
 }
@@ -333,8 +367,8 @@ func (s *Server) runDeliveries() {
 // WaitDeliveries waits until every webhook delivery and WebSocket
 // notification caused so far by the fake's state changes (unlocks, lock
 // rules, emergency modes, doorbells, and the timers [Server.Advance] ran)
-// has been made (handed to each connected subscriber's queue), or ctx
-// ends.
+// has been made (handed to each connected subscriber's queue), with its
+// retries ([WithWebhookRetries]), or ctx ends.
 func (s *Server) WaitDeliveries(ctx context.Context) error {
 	s.mu.Lock()
 	if s.hub.pending == 0 {
@@ -352,8 +386,10 @@ func (s *Server) WaitDeliveries(ctx context.Context) error {
 }
 
 // Deliveries returns the webhook deliveries made so far for the fake's
-// state changes, in order (not those of [Server.Emit]). Call
-// [Server.WaitDeliveries] first to include the queued ones.
+// state changes, in the order they were made (not those of
+// [Server.Emit]), one per attempt ([Delivery.Attempt]): a retry comes
+// after the deliveries made while it waited. Call [Server.WaitDeliveries]
+// first to include the queued ones.
 func (s *Server) Deliveries() []Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -150,8 +150,10 @@ type Fault struct {
 	// and then Delay, DropConnection, Status, Code, Message, RetryAfter
 	// and Body apply to the answer instead of the handler's own, as when
 	// a console acted on a request but its answer was lost. With none of
-	// those set the handler's answer is sent after Delay. It has no effect
-	// on [OpNotificationsSubscribe].
+	// those set the handler's answer is sent after Delay. The
+	// notifications WebSocket has no answer to replace once its upgrade is
+	// handled: [Server.Inject] refuses AfterHandling for
+	// [OpNotificationsSubscribe].
 	AfterHandling bool
 }
 
@@ -180,7 +182,8 @@ type Server struct {
 	closeOnce sync.Once
 	life      lifecycle // the goroutines Close waits for
 	delivery  *http.Client
-	notify    notifyHub // notifications.go: the notifications WebSocket's subscribers
+	retry     retryPolicy // webhooks.go: set by WithWebhookRetries only
+	notify    notifyHub   // notifications.go: the notifications WebSocket's subscribers
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
@@ -215,6 +218,9 @@ func NewServer(opts ...Option) *Server {
 	}
 	s.srv = httptest.NewTLSServer(s.handler())
 	s.delivery = &http.Client{Timeout: deliveryTimeout, Transport: deliveryTransport()}
+	if s.clock.wake != nil {
+		s.life.spawn(s.runLiveTimers)
+	}
 	return s
 }
 
@@ -230,8 +236,8 @@ func New(tb testing.TB, opts ...Option) *Server {
 }
 
 // Close shuts the server down, ending any injected delays, and returns
-// once every request handler, WebSocket connection and webhook delivery of
-// the server has ended. Deliveries still queued are dropped (their Err is
+// once every request handler, WebSocket connection, webhook delivery and
+// the live-timer goroutine ([WithLiveTimers]) of the server has ended. Deliveries still queued are dropped (their Err is
 // set).
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
@@ -243,8 +249,9 @@ func (s *Server) Close() {
 	s.delivery.CloseIdleConnections()
 }
 
-// lifecycle counts the server's own goroutines (the delivery goroutine and
-// the WebSocket connections), so that Close can wait for them.
+// lifecycle counts the server's own goroutines (the delivery goroutine,
+// the WebSocket connections and the live-timer goroutine of
+// [WithLiveTimers]), so that Close can wait for them.
 type lifecycle struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -378,6 +385,7 @@ func (s *Server) SetNow(now func() time.Time) {
 	}
 	s.now = now
 	s.clock.offset = 0
+	s.wakeTimers()
 }
 
 // Now returns the server's current time: its base clock plus what
@@ -391,8 +399,17 @@ func (s *Server) Now() time.Time {
 // Inject makes the next f.Times requests for op (all of them when Times is
 // 0) fail as f describes. Faults for the same op apply in the order they
 // were injected; a request matches at most one. Injected faults apply
-// before authentication, like a proxy or an overloaded controller.
+// before authentication, like a proxy or an overloaded controller, except
+// with [Fault.AfterHandling].
+//
+// A fault that cannot apply (AfterHandling for [OpNotificationsSubscribe])
+// is refused as a seeding mistake is: it fails the test of a server made
+// with [New], and panics otherwise; nothing is injected.
 func (s *Server) Inject(op Op, f Fault) {
+	if f.AfterHandling && op == OpNotificationsSubscribe {
+		s.fail("accesstest: Inject: AfterHandling cannot apply to %s (the WebSocket upgrade has no answer to replace)", op)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	left := f.Times

@@ -390,6 +390,7 @@ func (s *Server) ReadState(r io.Reader) error {
 	defer s.mu.Unlock()
 	s.install(st)
 	s.mu.touch()
+	s.wakeTimers()
 	return nil
 }
 

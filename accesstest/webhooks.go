@@ -33,6 +33,79 @@ type Delivery struct {
 	// Err is set when the delivery could not be made (connection refused,
 	// the 5-second timeout, a cancelled context, the server closing).
 	Err error
+	// Attempt is the attempt's number: 1 for the first, 2 for the first
+	// retry, and so on ([WithWebhookRetries]; without it always 1).
+	Attempt int
+}
+
+// DefaultWebhookRetryBackoff is the wait before the first retry of a
+// failed webhook delivery when [WithWebhookRetries] is given no backoff.
+const DefaultWebhookRetryBackoff = 500 * time.Millisecond
+
+// maxWebhookRetryBackoff caps the doubling waits between retries.
+const maxWebhookRetryBackoff = 30 * time.Second
+
+// retryPolicy is the webhook deliveries' retry policy; the zero value
+// makes one attempt.
+type retryPolicy struct {
+	retries int
+	backoff time.Duration
+}
+
+// WithWebhookRetries retries a failed webhook delivery (an error, such as
+// a refused connection or the 5-second timeout, or an answer other than
+// 2xx) up to retries times, waiting backoff before the first retry and
+// twice as long before each next one (at most 30 s); a backoff of zero or
+// less means [DefaultWebhookRetryBackoff]. The vendor documents no retry
+// policy, so by default the fake makes one attempt, as before.
+//
+// Every attempt is a [Delivery] of its own in [Server.Deliveries] (and in
+// what [Server.Emit] returns), numbered by its Attempt, with the same body
+// and a Signature header made at the fake's time of that attempt.
+// Retries of the deliveries of state changes wait on a goroutine of their
+// own, so that later deliveries and WebSocket notifications are not held
+// up; [Server.WaitDeliveries] waits for them too, and [Server.Close] ends
+// the waits (the next attempt is dropped with an error).
+func WithWebhookRetries(retries int, backoff time.Duration) Option {
+	return func(s *Server) {
+		if backoff <= 0 {
+			backoff = DefaultWebhookRetryBackoff
+		}
+		s.retry = retryPolicy{retries: max(retries, 0), backoff: backoff}
+	}
+}
+
+// wait is the wait before attempt (2 or more).
+func (p retryPolicy) wait(attempt int) time.Duration {
+	w := p.backoff
+	for i := 2; i < attempt && w < maxWebhookRetryBackoff; i++ {
+		w *= 2
+	}
+	return min(w, maxWebhookRetryBackoff)
+}
+
+// retryWait waits before attempt; it reports false when ctx ended or the
+// server closed first.
+func (s *Server) retryWait(ctx context.Context, attempt int) bool {
+	t := time.NewTimer(s.retry.wait(attempt))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-s.closing:
+	}
+	return false
+}
+
+// retry reports whether d, a failed or successful attempt, is to be
+// followed by another.
+func (p retryPolicy) retry(d Delivery) bool {
+	if errors.Is(d.Err, errServerClosed) {
+		return false
+	}
+	failed := d.Err != nil || d.StatusCode < 200 || d.StatusCode > 299
+	return failed && d.Attempt <= p.retries
 }
 
 func deliveryTransport() http.RoundTripper {
@@ -54,12 +127,12 @@ func (s *Server) subscribers(event access.EventType) []access.WebhookEndpoint {
 	return out
 }
 
-// deliver makes one delivery as a controller does: a POST with
-// Content-Type application/json, the endpoint's custom headers, and a
-// Signature header made with the endpoint's secret at time at. It is
+// deliver makes one attempt at a delivery as a controller does: a POST
+// with Content-Type application/json, the endpoint's custom headers, and
+// a Signature header made with the endpoint's secret at time at. It is
 // bounded by 5 seconds and by ctx. The caller must not hold s.mu.
-func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event access.EventType, payload []byte, at time.Time) Delivery {
-	d := Delivery{EndpointID: ep.ID, URL: ep.Endpoint, Event: event, Payload: payload}
+func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event access.EventType, payload []byte, at time.Time, attempt int) Delivery {
+	d := Delivery{EndpointID: ep.ID, URL: ep.Endpoint, Event: event, Payload: payload, Attempt: attempt}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.Endpoint, bytes.NewReader(payload))
 	if err != nil {
 		d.Err = err
@@ -88,7 +161,9 @@ func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event a
 // Content-Type application/json, the endpoint's custom headers, and a
 // Signature header made with the endpoint's secret at the server's time.
 // Deliveries are made one after another, each bounded by 5 seconds and by
-// ctx. An error is returned only for a payload without an event name.
+// ctx; with [WithWebhookRetries] a failed one is retried before the next
+// endpoint's, and every attempt is in the result. An error is returned
+// only for a payload without an event name.
 func (s *Server) Emit(ctx context.Context, payload []byte) ([]Delivery, error) {
 	var head struct {
 		Event access.EventType `json:"event"`
@@ -103,7 +178,12 @@ func (s *Server) Emit(ctx context.Context, payload []byte) ([]Delivery, error) {
 
 	out := make([]Delivery, 0, len(targets))
 	for _, ep := range targets {
-		out = append(out, s.deliver(ctx, ep, head.Event, payload, now))
+		d := s.deliver(ctx, ep, head.Event, payload, now, 1)
+		out = append(out, d)
+		for s.retry.retry(d) && s.retryWait(ctx, d.Attempt+1) {
+			d = s.deliver(ctx, ep, head.Event, payload, s.Now(), d.Attempt+1)
+			out = append(out, d)
+		}
 	}
 	return out, nil
 }

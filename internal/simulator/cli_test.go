@@ -129,10 +129,14 @@ func startFake(t *testing.T, args ...string) *fakeProc {
 // certificate file --cert-out wrote, let curl list the demo site's doors;
 // a wrong pin, or no trust at all, is refused before anything is sent.
 // Node.js does the same with the certificate file, where it is installed.
+// Without curl it skips, except in CI (CI=true), whose .ci/run installs it.
 func TestCurlListsDoors(t *testing.T) {
 	t.Parallel()
 	curl, err := exec.LookPath("curl")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no curl in CI: .ci/run installs it")
+		}
 		t.Skip("curl is not installed (.ci/run installs it)")
 	}
 	caFile := filepath.Join(t.TempDir(), "fake.pem")
@@ -223,14 +227,41 @@ func runFake(t *testing.T, args ...string) (code int, stderr string) {
 	return exit.ExitCode(), errb.String()
 }
 
+// busyPair returns a loopback port that is free and a listener on the
+// port after it, for --sites 2 whose second site cannot listen.
+func busyPair(t *testing.T) (free int, busy net.Listener) {
+	t.Helper()
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		p := ln.Addr().(*net.TCPAddr).Port
+		if probe, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p-1)); err == nil {
+			probe.Close()
+			t.Cleanup(func() { ln.Close() })
+			return p - 1, ln
+		}
+		ln.Close()
+	}
+	t.Fatal("no free port before a busy one")
+	return 0, nil
+}
+
 // TestBadInputExitsTwo: every refused start is one line on stderr and
-// exit status 2, and leaves the state file as it was.
+// exit status 2, and leaves the state file as it was, bytes and
+// modification time: with --sites 2 and the second site's port busy,
+// the first site's existing state file is not rewritten either.
 func TestBadInputExitsTwo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { busy.Close() })
+	freePort, busy := busyPair(t)
+
+	existing := filepath.Join(t.TempDir(), "st.json") // its own directory: no other case's files beside it
+	var state bytes.Buffer
+	seed := accesstest.NewServer(accesstest.WithDemoData())
+	require.NoError(t, seed.WriteState(&state))
+	seed.Close()
+	require.NoError(t, os.WriteFile(existing, state.Bytes(), 0o600))
+	certOut := filepath.Join(filepath.Dir(existing), "cert.pem")
 
 	corrupt := filepath.Join(dir, "corrupt.json")
 	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"users":[{"id":`), 0o600))
@@ -240,20 +271,29 @@ func TestBadInputExitsTwo(t *testing.T) {
 	require.NoError(t, os.Mkdir(asDir, 0o700))
 
 	cases := []struct {
-		name string
-		args []string
-		want []string // substrings of the message
-		file string   // must be unchanged
+		name   string
+		args   []string
+		want   []string // substrings of the message
+		file   string   // must be unchanged
+		absent string   // must not be created
 	}{
-		{"port in use", []string{"--addr", busy.Addr().String()}, []string{"cannot listen on " + busy.Addr().String()}, ""},
-		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, ""},
-		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt},
-		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer},
-		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"--ui-password", "--no-ui"}, ""},
-		{"bad permission", []string{"--addr", "127.0.0.1:0", "--permissions", "view:space,fly:plane"}, []string{`"fly:plane"`}, ""},
-		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, ""},
-		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, ""},
-		{"unknown flag", []string{"--nope"}, []string{"--nope"}, ""},
+		{"port in use", []string{"--addr", fmt.Sprintf("127.0.0.1:%d", freePort), "--sites", "2", "--state", existing, "--cert-out", certOut},
+			[]string{"cannot listen on " + busy.Addr().String()}, existing, certOut},
+		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, "", ""},
+		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt, ""},
+		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer, ""},
+		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"--ui-password", "--no-ui"}, "", ""},
+		{"bad permission", []string{"--addr", "127.0.0.1:0", "--permissions", "view:space,fly:plane"}, []string{`"fly:plane"`}, "", ""},
+		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, "", ""},
+		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, "", ""},
+		{"unknown flag", []string{"--nope"}, []string{"--nope"}, "", ""},
+		{"webhook retries out of range", []string{"--addr", "127.0.0.1:0", "--webhook-retries", "11"}, []string{"--webhook-retries 11", "0 to 10"}, "", ""},
+	}
+	// An hour old: a rewrite shows in the modification time whatever the
+	// file system's timestamp resolution.
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, f := range []string{existing, corrupt, newer} {
+		require.NoError(t, os.Chtimes(f, old, old))
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -263,6 +303,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 			}
 			var before []byte
 			if c.file != "" {
+				var err error
 				before, err = os.ReadFile(c.file)
 				require.NoError(t, err)
 			}
@@ -272,10 +313,17 @@ func TestBadInputExitsTwo(t *testing.T) {
 			for _, w := range c.want {
 				assert.Contains(t, stderr, w)
 			}
+			if c.absent != "" {
+				assert.NoFileExists(t, c.absent, "nothing written")
+			}
 			if c.file != "" {
 				after, err := os.ReadFile(c.file)
 				require.NoError(t, err)
 				assert.Equal(t, before, after, "the state file is left alone")
+				fi, err := os.Stat(c.file)
+				require.NoError(t, err)
+				assert.True(t, fi.ModTime().Equal(old), "the state file was not rewritten: modified %v, was %v", fi.ModTime(), old)
+				assert.NoFileExists(t, c.file+".2", "no second site's file")
 				entries, err := os.ReadDir(filepath.Dir(c.file))
 				require.NoError(t, err)
 				for _, e := range entries {

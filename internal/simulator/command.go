@@ -81,6 +81,7 @@ generated one.`,
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
 	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
+	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	cmd.SetContext(context.Background())
 	return cmd

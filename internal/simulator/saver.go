@@ -56,6 +56,26 @@ func loadState(fake any, path string) (loaded bool, err error) {
 	return true, nil
 }
 
+// checkWritable makes sure the state file's directory takes a new file
+// (the saver's temporary file), without touching the state file: a
+// usage error when it does not. An empty path is fine.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return usageErrorf("state file %s: cannot write it: %v", path, errors.Unwrap(err))
+	}
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+	return nil
+}
+
 // removeTempFiles removes the temporary files a killed process left
 // beside the state file: they are named only by save, which renames them
 // over the file when they are whole, so one that is left is never the

@@ -71,7 +71,16 @@ type Config struct {
 	// address that is not loopback.
 	UIPassword string
 	NoUI       bool
+	// WebhookRetries is how many times a failed webhook delivery (an
+	// error or an answer other than 2xx) is retried, 0 to
+	// MaxWebhookRetries, after accesstest.DefaultWebhookRetryBackoff,
+	// doubling (accesstest.WithWebhookRetries). The vendor documents no
+	// retry policy; 0, the default, makes one attempt.
+	WebhookRetries int
 }
+
+// MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
+const MaxWebhookRetries = 10
 
 // String describes the configuration without the token and the
 // console's password, so that printing a Config (%v, %+v, %#v) or logging
@@ -83,8 +92,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
 }
 
 // GoString is String, for %#v.
@@ -150,8 +159,10 @@ type Simulator struct {
 	err     error
 }
 
-// Start validates cfg, loads any saved state and starts serving every
-// site. Close it when done.
+// Start validates cfg, binds every site's listener, loads any saved
+// state and starts serving every site. A refused start (a usage error)
+// writes no file: everything is bound, read and checked first. Close it
+// when done.
 func Start(cfg Config) (*Simulator, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
@@ -176,6 +187,9 @@ func Start(cfg Config) (*Simulator, error) {
 	if !isLoopback(host) && !cfg.NoUI && cfg.UIPassword == "" {
 		return nil, usageErrorf("--addr %s is not a loopback address: give --ui-password to protect the web console, or --no-ui", cfg.Addr)
 	}
+	if cfg.WebhookRetries < 0 || cfg.WebhookRetries > MaxWebhookRetries {
+		return nil, usageErrorf("--webhook-retries %d: give 0 to %d", cfg.WebhookRetries, MaxWebhookRetries)
+	}
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, usageErrorf("--cert and --key go together")
 	}
@@ -188,11 +202,9 @@ func Start(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.CertOut != "" {
-		if err := os.WriteFile(cfg.CertOut, certPEM(cert), 0o644); err != nil {
-			return nil, usageErrorf("--cert-out %s: %v", cfg.CertOut, errors.Unwrap(err))
-		}
-	}
+	// Bad input overwrites nothing: every listener is bound and every
+	// state file read and checked before any file is written (the
+	// certificate, a state file's first save).
 	sim := &Simulator{certOut: cfg.CertOut}
 	for i := range cfg.Sites {
 		p := 0
@@ -203,19 +215,46 @@ func Start(cfg Config) (*Simulator, error) {
 		if statePath != "" && i > 0 {
 			statePath += "." + strconv.Itoa(i+1)
 		}
-		st, err := startSite(cfg, net.JoinHostPort(host, strconv.Itoa(p)), statePath, cert)
+		addr := net.JoinHostPort(host, strconv.Itoa(p))
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
+			sim.Close()
+			return nil, usageErrorf("cannot listen on %s: %v", addr, errors.Unwrap(err))
+		}
+		sim.Sites = append(sim.Sites, &Site{StatePath: statePath, ln: ln, done: make(chan struct{}),
+			URL:         "https://" + urlHost(ln.Addr().(*net.TCPAddr), addr),
+			Fingerprint: fingerprint(cert), PublicKeyPin: publicKeyPin(cert), CertPEM: certPEM(cert)})
+	}
+	for _, st := range sim.Sites {
+		if err := st.load(cfg); err != nil {
 			sim.Close()
 			return nil, err
 		}
-		sim.Sites = append(sim.Sites, st)
+	}
+	for _, st := range sim.Sites {
+		if err := checkWritable(st.StatePath); err != nil {
+			sim.Close()
+			return nil, err
+		}
+	}
+	if cfg.CertOut != "" {
+		if err := os.WriteFile(cfg.CertOut, certPEM(cert), 0o644); err != nil {
+			sim.Close()
+			return nil, usageErrorf("--cert-out %s: %v", cfg.CertOut, errors.Unwrap(err))
+		}
+	}
+	for _, st := range sim.Sites {
+		if err := st.serve(cfg, cert); err != nil {
+			sim.Close()
+			return nil, err
+		}
 	}
 	return sim, nil
 }
 
-func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site, error) {
-	st := &Site{StatePath: statePath, done: make(chan struct{}),
-		Fingerprint: fingerprint(cert), PublicKeyPin: publicKeyPin(cert), CertPEM: certPEM(cert)}
+// load makes the site's fake, loads its state file (reading only) and
+// sets the clients' token; on an error the fake is left for Close.
+func (st *Site) load(cfg Config) error {
 	// The fake's own token (all permissions) serves the web console's
 	// subscription; it is the clients' token too unless --permissions
 	// limits theirs. It is saved with the state, so that a restart
@@ -224,14 +263,16 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	if own == "" || cfg.Permissions != nil {
 		own = randomToken()
 	}
-	fake := accesstest.NewServer(accesstest.WithToken(own))
+	// Live timers: a doorbell times out, a door relocks, a lock rule ends
+	// when it falls due, for subscribers, with no request needed.
+	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0))
 	st.Fake = fake
 	loaded := false
-	if statePath != "" {
+	if st.StatePath != "" {
 		var err error
-		if loaded, err = loadState(fake, statePath); err != nil {
-			fake.Close()
-			return nil, err
+		if loaded, err = loadState(fake, st.StatePath); err != nil {
+			return err
 		}
 	}
 	if !loaded && cfg.Demo {
@@ -243,27 +284,24 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	case cfg.Permissions == nil:
 		fake.AddToken(st.token, accesstest.AllPermissions()...)
 	case st.token == fake.Token():
-		fake.Close()
-		return nil, usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", statePath)
+		return usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
 	default:
 		if st.token == "" {
 			st.token = randomToken()
 		}
 		fake.AddToken(st.token, cfg.Permissions...)
 	}
+	return nil
+}
 
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fake.Close()
-		return nil, usageErrorf("cannot listen on %s: %v", addr, errors.Unwrap(err))
-	}
-	st.ln = ln
-	if statePath != "" {
-		st.saver, err = newSaver(fake, statePath, cfg.SaveInterval, cfg.LogSaves)
-		if err != nil {
-			_ = ln.Close()
-			fake.Close()
-			return nil, err
+// serve starts saving the site's state (its first save creates or
+// rewrites the file) and serving on its listener.
+func (st *Site) serve(cfg Config, cert tls.Certificate) error {
+	fake := st.Fake
+	if st.StatePath != "" {
+		var err error
+		if st.saver, err = newSaver(fake, st.StatePath, cfg.SaveInterval, cfg.LogSaves); err != nil {
+			return err
 		}
 	}
 	api := fake.Handler()
@@ -272,7 +310,7 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		st.ui = newConsole(fake, cfg.UIPassword)
+		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries)
 		mux.Handle("/", st.ui)
 	}
 	st.srv = &http.Server{
@@ -287,13 +325,12 @@ func startSite(cfg Config, addr, statePath string, cert tls.Certificate) (*Site,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          discardLogger(),
 	}
-	st.URL = "https://" + urlHost(ln.Addr().(*net.TCPAddr), addr)
 	go func() {
 		defer close(st.done)
-		_ = st.srv.ServeTLS(ln, "", "")
+		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
 	go st.forgetRequests()
-	return st, nil
+	return nil
 }
 
 // forgetRequests keeps the fake's request log (Server.Requests, which
@@ -323,6 +360,8 @@ func urlHost(bound *net.TCPAddr, asked string) string {
 }
 
 // Close stops serving, saves the state a last time and closes the fakes.
+// It also undoes a start that was refused part of the way (listeners
+// bound, fakes made, nothing saved).
 // It returns the errors of the final saves, joined.
 func (sim *Simulator) Close() error {
 	sim.once.Do(func() {
@@ -331,16 +370,22 @@ func (sim *Simulator) Close() error {
 			if st.ui != nil {
 				st.ui.close()
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			if err := st.srv.Shutdown(ctx); err != nil {
-				_ = st.srv.Close()
+			if st.srv != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if err := st.srv.Shutdown(ctx); err != nil {
+					_ = st.srv.Close()
+				}
+				cancel()
+				<-st.done
+			} else {
+				_ = st.ln.Close() // a start that was refused: never served
 			}
-			cancel()
-			<-st.done
 			if st.saver != nil {
 				errs = append(errs, st.saver.close())
 			}
-			st.Fake.Close()
+			if st.Fake != nil {
+				st.Fake.Close()
+			}
 		}
 		sim.err = errors.Join(errs...)
 	})

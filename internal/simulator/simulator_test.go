@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -279,7 +280,68 @@ func TestConsoleShowsWebhookDeliveries(t *testing.T) {
 	resp.Body.Close()
 	assert.Contains(t, string(page), "<code>access.door.unlock</code>")
 	assert.Contains(t, string(page), recv.URL+"/hook")
-	assert.Contains(t, string(page), "<td data-status>202</td>")
+	assert.Contains(t, string(page), "<td data-status>202</td><td data-attempt>1</td>")
+	assert.Contains(t, string(page), "<th title=\"attempt of this delivery: 1, then the retries\">Try</th>")
+	assert.Contains(t, string(page), "One attempt each")
+	assert.Len(t, st.Fake.Deliveries(), 1)
+}
+
+// TestConsoleShowsWebhookRetries: with WebhookRetries (--webhook-retries)
+// a receiver that fails twice and then answers gets three deliveries of
+// the same signed body, and the page lists each attempt with its number
+// and status, newest first.
+func TestConsoleShowsWebhookRetries(t *testing.T) {
+	t.Parallel()
+	type hit struct {
+		body []byte
+		sig  string
+	}
+	got := make(chan hit, 8)
+	var calls atomic.Int32
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- hit{b, r.Header.Get(access.SignatureHeader)}
+		if calls.Add(1) <= 2 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer recv.Close()
+	st := startSim(t, simulator.Config{Demo: true, WebhookRetries: 2})
+	c := sdkClient(t, st)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, _, err := c.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: recv.URL + "/hook", Name: "test",
+		Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	_, err = c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	require.NoError(t, st.Fake.WaitDeliveries(ctx), "the retries end")
+	require.Len(t, got, 3)
+	first := <-got
+	for i := 2; i <= 3; i++ {
+		h := <-got
+		assert.Equal(t, first.body, h.body, "attempt %d: the same body", i)
+		assert.Regexp(t, `^t=\d+,v1=[0-9a-f]{64}$`, h.sig, "attempt %d", i)
+	}
+	var tries []int
+	for _, d := range st.Fake.Deliveries() {
+		tries = append(tries, d.Attempt)
+	}
+	assert.Equal(t, []int{1, 2, 3}, tries)
+
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	html := string(page)
+	a3 := strings.Index(html, "<td data-status>200</td><td data-attempt>3</td>")
+	a2 := strings.Index(html, "<td data-status>500</td><td data-attempt>2</td>")
+	a1 := strings.Index(html, "<td data-status>500</td><td data-attempt>1</td>")
+	require.True(t, a3 >= 0 && a2 >= 0 && a1 >= 0, "every attempt is listed: %s", html)
+	assert.True(t, a3 < a2 && a2 < a1, "newest first")
+	assert.Contains(t, html, "at most 2 more times")
 }
 
 // TestPrintedValuesHideTheToken: %v, %+v and %#v of a Config or a Site
@@ -324,4 +386,41 @@ func TestSeveralSitesKeepTheirState(t *testing.T) {
 	assert.Equal(t, token2, sim.Sites[1].Token(), "the generated token survives the restart")
 	_, _, err = sdkClient(t, sim.Sites[1]).Users.List(context.Background(), nil)
 	assert.NoError(t, err)
+}
+
+// TestTimersFireWithoutARequest: in the running simulator (no web console,
+// so no page reads the doors) a doorbell that nobody answers times out on
+// its own, and a WebSocket subscriber gets its access.remote_view.change
+// with no request after the ring. Advance brings the timeout to 50 ms
+// ahead of the real clock.
+func TestTimersFireWithoutARequest(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true, NoUI: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan *access.Notification, 64)
+	client := sdkClient(t, st)
+	go func() {
+		for n, err := range client.Notifications.Subscribe(ctx, nil) {
+			if err == nil && n.Event == access.NotificationRemoteViewChange {
+				got <- n
+			}
+		}
+	}()
+	require.NoError(t, st.Fake.WaitNotificationClients(ctx, 1))
+	id, err := st.Fake.RingDoorbell(accesstest.DemoIntercomID)
+	require.NoError(t, err)
+	st.Fake.ResetRequests()
+
+	st.Fake.Advance(accesstest.DoorbellRingTimeout - 50*time.Millisecond)
+	select {
+	case n := <-got:
+		v, err := n.RemoteViewChange()
+		require.NoError(t, err)
+		assert.Equal(t, id, v.RemoteCallRequestID)
+		assert.Equal(t, access.RemoteViewReason(105), v.ReasonCode, "timed out")
+	case <-ctx.Done():
+		t.Fatal("no access.remote_view.change: the timeout did not fire by itself")
+	}
+	assert.Empty(t, st.Fake.Requests(), "no request ran the timer")
 }

@@ -45,6 +45,7 @@ const (
 type console struct {
 	fake     *accesstest.Server
 	password string
+	retries  int // Config.WebhookRetries, for the deliveries' hint
 	mux      *http.ServeMux
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -70,8 +71,8 @@ type feedItem struct {
 	JSON    string
 }
 
-func newConsole(fake *accesstest.Server, password string) *console {
-	c := &console{fake: fake, password: password, mux: http.NewServeMux(), poke: make(chan struct{}, 1),
+func newConsole(fake *accesstest.Server, password string, retries int) *console {
+	c := &console{fake: fake, password: password, retries: retries, mux: http.NewServeMux(), poke: make(chan struct{}, 1),
 		clients: map[chan sseMsg]struct{}{}, sections: map[string]string{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	static, _ := fs.Sub(uiFiles, "ui")
@@ -147,6 +148,8 @@ type view struct {
 	People     []personView
 	Query      string
 	Deliveries []deliveryView
+	Retries    int // webhook retries allowed (--webhook-retries)
+	Backoff    time.Duration
 	Feed       []feedItem
 	Ops        []string
 }
@@ -181,11 +184,13 @@ type personView struct {
 
 type deliveryView struct {
 	URL, Event, Status, Error, Latency string
+	Attempt                            int
 }
 
 func (c *console) snapshot(q string) view {
 	f := c.fake
-	v := view{Now: f.Now(), Emergency: f.Emergency(), Query: q, Ops: knownOps}
+	v := view{Now: f.Now(), Emergency: f.Emergency(), Query: q, Ops: knownOps,
+		Retries: c.retries, Backoff: accesstest.DefaultWebhookRetryBackoff}
 	doors := f.Doors()
 	devs := f.DeviceList().Devices()
 	enrolling := f.EnrollingDevices()
@@ -242,7 +247,7 @@ func (c *console) snapshot(q string) view {
 	ds := f.Deliveries()
 	for i := len(ds) - 1; i >= 0 && len(v.Deliveries) < deliveriesShow; i-- {
 		d := ds[i]
-		dv := deliveryView{URL: d.URL, Event: string(d.Event), Latency: d.Latency.Round(100 * time.Microsecond).String()}
+		dv := deliveryView{URL: d.URL, Event: string(d.Event), Latency: d.Latency.Round(100 * time.Microsecond).String(), Attempt: d.Attempt}
 		if d.StatusCode != 0 {
 			dv.Status = strconv.Itoa(d.StatusCode)
 		}
@@ -388,8 +393,8 @@ func (c *console) kick() {
 
 // refresh re-renders the live sections twice a second, and at once after
 // a change of state, a notification or a button, sending those that
-// changed. Reading the
-// doors also runs the fake's timers that fell due (relocks, rule ends).
+// changed. The fake's timers (relocks, rule ends) run by themselves
+// (accesstest.WithLiveTimers), whether a page is open or not.
 func (c *console) refresh() {
 	defer c.wg.Done()
 	t := time.NewTicker(refreshEvery)

@@ -1,0 +1,169 @@
+package accesstest_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// flaky is a webhook receiver that answers the given statuses in turn,
+// then 200, and keeps what it received.
+type flaky struct {
+	*httptest.Server
+	mu      sync.Mutex
+	answers []int
+	bodies  [][]byte
+	sigs    []string
+}
+
+func newFlaky(t *testing.T, answers ...int) *flaky {
+	f := &flaky{answers: answers}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readAll(t, r)
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.sigs = append(f.sigs, r.Header.Get(access.SignatureHeader))
+		status := http.StatusOK
+		if len(f.answers) > 0 {
+			status, f.answers = f.answers[0], f.answers[1:]
+		}
+		f.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *flaky) received() ([][]byte, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bodies, f.sigs
+}
+
+func attempts(ds []accesstest.Delivery) (out []int) {
+	for _, d := range ds {
+		out = append(out, d.Attempt)
+	}
+	return out
+}
+
+func statuses(ds []accesstest.Delivery) (out []int) {
+	for _, d := range ds {
+		out = append(out, d.StatusCode)
+	}
+	return out
+}
+
+// With two retries, a receiver that fails twice (500, 503) and then
+// answers 200 gets three deliveries of the same body, each with a valid
+// Signature header; Deliveries records attempts 1, 2 and 3.
+func TestWebhookRetriesUntilSuccess(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithWebhookRetries(2, time.Millisecond))
+	recv := newFlaky(t, http.StatusInternalServerError, http.StatusServiceUnavailable)
+	ep := srv.AddWebhook(access.WebhookEndpoint{Endpoint: recv.URL, Name: "flaky", Events: []access.EventType{access.EventDoorUnlock}})
+
+	_, err := srv.Client().Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	require.NoError(t, srv.WaitDeliveries(ctx))
+
+	bodies, sigs := recv.received()
+	require.Len(t, bodies, 3)
+	for i := range bodies {
+		assert.Equal(t, bodies[0], bodies[i], "attempt %d: the same body", i+1)
+		assert.Regexp(t, `^t=\d+,v1=[0-9a-f]{64}$`, sigs[i], "attempt %d", i+1)
+		ev, err := access.ConstructEvent(bodies[i], sigs[i], ep.Secret.Value())
+		require.NoError(t, err, "attempt %d verifies", i+1)
+		assert.Equal(t, access.EventDoorUnlock, ev.Event)
+	}
+	ds := srv.Deliveries()
+	assert.Equal(t, []int{1, 2, 3}, attempts(ds))
+	assert.Equal(t, []int{500, 503, 200}, statuses(ds))
+	for _, d := range ds {
+		assert.Equal(t, bodies[0], d.Payload)
+		assert.Equal(t, ep.ID, d.EndpointID)
+	}
+
+	// Emit retries the same way and returns every attempt.
+	recv.mu.Lock()
+	recv.answers = []int{http.StatusBadGateway}
+	recv.mu.Unlock()
+	out, err := srv.Emit(ctx, bodies[0])
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2}, attempts(out))
+	assert.Equal(t, []int{502, 200}, statuses(out))
+}
+
+// Retries stop after the number allowed; without WithWebhookRetries a
+// failed delivery is made once.
+func TestWebhookRetriesAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		opts []accesstest.Option
+		want []int
+	}{
+		{"default: one attempt", nil, []int{1}},
+		{"one retry", []accesstest.Option{accesstest.WithWebhookRetries(1, time.Millisecond)}, []int{1, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := accesstest.New(t, append(c.opts, accesstest.WithDemoData())...)
+			recv := newFlaky(t, 500, 500, 500, 500)
+			srv.AddWebhook(access.WebhookEndpoint{Endpoint: recv.URL, Name: "down", Events: []access.EventType{access.EventDoorUnlock}})
+			_, err := srv.Client().Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+			require.NoError(t, err)
+			require.NoError(t, srv.WaitDeliveries(ctx))
+			ds := srv.Deliveries()
+			assert.Equal(t, c.want, attempts(ds))
+			for _, d := range ds {
+				assert.Equal(t, 500, d.StatusCode)
+			}
+			bodies, _ := recv.received()
+			assert.Len(t, bodies, len(c.want))
+		})
+	}
+}
+
+// A retry waiting its backoff holds up nothing: later WebSocket
+// notifications and deliveries are made meanwhile. Close ends the wait;
+// the attempt it would have made is recorded as dropped.
+func TestWebhookRetryWaitHoldsUpNothing(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithWebhookRetries(3, time.Hour))
+	defer srv.Close()
+	ws := subscribe(t, srv)
+	down := newFlaky(t, 500)
+	srv.AddWebhook(access.WebhookEndpoint{Endpoint: down.URL, Name: "down", Events: []access.EventType{access.EventDoorUnlock}})
+	c := srv.Client()
+	_, err := c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+	require.NoError(t, err)
+	waitFor(t, ws, "the unlock's notification", func(n *access.Notification) bool { return n.Event == access.NotificationRemoteUnlock })
+
+	_, err = c.Doors.SetEmergency(ctx, &access.EmergencyStatus{Lockdown: true})
+	require.NoError(t, err)
+	waitFor(t, ws, "the next change's notification, during the retry's wait", func(n *access.Notification) bool {
+		return n.Event == access.NotificationSettingUpdate
+	})
+	done, cancel := context.WithCancel(ctx)
+	cancel() // WaitDeliveries then reports at once whether anything is pending
+	assert.ErrorIs(t, srv.WaitDeliveries(done), context.Canceled, "the retry is still pending")
+
+	srv.Close()
+	ds := srv.Deliveries()
+	require.Equal(t, []int{1, 2}, attempts(ds))
+	assert.Equal(t, 500, ds[0].StatusCode)
+	assert.Error(t, ds[1].Err, "the retry the close cut off")
+	assert.Zero(t, ds[1].StatusCode)
+	bodies, _ := down.received()
+	assert.Len(t, bodies, 1, "no second attempt was made")
+}
