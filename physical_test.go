@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -75,7 +76,7 @@ func TestPhysicalActsAreNotRepeatedWhenTheConsoleMayHaveActed(t *testing.T) {
 			policy.RetryWrites, policy.RetryInternalServerError = true, true
 			c, mux, _ := setup(t, WithRetryPolicy(policy))
 			acted := map[string]*atomic.Int32{}
-			for _, op := range append(physical, control) {
+			for _, op := range slices.Concat(physical, []anOp{control}) {
 				n := new(atomic.Int32)
 				acted[op.name] = n
 				mux.HandleFunc(op.pattern, func(w http.ResponseWriter, r *http.Request) {
