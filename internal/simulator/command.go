@@ -67,7 +67,7 @@ generated one.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (host:port; port 0 picks a free one)")
+	f.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (host:port; port 0 picks a free one; no host is loopback, 0.0.0.0 every interface)")
 	f.StringVar(&cfg.Token, "token", "", "API token clients use (default: generated)")
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
 	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change")

@@ -177,6 +177,10 @@ func Start(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, usageErrorf("--addr %q: %v", cfg.Addr, err)
 	}
+	if host == "" { // ":0", ":12445": the port on loopback, like the default
+		host = "127.0.0.1"
+		cfg.Addr = net.JoinHostPort(host, portStr)
+	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil || port < 0 || port > 65535 {
 		return nil, usageErrorf("--addr %q: bad port", cfg.Addr)

@@ -56,6 +56,20 @@ func TestPermissionsLimitTheToken(t *testing.T) {
 	assert.Equal(t, 2, ue.ExitCode())
 }
 
+// TestPortOnlyAddrIsLoopback: --addr :0 picks a free port on loopback,
+// as the default address does, so it needs no --ui-password; every
+// interface is asked for with 0.0.0.0 (TestBadInputExitsTwo).
+func TestPortOnlyAddrIsLoopback(t *testing.T) {
+	t.Parallel()
+	sim, err := simulator.Start(simulator.Config{Addr: ":0"})
+	require.NoError(t, err)
+	defer sim.Close()
+	require.Len(t, sim.Sites, 1)
+	assert.Regexp(t, `^https://127\.0\.0\.1:[1-9][0-9]*$`, sim.Sites[0].URL)
+	_, _, err = sdkClient(t, sim.Sites[0]).Doors.List(context.Background())
+	require.NoError(t, err)
+}
+
 // TestSeveralSites: --sites 3 serves three separate consoles on their own
 // ports; a change at one is not seen at the others, and the export lines
 // name each.
