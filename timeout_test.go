@@ -198,8 +198,13 @@ func TestStallMidJSONIsRetriedThenARequestError(t *testing.T) {
 func TestNoHeadersWithinTheTimeout(t *testing.T) {
 	t.Parallel()
 	c, mux, _ := setup(t, WithTimeout(transferTimeout), WithRetryPolicy(RetryPolicy{}))
+	// The handler answers nothing until the test has ended (cleanups run
+	// last first: this one before the server's Close), whatever happens
+	// to the request's context meanwhile.
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
 	mux.HandleFunc("GET /api/v1/developer/users/{id}", func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		<-release
 	})
 	_, _, err := c.Users.Get(context.Background(), "u1", nil)
 	var re *RequestError
