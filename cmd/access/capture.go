@@ -58,17 +58,31 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode == http.StatusSwitchingProtocols {
 		return resp, err // a WebSocket's body is the connection
 	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxCaptured+1))
 	if rerr != nil {
+		resp.Body.Close()
 		return nil, rerr
 	}
+	ex := exchange{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode, raw: body, contentType: resp.Header.Get("Content-Type")}
+	if len(body) > maxCaptured {
+		// Too large to keep: the SDK still reads the whole answer.
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		ex.raw, ex.Text = nil, fmt.Sprintf("(over %d MiB: not captured)", maxCaptured>>20)
+	} else {
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	r.mu.Lock()
-	r.got = append(r.got, exchange{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode, raw: body, contentType: resp.Header.Get("Content-Type")})
+	r.got = append(r.got, ex)
 	r.mu.Unlock()
 	return resp, nil
 }
+
+// maxCaptured is the largest answer the capture keeps.
+const maxCaptured = 8 << 20
 
 func (r *recorder) reset() { r.mu.Lock(); r.got = nil; r.mu.Unlock() }
 func (r *recorder) take() []exchange {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -171,3 +173,33 @@ func TestRedactorCollects(t *testing.T) {
 	require.Equal(t, []string{"Charles Babbage", "Mary Somerville", "a1b2c3d4"}, rd.known)
 	require.Equal(t, "REDACTED met REDACTED at /tokens/REDACTED", rd.text("Charles Babbage met Mary Somerville at /tokens/a1b2c3d4"))
 }
+
+// TestRecorderPassesLargeAnswersWhole: an answer over maxCaptured is not
+// kept, and the caller still reads every byte of it (it was cut at 8 MiB).
+func TestRecorderPassesLargeAnswersWhole(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), maxCaptured+10)
+	r := &recorder{}
+	rt := r.wrap(transportFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/csv"}}, Body: io.NopCloser(bytes.NewReader(big))}, nil
+	}))
+	req, _ := http.NewRequest(http.MethodPost, "https://console/api/v1/developer/system/logs/export", nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(got) != len(big) {
+		t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(big))
+	}
+	ex := r.take()
+	if len(ex) != 1 || ex[0].raw != nil || !strings.Contains(ex[0].Text, "not captured") {
+		t.Fatalf("recorded %+v", ex)
+	}
+}
+
+// transportFunc is an http.RoundTripper made of a function.
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
