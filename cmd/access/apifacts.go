@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/access-dev/access/internal/apifacts"
-	"github.com/spf13/cobra"
 )
 
 const (
@@ -61,38 +60,19 @@ func minimumVersion(sdks []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// setMinimumVersions writes the "Minimum Access version" line of every
-// command whose help names the SDK methods it calls ("SDK: ..."), from
-// internal/apifacts, after its "Permission" line; a line the command had
-// is replaced, so the help has one source for the versions, the one
-// CONFORMANCE.md is built from.
-func setMinimumVersions(c *cobra.Command) {
-	if strings.Contains(c.Long, "\n"+sdkLine) {
-		lines := strings.Split(c.Long, "\n")
-		out := make([]string, 0, len(lines)+1)
-		var sdks []string
-		at := -1
-		for _, l := range lines {
-			if strings.HasPrefix(l, minLine) {
-				continue
-			}
-			out = append(out, l)
-			if list, ok := strings.CutPrefix(l, sdkLine); ok {
-				for _, m := range strings.Split(list, ",") {
-					sdks = append(sdks, strings.TrimSpace(m))
-				}
-				at = len(out)
-			}
-			if strings.HasPrefix(l, "Permission: ") && at == len(out)-1 {
-				at = len(out)
-			}
-		}
-		if v := minimumVersion(sdks); v != "" && at >= 0 {
-			out = append(out[:at], append([]string{minLine + v}, out[at:]...)...)
-		}
-		c.Long = strings.Join(out, "\n")
+// factsHelp is the last paragraph of the help of a command that calls
+// the API: the SDK methods it calls (sdks, comma separated), the token's
+// permission and, from internal/apifacts, the minimum Access version, so
+// the help has one source for the versions, the one CONFORMANCE.md is
+// built from.
+func factsHelp(sdks, perm string) string {
+	s := sdkLine + sdks + "\nPermission: " + perm
+	var methods []string
+	for _, m := range strings.Split(sdks, ",") {
+		methods = append(methods, strings.TrimSpace(m))
 	}
-	for _, sub := range c.Commands() {
-		setMinimumVersions(sub)
+	if v := minimumVersion(methods); v != "" {
+		s += "\n" + minLine + v
 	}
+	return s
 }

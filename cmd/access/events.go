@@ -78,9 +78,7 @@ With --fake the demo site is busy while the command listens: every half second
 someone leaves through the main entrance, a visitor rings the intercom and gives
 up, or an unknown card is held to the main reader.
 
-SDK: Notifications.Subscribe
-Permission: view:device
-Minimum Access version: 1.20.11`,
+` + factsHelp("Notifications.Subscribe", "view:device"),
 		Example: "  access --fake events tail --type doorbell,door.unlock --count 3",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -110,9 +108,7 @@ unlocks access.door.unlock and emergency changes access.device.emergency_status;
 Without --secret (or $ACCESS_WEBHOOK_SECRET) a random secret is made and printed.
 With --fake the demo site is busy while the command listens (see events tail).
 
-SDK: Notifications.Subscribe, SignPayload
-Permission: view:device
-Minimum Access version: 1.20.11`,
+` + factsHelp("Notifications.Subscribe, SignPayload", "view:device"),
 		Example: "  access --fake events listen --forward-to http://localhost:8080/webhook --secret s3cret --count 2",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

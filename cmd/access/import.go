@@ -147,8 +147,7 @@ piped), then a summary on stderr; failed rows make the exit code 1. --dry-run
 prints the lines the run would print, "would-create" for "created" (a refusal by
 the console aside).
 
-SDK: Users.All, Users.Create
-Permission: view:user, edit:user`,
+` + factsHelp("Users.All, Users.Create", "view:user, edit:user"),
 		Example: "  access --fake users import people.csv --dry-run",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -263,9 +262,7 @@ the order of the file (JSONL when piped), then a summary on stderr; failed rows
 make the exit code 1. --dry-run prints the lines the run would print,
 "would-create" for "created" (a refusal by the console aside).
 
-SDK: NFCCards.All, NFCCards.Import
-Permission: view:credential, edit:credential
-Minimum Access version: 3.3.10`,
+` + factsHelp("NFCCards.All, NFCCards.Import", "view:credential, edit:credential"),
 		Example: "  access --fake nfc-cards import cards.csv",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {

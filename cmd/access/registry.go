@@ -51,7 +51,7 @@ type argSpec struct {
 type opSpec struct {
 	path  string // "doors unlock", "doors lock-rule set"
 	sdk   string // "Doors.Unlock" (several: "Users.List, Users.All")
-	perm  string // (the minimum Access version comes from internal/apifacts: see setMinimumVersions)
+	perm  string // (the minimum Access version comes from internal/apifacts: see factsHelp)
 	short string
 	long  string
 	args  []argSpec
@@ -336,7 +336,7 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			break
 		}
 	}
-	long += "\n\nSDK: " + spec.sdk + "\nPermission: " + spec.perm
+	long += "\n\n" + factsHelp(spec.sdk, spec.perm)
 	if spec.write {
 		long += "\nThis command changes the console; it is never sent twice."
 	}

@@ -240,7 +240,6 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
-	setMinimumVersions(root)
 	return root
 }
 
