@@ -3,18 +3,22 @@ package main
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/access-dev/access"
 )
 
-// knownEvents are the notifications the SDK names (the handshake,
-// access.base.info, is never yielded, so it is not one to wait for).
-var knownEvents = []access.NotificationEvent{
-	access.NotificationRemoteView, access.NotificationRemoteViewChange, access.NotificationRemoteUnlock,
-	access.NotificationDeviceUpdate, access.NotificationDeviceUpdateV2, access.NotificationLocationUpdate,
-	access.NotificationLocationUpdateV2, access.NotificationDeviceLocationUpdateV2, access.NotificationSettingUpdate,
-	access.NotificationLogsAdd, access.NotificationDoorBell,
-}
+// knownEvents are the notifications the short names of eventAliases
+// stand for, which are all the SDK names but the handshake
+// (access.base.info, never yielded, so not one to wait for); sorted.
+var knownEvents = sync.OnceValue(func() []access.NotificationEvent {
+	var out []access.NotificationEvent
+	for _, evs := range eventAliases {
+		out = append(out, evs...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+})
 
 // checkEventTypes refuses a --type value that is neither a short name nor
 // a known event (with or without "access."): the stream would never match
@@ -24,13 +28,14 @@ func checkEventTypes(types []string) error {
 		if _, ok := eventAliases[t]; ok {
 			continue
 		}
-		if slices.Contains(knownEvents, access.NotificationEvent(t)) || slices.Contains(knownEvents, access.NotificationEvent("access."+t)) {
+		known := knownEvents()
+		if slices.Contains(known, access.NotificationEvent(t)) || slices.Contains(known, access.NotificationEvent("access."+t)) {
 			continue
 		}
 		aliases := eventTypeCompletions()
 		slices.Sort(aliases)
-		names := make([]string, len(knownEvents))
-		for i, e := range knownEvents {
+		names := make([]string, len(known))
+		for i, e := range known {
 			names[i] = string(e)
 		}
 		return usageErrorf("--type %q is not a known event: use %s, or an event name (with or without \"access.\"): %s",
