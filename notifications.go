@@ -712,8 +712,6 @@ func (st *stream) upgradeRefused(u string, resp *http.Response) (err error, fata
 	ex := &exchange{method: http.MethodGet, url: u, authName: st.cfg.authName, attempts: 1, resp: &Response{Response: resp}, raw: body}
 	e := ex.statusError() // as for every other call: code, message, redacted body, Retry-After
 	switch {
-	case e.invalid(): // an HTML page: not the API
-		return e, true
 	case e.Code == CodeDeviceAPINotSupported || resp.StatusCode == http.StatusNotFound:
 		return fmt.Errorf("%w: %w", ErrUnsupported, e), true
 	case errors.Is(e, ErrUnauthorized) || errors.Is(e, ErrForbidden):

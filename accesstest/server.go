@@ -104,9 +104,14 @@ func WithClock(now func() time.Time) Option {
 }
 
 // Request is a request the server received, as [Server.Requests] reports
-// it. The Authorization header is redacted.
+// it. The credential headers (Authorization, X-API-KEY) are redacted.
 type Request struct {
-	Op     Op
+	Op Op
+	// Mode is the layout the request came in: [access.ModeDirect] under
+	// /api/v1/developer, [access.ModeProxy] under
+	// /proxy/access/integration/v1/developer (or the older proxy socket
+	// path).
+	Mode   access.Mode
 	Method string
 	// Path is the escaped path, e.g. /api/v1/developer/users/u%2F1.
 	Path   string
@@ -182,8 +187,9 @@ type Server struct {
 	closeOnce sync.Once
 	life      lifecycle // the goroutines Close waits for
 	delivery  *http.Client
-	retry     retryPolicy // webhooks.go: set by WithWebhookRetries only
-	notify    notifyHub   // notifications.go: the notifications WebSocket's subscribers
+	retry     retryPolicy  // webhooks.go: set by WithWebhookRetries only
+	notify    notifyHub    // notifications.go: the notifications WebSocket's subscribers
+	console   consoleState // console.go: the proxy's firmware, restarts, Access missing
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
@@ -304,6 +310,20 @@ func (l *lifecycle) close() {
 // https://127.0.0.1:41235.
 func (s *Server) URL() string { return s.srv.URL }
 
+// ProxyURL returns the base URL of the same server as a UniFi OS
+// console's proxy, e.g.
+// https://127.0.0.1:41235/proxy/access/integration/v1/developer: clients
+// given it send their token as an X-API-KEY ([access.ModeProxy]).
+func (s *Server) ProxyURL() string { return s.srv.URL + access.ProxyPrefix }
+
+// URLFor returns [Server.URL] or [Server.ProxyURL], as mode says.
+func (s *Server) URLFor(mode access.Mode) string {
+	if mode == access.ModeProxy {
+		return s.ProxyURL()
+	}
+	return s.URL()
+}
+
 // Token returns the token with every permission.
 func (s *Server) Token() string { return s.token }
 
@@ -346,8 +366,24 @@ func RetryPolicy() access.RetryPolicy {
 // ClientWithToken is [Server.Client] with another token (see
 // [Server.AddToken]).
 func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Client {
+	return s.clientAt(s.URL(), token, opts)
+}
+
+// ProxyClient is [Server.Client] in [access.ModeProxy]: through
+// [Server.ProxyURL], with the token sent as an X-API-KEY.
+func (s *Server) ProxyClient(opts ...access.Option) *access.Client {
+	return s.clientAt(s.ProxyURL(), s.token, opts)
+}
+
+// ClientFor is [Server.Client] or [Server.ProxyClient], as mode says, for
+// tests that run in both.
+func (s *Server) ClientFor(mode access.Mode, opts ...access.Option) *access.Client {
+	return s.clientAt(s.URLFor(mode), s.token, opts)
+}
+
+func (s *Server) clientAt(base, token string, opts []access.Option) *access.Client {
 	all := append([]access.Option{access.WithHTTPClient(s.HTTPClient()), access.WithRetryPolicy(RetryPolicy())}, opts...)
-	c, err := access.NewClient(s.URL(), token, all...)
+	c, err := access.NewClient(base, token, all...)
 	if err != nil {
 		panic("accesstest: " + err.Error())
 	}
@@ -586,40 +622,52 @@ var routes = []route{
 	{"PUT " + apiPrefix + "/users/touch_passes/assign", OpUsersBatchAssignTouchPasses, EditUser, (*Server).batchAssignTouchPasses},
 }
 
+// handler serves every route in both layouts (see [Server.ProxyURL]) and
+// the notifications WebSocket also at the older proxy path.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	// Unmatched requests: 405 when the path exists for another method,
 	// else 404.
 	paths := http.NewServeMux()
 	seen := map[string]bool{}
-	for _, rt := range routes {
-		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			s.serve(w, r, rt.op, func(w http.ResponseWriter) {
-				if s.authorize(w, r, rt.perm) {
-					rt.h(s, w, r)
+	handle := func(method, path string, mode access.Mode, op Op, perm Permission, h func(*Server, http.ResponseWriter, *http.Request)) {
+		mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+			s.serve(w, r, op, mode, func(w http.ResponseWriter) {
+				if s.authorize(w, r, mode, perm) {
+					h(s, w, r)
 				}
 			})
 		})
-		if _, path, _ := strings.Cut(rt.pattern, " "); !seen[path] {
+		if !seen[path] {
 			seen[path] = true
 			paths.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 				writeError(w, http.StatusMethodNotAllowed, access.CodeParamsInvalid, "Method not allowed.")
 			})
 		}
 	}
+	for _, rt := range routes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		rest := strings.TrimPrefix(path, apiPrefix)
+		handle(method, path, access.ModeDirect, rt.op, rt.perm, rt.h)
+		handle(method, access.ProxyPrefix+rest, access.ModeProxy, rt.op, rt.perm, rt.h)
+		if rt.op == OpNotificationsSubscribe {
+			handle(method, olderProxySocketPath, access.ModeProxy, rt.op, rt.perm, rt.h)
+		}
+	}
 	paths.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, opUnknown, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
+		s.serve(w, r, opUnknown, modeOfPath(r.URL.Path), func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
 	})
 	return mux
 }
 
-// serve buffers the request body, records the request and acts out an
-// injected fault; when no fault answered, it calls next, with a buffer
-// for the answer except for the WebSocket upgrade.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(http.ResponseWriter)) {
+// serve buffers the request body, records the request and acts out the
+// console's state (console.go) and an injected fault; when neither
+// answered, it calls next, with a buffer for the answer except for the
+// WebSocket upgrade.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, mode access.Mode, next func(http.ResponseWriter)) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
@@ -630,7 +678,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	f := s.record(r, op, body)
+	f := s.record(r, op, mode, body)
+	if s.consoleAnswers(w, r, op, mode) {
+		return
+	}
 	if f != nil && !f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}
@@ -683,14 +734,20 @@ func (a *answer) sendTo(w http.ResponseWriter) {
 }
 
 // record logs the request and returns the fault it triggers, if any.
-func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
+func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *Fault {
 	h := r.Header.Clone()
 	if h.Get("Authorization") != "" {
 		h.Set("Authorization", redactedAuthorizationHead)
 	}
+	for k := range h {
+		if strings.EqualFold(k, apiKeyHeader) {
+			h[k] = []string{"REDACTED"}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.console.modes[mode]++
+	s.requests = append(s.requests, Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue
@@ -791,10 +848,15 @@ func defaultFaultCode(status int) access.ErrorCode {
 	return access.CodeSystemError
 }
 
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permission) bool {
+// authorize checks the credential in the header of the request's layout:
+// "Authorization: Bearer <token>" direct, "X-API-KEY: <key>" through the
+// proxy. A credential in the other layout's header is not looked at.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, mode access.Mode, perm Permission) bool {
 	const scheme = "Bearer "
 	auth, token := r.Header.Get("Authorization"), ""
-	if len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
+	if mode == access.ModeProxy {
+		token = r.Header.Get(apiKeyHeader)
+	} else if len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
 		token = auth[len(scheme):]
 	}
 	s.mu.Lock()

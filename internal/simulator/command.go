@@ -24,7 +24,8 @@ func NewCommand() *cobra.Command {
 		Use:   "fake",
 		Short: "Run a simulated UniFi Access console (the accesstest fake) for any client",
 		Long: `fake serves the fake controller of accesstest to other processes: the developer
-API under /api/v1/developer over HTTPS, the notifications WebSocket, signed
+API under /api/v1/developer (and, as a UniFi OS console's proxy with
+X-API-KEY, under /proxy/access/integration/v1/developer) over HTTPS, the notifications WebSocket, signed
 webhook deliveries, system logs and exports, and a web console at / that plays
 the physical site (doorbells, cards, doors, exit buttons, emergencies, faults,
 the clock).
@@ -77,7 +78,7 @@ generated one.`,
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
-	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
+	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_PROXY_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
 	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 )
 
@@ -311,6 +312,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	api := fake.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
+	mux.Handle("/proxy/access/", api) // the UniFi OS proxy layout (X-API-KEY)
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
@@ -414,7 +416,8 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 }
 
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,
-// ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
+// ACCESS_PROXY_URL (the same site through the UniFi OS proxy layout, for
+// proxy mode), ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
 // access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
 // first site; the same names with _2, _3, ... for the others; and
 // ACCESS_CACERT, the certificate file, when Config.CertOut is set.
@@ -426,6 +429,7 @@ func (sim *Simulator) PrintEnv(w io.Writer) {
 			sfx = "_" + strconv.Itoa(i+1)
 		}
 		fmt.Fprintf(&b, "export ACCESS_URL%s=%s\n", sfx, shellQuote(st.URL))
+		fmt.Fprintf(&b, "export ACCESS_PROXY_URL%s=%s\n", sfx, shellQuote(st.URL+access.ProxyPrefix))
 		fmt.Fprintf(&b, "export ACCESS_TOKEN%s=%s\n", sfx, shellQuote(st.token))
 		fmt.Fprintf(&b, "export ACCESS_FINGERPRINT%s=%s\n", sfx, shellQuote(st.Fingerprint))
 		fmt.Fprintf(&b, "export ACCESS_PUBKEY_PIN%s=%s\n", sfx, shellQuote(st.PublicKeyPin))
@@ -443,7 +447,8 @@ func (sim *Simulator) PrintInfo(w io.Writer, ui bool) {
 		if len(sim.Sites) > 1 {
 			fmt.Fprintf(w, "site %d of %d\n", i+1, len(sim.Sites))
 		}
-		fmt.Fprintf(w, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+		fmt.Fprintf(w, "access fake: serving the developer API at %s/api/v1/developer (Bearer)\n", st.URL)
+		fmt.Fprintf(w, "  and through a UniFi OS console's proxy at %s%s (X-API-KEY)\n", st.URL, access.ProxyPrefix)
 		fmt.Fprintf(w, "  ACCESS_URL=%s\n  ACCESS_TOKEN=%s\n  ACCESS_FINGERPRINT=%s\n  curl --pinnedpubkey %s\n", st.URL, st.token, st.Fingerprint, st.PublicKeyPin)
 		if ui {
 			fmt.Fprintf(w, "  web console: %s/\n", st.URL)

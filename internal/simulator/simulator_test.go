@@ -99,7 +99,32 @@ func TestSeveralSites(t *testing.T) {
 	assert.Contains(t, out, "export ACCESS_URL='"+sim.Sites[0].URL+"'\n")
 	assert.Contains(t, out, "export ACCESS_URL_2='"+sim.Sites[1].URL+"'\n")
 	assert.Contains(t, out, "export ACCESS_TOKEN_3='shared-token'\n")
-	assert.Equal(t, 12, strings.Count(out, "\n"))
+	assert.Contains(t, out, "export ACCESS_PROXY_URL_2='"+sim.Sites[1].URL+"/proxy/access/integration/v1/developer'\n")
+	assert.Equal(t, 15, strings.Count(out, "\n"))
+}
+
+// TestConsoleShowsTheMode: the page says how many requests came in each
+// layout, direct and through the proxy, and the proxy layout serves the
+// same site with the token as an X-API-KEY.
+func TestConsoleShowsTheMode(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	proxy, err := access.NewClient(st.URL+access.ProxyPrefix, st.Token(), access.WithPinnedCertificate(st.Fingerprint),
+		access.WithRetryPolicy(accesstest.RetryPolicy()))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for range 2 {
+		_, _, err = proxy.Doors.List(ctx)
+		require.NoError(t, err)
+	}
+	direct, proxied := st.Fake.RequestsByMode()
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 2, proxied)
+	assert.Contains(t, string(page), fmt.Sprintf("<strong data-direct>%d</strong> direct (Bearer)", direct))
+	assert.Contains(t, string(page), "<strong data-proxy>2</strong> through the proxy (X-API-KEY)")
 }
 
 // TestConsolePassword: with --ui-password the page needs basic auth; the

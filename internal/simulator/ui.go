@@ -152,6 +152,9 @@ type view struct {
 	Backoff    time.Duration
 	Feed       []feedItem
 	Ops        []string
+	// Direct and Proxy count the API requests in each layout: the mode
+	// the clients used.
+	Direct, Proxy int
 }
 
 type floorView struct {
@@ -191,6 +194,7 @@ func (c *console) snapshot(q string) view {
 	f := c.fake
 	v := view{Now: f.Now(), Emergency: f.Emergency(), Query: q, Ops: knownOps,
 		Retries: c.retries, Backoff: accesstest.DefaultWebhookRetryBackoff}
+	v.Direct, v.Proxy = f.RequestsByMode()
 	doors := f.Doors()
 	devs := f.DeviceList().Devices()
 	enrolling := f.EnrollingDevices()
@@ -295,7 +299,7 @@ func searchPeople(users []access.User, visitors []access.Visitor, q string) []pe
 }
 
 // sectionNames are the parts of the page that live updates replace.
-var sectionNames = []string{"emergency", "doors", "devices", "people-counts", "deliveries", "clock"}
+var sectionNames = []string{"emergency", "doors", "devices", "people-counts", "deliveries", "clock", "modes"}
 
 func (c *console) render(name string, v any) string {
 	var b bytes.Buffer
