@@ -78,6 +78,16 @@ func (s *Server) RequestsByMode() (direct, proxy int) {
 	return s.console.modes[access.ModeDirect], s.console.modes[access.ModeProxy]
 }
 
+// operationPath is the request's escaped path under its layout's prefix
+// (/visitors/v1/license_plates/p1), the same in both layouts.
+func operationPath(r *http.Request) string {
+	p := r.URL.EscapedPath()
+	if rest, ok := strings.CutPrefix(p, access.ProxyPrefix); ok {
+		return rest
+	}
+	return strings.TrimPrefix(p, apiPrefix)
+}
+
 // modeOfPath is the layout of a request path.
 func modeOfPath(p string) access.Mode {
 	if strings.HasPrefix(p, "/proxy/access/") {
