@@ -436,3 +436,30 @@ func TestSubscribeRestartGraceEnds(t *testing.T) {
 	assert.ErrorIs(t, errs[0], ErrUnauthorized)
 	assert.NotContains(t, errs[0].Error(), "still refused")
 }
+
+// TestNotificationsCheck connects once and says which path answered.
+func TestNotificationsCheck(t *testing.T) {
+	t.Parallel()
+	const older = "/proxy/access/api/v1/developer/devices/notifications"
+	srv := newSocketServer(t, older, "/api/v1/developer/devices/notifications")
+	c, err := NewClient(srv.URL+ProxyPrefix, "key")
+	require.NoError(t, err)
+	path, err := c.Notifications.Check(testContext(t))
+	require.NoError(t, err)
+	assert.Equal(t, older, path)
+	assert.Equal(t, older, c.Notifications.SocketPath())
+	assert.Equal(t, []string{ProxyPrefix + "/devices/notifications", older}, srv.takePaths())
+
+	d, err := NewClient(srv.URL, "tok")
+	require.NoError(t, err)
+	path, err = d.Notifications.Check(testContext(t))
+	require.NoError(t, err)
+	assert.Equal(t, "/api/v1/developer/devices/notifications", path)
+
+	gone := newSocketServer(t)
+	e, err := NewClient(gone.URL+ProxyPrefix, "key")
+	require.NoError(t, err)
+	_, err = e.Notifications.Check(testContext(t))
+	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorContains(t, err, older)
+}

@@ -358,6 +358,29 @@ func (s *NotificationsService) Subscribe(ctx context.Context, opts *SubscribeOpt
 	}
 }
 
+// Check connects to the notifications WebSocket once, as Subscribe does
+// (through the proxy, the older path is tried on HTTP 404), closes the
+// connection at once and returns the path that answered, which the client
+// then remembers ([NotificationsService.SocketPath]). It makes one
+// attempt per path and never reconnects; its errors are Subscribe's
+// first-connection errors. Diagnostics (access doctor) use it.
+// Permission: view:device.
+func (s *NotificationsService) Check(ctx context.Context) (string, error) {
+	if ctx == nil {
+		return "", invalidArg("Notifications.Check", "ctx", "must not be nil")
+	}
+	st := &stream{cfg: s.client.cfg, urls: socketURLs(s.client.cfg)}
+	conn, _, err := st.dial(ctx)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", ctxErr
+		}
+		return "", err
+	}
+	_ = conn.CloseNow()
+	return urlPath(st.url), nil
+}
+
 // SocketPath returns the path of the notifications socket that a
 // subscription of this client last connected to (for example
 // /proxy/access/api/v1/developer/devices/notifications on older console

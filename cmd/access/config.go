@@ -297,7 +297,11 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	cl, err := access.NewClient(c.URL, c.Token(), clientOptions(c)...)
+	opts := clientOptions(c)
+	if a.rate > 0 {
+		opts = append(opts, access.WithRateLimit(a.rate, 1)) // --rate of the bulk commands
+	}
+	cl, err := access.NewClient(c.URL, c.Token(), opts...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
