@@ -268,7 +268,7 @@ func (a *app) startFake() connection {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
 		seedFakeDemo(a.fakeSrv)
 	}
-	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
+	return connection{URL: a.fakeSrv.URLFor(a.fakeMode), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
 }
 
 // clientOptions are the SDK options for a connection.

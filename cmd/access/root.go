@@ -64,6 +64,9 @@ type app struct {
 	// rate, when positive, paces the client's requests (--rate of the
 	// bulk commands).
 	rate float64
+	// fakeMode is how --fake's console is reached (tests run the
+	// examples through its proxy layout too).
+	fakeMode access.Mode
 }
 
 // run executes the command line args and returns the process's exit code.
