@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -462,4 +463,47 @@ func TestNotificationsCheck(t *testing.T) {
 	_, err = e.Notifications.Check(testContext(t))
 	assert.ErrorIs(t, err, ErrUnsupported)
 	assert.ErrorContains(t, err, older)
+}
+
+// TestProxyKeyNeverLogged: in proxy mode the key travels only in its
+// header: not in the retry layer's log, the errors, the client's
+// printed forms.
+func TestProxyKeyNeverLogged(t *testing.T) {
+	t.Parallel()
+	const key = "pr0xy-k3y-never-shown"
+	var n atomic.Int32
+	srv := newRawServer(t, func(head string) (int, string, string) {
+		if n.Add(1) == 1 {
+			return 503, "application/json", `{"code":"CODE_SYSTEM_ERROR","msg":"busy"}`
+		}
+		return 401, "application/json", `{"code":"CODE_ACCESS_TOKEN_INVALID","msg":"The provided access token is invalid."}`
+	})
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := NewClient(srv.URL()+ProxyPrefix, key, WithLogger(logger), WithRetryPolicy(fastRetry()))
+	require.NoError(t, err)
+	_, _, err = c.Doors.List(context.Background())
+	require.ErrorIs(t, err, ErrUnauthorized)
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	assert.NotEmpty(t, logged, "the retry was logged")
+	for _, s := range []string{logged, err.Error(), fmt.Sprintf("%v %+v %#v", err, err, err), fmt.Sprintf("%v %+v %#v", c, c, c)} {
+		assert.NotContains(t, s, key)
+	}
+	heads := srv.Heads()
+	require.Len(t, heads, 2)
+	assert.Contains(t, heads[1], "\r\nX-API-KEY: "+key+"\r\n", "the retry carries the key, as named")
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

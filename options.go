@@ -212,8 +212,8 @@ func validHeaderName(s string) bool {
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(o *options) error {
 		switch {
-		case !(perSecond > 0) || perSecond > 1e9:
-			return invalidArg("WithRateLimit", "perSecond", "must be above 0")
+		case !(perSecond >= 1e-3 && perSecond <= 1e9): // NaN too
+			return invalidArg("WithRateLimit", "perSecond", "must be between 0.001 and 1e9")
 		case burst < 1:
 			return invalidArg("WithRateLimit", "burst", "must be at least 1")
 		}

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -132,7 +133,7 @@ func TestWithRateLimitPacesTheClient(t *testing.T) {
 	// after the first could, not before.
 	assert.GreaterOrEqual(t, last.Sub(start), 100*time.Millisecond)
 
-	for _, bad := range []Option{WithRateLimit(0, 1), WithRateLimit(-1, 1), WithRateLimit(10, 0)} {
+	for _, bad := range []Option{WithRateLimit(0, 1), WithRateLimit(-1, 1), WithRateLimit(10, 0), WithRateLimit(1e-6, 1), WithRateLimit(math.NaN(), 1), WithRateLimit(math.Inf(1), 1)} {
 		_, err := NewClient("https://10.0.0.1", "tok", bad)
 		assert.ErrorIs(t, err, ErrValidation)
 	}
