@@ -382,17 +382,13 @@ func (s *NotificationsService) Check(ctx context.Context) (string, error) {
 }
 
 // SocketPath returns the path of the notifications socket that a
-// subscription of this client last connected to (for example
+// subscription (or [NotificationsService.Check]) of this client last
+// connected to (for example
 // /proxy/access/api/v1/developer/devices/notifications on older console
 // firmware behind the proxy), or "" when none has connected yet.
 func (s *NotificationsService) SocketPath() string {
-	u := s.client.cfg.socket.load()
-	if u == "" {
-		return ""
-	}
-	_, rest, _ := strings.Cut(u, "://")
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[i:]
+	if u := s.client.cfg.socket.load(); u != "" {
+		return urlPath(u)
 	}
 	return ""
 }
