@@ -173,7 +173,13 @@ func TestRestartWindow(t *testing.T) {
 			var ae *access.APIError
 			require.ErrorAs(t, re.LastAttemptErr, &ae)
 			got = append(got, fmt.Sprintf("back; last refusal HTTP %d", ae.StatusCode))
-			go func() { _ = srv.Notify(ring("after")) }()
+			go func() {
+				// The client may see the upgrade before the server has
+				// registered the connection: wait for it.
+				if srv.WaitNotificationConnections(ctx, 2) == nil {
+					_ = srv.Notify(ring("after"))
+				}
+			}()
 			continue
 		}
 		require.NoError(t, err)

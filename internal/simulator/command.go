@@ -80,6 +80,8 @@ generated one.`,
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
 	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_PROXY_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
+	f.BoolVar(&cfg.OlderProxySocket, "older-proxy-socket", false, "act as older firmware: through the proxy, the notifications socket only at /proxy/access/api/v1/developer/devices/notifications")
+	f.BoolVar(&cfg.WithoutAccess, "without-access", false, "act as a UniFi OS console without Access: an HTML page at the proxy path, nothing on the API")
 	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")

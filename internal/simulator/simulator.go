@@ -78,6 +78,14 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// OlderProxySocket acts as older console firmware: through the proxy
+	// layout the notifications socket answers only at the older path
+	// (accesstest.WithOlderProxySocket).
+	OlderProxySocket bool
+	// WithoutAccess acts as a UniFi OS console without Access: the proxy
+	// layout answers with an HTML page, the direct one not at all
+	// (accesstest.WithoutAccess).
+	WithoutAccess bool
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -270,8 +278,15 @@ func (st *Site) load(cfg Config) error {
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
-	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0))
+	opts := []accesstest.Option{accesstest.WithToken(own), accesstest.WithLiveTimers(),
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0)}
+	if cfg.OlderProxySocket {
+		opts = append(opts, accesstest.WithOlderProxySocket())
+	}
+	if cfg.WithoutAccess {
+		opts = append(opts, accesstest.WithoutAccess())
+	}
+	fake := accesstest.NewServer(opts...)
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {

@@ -463,3 +463,59 @@ func TestTimersFireWithoutARequest(t *testing.T) {
 	}
 	assert.Empty(t, st.Fake.Requests(), "no request ran the timer")
 }
+
+// TestConsoleRestartsAndOtherConsoles: the web console's restart makes the
+// proxy layout answer 502, then 401, on the site's clock, and leaves the
+// direct layout alone; --older-proxy-socket and --without-access act out
+// older firmware and a UniFi OS console without Access.
+func TestConsoleRestartsAndOtherConsoles(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	client := func(base string) *access.Client {
+		c, err := access.NewClient(base, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
+		require.NoError(t, err)
+		return c
+	}
+	proxy, direct := client(st.URL+access.ProxyPrefix), client(st.URL)
+	ctx := context.Background()
+	req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(url.Values{"do": {"restart"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Console", "1")
+	resp, err := insecureHTTP().Do(req)
+	require.NoError(t, err)
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", msg)
+	assert.Contains(t, string(msg), "Console restarting")
+
+	status := func() int {
+		_, _, err := proxy.Doors.List(ctx)
+		var apiErr *access.APIError
+		if errors.As(err, &apiErr) {
+			return apiErr.StatusCode
+		}
+		require.NoError(t, err)
+		return 200
+	}
+	assert.Equal(t, http.StatusBadGateway, status())
+	_, _, err = direct.Doors.List(ctx)
+	assert.NoError(t, err, "the direct layout is not behind the proxy")
+	st.Fake.Advance(10 * time.Second)
+	assert.Equal(t, http.StatusUnauthorized, status())
+	st.Fake.Advance(20 * time.Second)
+	assert.Equal(t, http.StatusOK, status())
+
+	older := startSim(t, simulator.Config{Demo: true, NoUI: true, OlderProxySocket: true})
+	c, err := access.NewClient(older.URL+access.ProxyPrefix, older.Token(), access.WithPinnedCertificate(older.Fingerprint))
+	require.NoError(t, err)
+	path, err := c.Notifications.Check(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "/proxy/access/api/v1/developer/devices/notifications", path)
+
+	bare := startSim(t, simulator.Config{NoUI: true, WithoutAccess: true})
+	c, err = access.NewClient(bare.URL+access.ProxyPrefix, bare.Token(), access.WithPinnedCertificate(bare.Fingerprint))
+	require.NoError(t, err)
+	_, _, err = c.Doors.List(ctx)
+	assert.ErrorIs(t, err, access.ErrInvalidResponse)
+	assert.ErrorContains(t, err, "is Access installed")
+}

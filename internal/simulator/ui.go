@@ -544,6 +544,13 @@ func (c *console) act(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// The phases of the web console's restart (accesstest.Server.Restart), on
+// the site's clock.
+const (
+	restartBadGateway   = 10 * time.Second
+	restartUnauthorized = 20 * time.Second
+)
+
 // do runs the action named by form's "do" on the fake, through the same
 // Server methods Go tests call. It returns a line for the page.
 func (c *console) do(form url.Values) (string, error) {
@@ -599,6 +606,11 @@ func (c *console) do(form url.Values) (string, error) {
 	case "clear-faults":
 		f.ClearFaults()
 		return "Faults cleared", nil
+	case "restart":
+		// As integrators report a restart through the proxy: 502 while
+		// the applications stop, then 401 while they come back.
+		f.Restart(restartBadGateway, restartUnauthorized)
+		return fmt.Sprintf("Console restarting: the proxy answers 502 for %s, then 401 for %s", restartBadGateway, restartUnauthorized), nil
 	}
 	return "", fmt.Errorf("unknown action %q", form.Get("do"))
 }
