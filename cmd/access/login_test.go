@@ -178,3 +178,19 @@ func TestImportRate(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--rate must not be negative")
 }
+
+// TestLoginHostUntrustedCertificate: with no pin, every way fails the
+// certificate check; login names the fingerprint to pin and saves nothing.
+func TestLoginHostUntrustedCertificate(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t)
+	dir := t.TempDir()
+	env := map[string]string{"ACCESS_TOKEN": srv.Token(), "ACCESS_CONFIG_DIR": dir}
+	code, stdout, stderr := runWith(t, waysTo(closedURL(t), srv.ProxyURL(), closedURL(t)), env, "login", "console.lan")
+	assert.Equal(t, 1, code, stdout)
+	host := strings.TrimPrefix(srv.URL(), "https://")
+	assert.Contains(t, stderr, "the certificate of console.lan is not trusted; if the SHA-256 fingerprint of "+host+" is "+srv.Fingerprint()+", run again with --fingerprint "+srv.Fingerprint())
+	assert.Contains(t, stdout, "--    probe proxy              "+srv.ProxyURL()+": no answer: ")
+	_, err := os.Stat(filepath.Join(dir, "config.yaml"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
