@@ -1,0 +1,157 @@
+package site_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/site"
+)
+
+func TestLostCreateAnswerIsFoundNotResent(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	doc := &site.Document{Users: []site.User{{EmployeeNumber: "E1", FirstName: "Ada", LastName: "Lovelace"}}}
+	srv.Inject(accesstest.OpUsersCreate, accesstest.Fault{AfterHandling: true, DropConnection: true, Times: 1})
+	rep, err := mustPlan(t, c, doc).Apply(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.RequestsFor(accesstest.OpUsersCreate)); got != 1 {
+		t.Fatalf("Users.Create sent %d times, want 1", got)
+	}
+	if r := rep.Results[0]; r.Status != site.StatusDone || !strings.Contains(r.Reason, "answer was lost") {
+		t.Fatalf("result = %+v", r)
+	}
+	if n := len(srv.Users()); n != 1 {
+		t.Fatalf("%d users, want 1", n)
+	}
+}
+
+func TestDependantsOfAFailedCreateAreSkipped(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	doc := &site.Document{
+		UserGroups: []site.UserGroup{{Name: "Crew"}, {Name: "Night", Parent: "Crew"}, {Name: "Other"}},
+		Users: []site.User{{EmployeeNumber: "E1", FirstName: "A", LastName: "B", Groups: []string{"Night"}},
+			{EmployeeNumber: "E2", FirstName: "C", LastName: "D", Groups: []string{"Other"}}},
+	}
+	p := mustPlan(t, c, doc)
+	// The first group create (Crew: parents first, then by name) is refused.
+	srv.Inject(accesstest.OpUserGroupsCreate, accesstest.Fault{Status: 400, Times: 1})
+	rep, err := p.Apply(context.Background(), c, &site.ApplyOptions{Concurrency: 1})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := map[string]site.Status{}
+	for _, r := range rep.Results {
+		got[r.Change.Ref().String()] = r.Status
+	}
+	want := map[string]site.Status{"user_group Crew": site.StatusFailed, "user_group Night": site.StatusSkipped,
+		"user_group Other": site.StatusDone, "user E1": site.StatusSkipped, "user E2": site.StatusDone}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+	if rep.Failed != 1 || rep.Skipped != 2 || rep.Done != 2 {
+		t.Errorf("report %d/%d/%d", rep.Done, rep.Failed, rep.Skipped)
+	}
+}
+
+func TestStalePlanIsRefused(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	doc := &site.Document{UserGroups: []site.UserGroup{{Name: "Crew"}}}
+	p := mustPlan(t, c, doc)
+	srv.AddUserGroup("", "Crew", "")
+	_, err := p.Apply(context.Background(), c, nil)
+	var se *site.StaleError
+	if !errors.As(err, &se) || !errors.Is(err, site.ErrStale) || len(se.Changed) != 1 || se.Changed[0].Key != "Crew" {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(srv.RequestsFor(accesstest.OpUserGroupsCreate)); n != 0 {
+		t.Fatalf("%d creates sent", n)
+	}
+}
+
+func TestPruneDeactivatesAndNeverTouchesBuiltIns(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	doc, _, err := site.Export(ctx, c, []site.Kind{site.KindUsers, site.KindSchedules, site.KindHolidayGroups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := doc.Users[0]
+	doc.Users = doc.Users[:1]
+	doc.Schedules = []site.Schedule{}
+	doc.HolidayGroups = []site.HolidayGroup{}
+	if _, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true}); err == nil || !strings.Contains(err.Error(), "pruning would delete every") {
+		t.Fatalf("an empty kind pruned without PruneEmpty: %v", err)
+	}
+	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, PruneEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range p.Changes {
+		if ch.Key == "Always" || ch.Key == "No Holidays" {
+			t.Fatalf("built-in %s in the plan", ch.Ref())
+		}
+		if ch.Kind == site.KindUsers && ch.Op != site.OpDeactivate {
+			t.Fatalf("user change %s %s, want deactivate", ch.Op, ch.Key)
+		}
+	}
+	// Schedules are used by policies the document does not list; their
+	// deletion fails and is reported, users are deactivated.
+	rep, _ := p.Apply(ctx, c, nil)
+	if rep == nil {
+		t.Fatal("no report")
+	}
+	for _, u := range srv.Users() {
+		if u.EmployeeNumber == keep.EmployeeNumber {
+			if u.Status == "DEACTIVATED" && keep.Status != "DEACTIVATED" {
+				t.Fatal("the listed user was deactivated")
+			}
+			continue
+		}
+		if u.Status != "DEACTIVATED" {
+			t.Fatalf("user %s is %s", u.EmployeeNumber, u.Status)
+		}
+	}
+	if len(srv.Users()) != 300 {
+		t.Fatalf("%d users: pruning deleted users without PruneDeleteUsers", len(srv.Users()))
+	}
+}
+
+func TestValidatePositions(t *testing.T) {
+	doc := &site.Document{
+		Schedules:      []site.Schedule{{Name: "S", Week: site.Week{Monday: []site.Range{{Start: "18:00:00", End: "08:00:00"}}}}},
+		AccessPolicies: []site.AccessPolicy{{Name: "P", Schedule: "Nope", Resources: []site.Resource{{Door: "a", DoorGroup: "b"}}}},
+		Users:          []site.User{{FirstName: "No", LastName: "Key"}},
+		Webhooks:       []site.Webhook{{Name: "W", Endpoint: "https://x", Events: []string{"e"}, Headers: map[string]string{"X-Token": "literal"}}},
+	}
+	lines := map[string]int{"schedules[0].week.monday[0]": 3, "access_policies[0].schedule": 7,
+		"access_policies[0].resources[0]": 8, "users[0]": 10, "webhooks[0].headers.X-Token": 12}
+	err := site.Validate(doc, func(p string) site.Position { return site.Position{File: "site.yaml", Line: lines[p], Column: 5} })
+	var de *site.DocumentError
+	if !errors.As(err, &de) {
+		t.Fatalf("err = %v", err)
+	}
+	var got []string
+	for _, p := range de.Problems {
+		got = append(got, p.String())
+	}
+	want := []string{
+		"site.yaml:3:5: schedules[0].week.monday[0]: the range 18:00:00-08:00:00 ends before it starts",
+		"site.yaml:8:5: access_policies[0].resources[0]: a resource is exactly one of door: NAME and door_group: NAME",
+		"site.yaml:10:5: users[0]: a user needs an employee_number or an email to be managed",
+		"site.yaml:12:5: webhooks[0].headers.X-Token: a header value must be a ${ENV_VAR} reference, never a literal value",
+		`site.yaml:7:5: access_policies[0].schedule: no schedule named "Nope" in the document`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
