@@ -1,6 +1,8 @@
 package site
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -526,4 +528,57 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// MarshalJSON writes the kinds the document lists, an empty listed kind
+// as [] (omitempty would drop it, and with it the kind), in dependency
+// order.
+func (d Document) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	member := func(name string, v any) error {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		x, err := json.Marshal(v)
+		b.Write(x)
+		return err
+	}
+	for _, k := range AllKinds() {
+		if !d.lists(k) || (k == KindUsers && d.Users == nil) {
+			continue
+		}
+		var v any
+		switch k {
+		case KindHolidayGroups:
+			v = d.HolidayGroups
+		case KindSchedules:
+			v = d.Schedules
+		case KindDoorGroups:
+			v = d.DoorGroups
+		case KindAccessPolicies:
+			v = d.AccessPolicies
+		case KindUserGroups:
+			v = d.UserGroups
+		case KindUsers:
+			v = d.Users
+		case KindWebhooks:
+			v = d.Webhooks
+		}
+		if err := member(string(k), v); err != nil {
+			return nil, err
+		}
+	}
+	if d.UsersCSV != "" {
+		if err := member("users_csv", d.UsersCSV); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
