@@ -2,7 +2,9 @@ package site_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,5 +155,47 @@ func TestValidatePositions(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestWebhookHeadersFromTheEnvironmentAreMasked(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	ctx := context.Background()
+	doc := &site.Document{Webhooks: []site.Webhook{{Name: "hr", Endpoint: "https://hooks.example.com/a",
+		Events: []string{"access.door.unlock"}, Headers: map[string]string{"X-Token": "${HOOK_TOKEN}"}}}}
+	env := map[string]string{"HOOK_TOKEN": "s3cret-one"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(ctx, c, &site.ApplyOptions{LookupEnv: lookup}); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _, err := c.Webhooks.List(ctx)
+	if err != nil || len(hooks) != 1 || hooks[0].Headers["X-Token"] != "s3cret-one" {
+		t.Fatalf("webhooks %+v, %v", hooks, err)
+	}
+	if p, err = site.MakePlan(ctx, c, doc, &site.PlanOptions{LookupEnv: lookup}); err != nil || len(p.Changes) != 0 {
+		t.Fatalf("second plan: %v %+v", err, p)
+	}
+	env["HOOK_TOKEN"] = "s3cret-two"
+	p, err = site.MakePlan(ctx, c, doc, &site.PlanOptions{LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(p)
+	if strings.Contains(string(b), "s3cret") {
+		t.Fatalf("a header value is in the plan: %s", b)
+	}
+	want := []site.FieldChange{{Field: "headers", Old: "X-Token=*** (before)", New: "X-Token=*** (after)"}}
+	if len(p.Changes) != 1 || !slices.Equal(p.Changes[0].Fields, want) {
+		t.Fatalf("changes %+v", p.Changes)
+	}
+	delete(env, "HOOK_TOKEN")
+	_, err = site.MakePlan(ctx, c, doc, &site.PlanOptions{LookupEnv: lookup})
+	if err == nil || !strings.Contains(err.Error(), "HOOK_TOKEN is not set") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -278,6 +278,10 @@ func (p Position) String() string {
 	switch {
 	case p.Line == 0:
 		return p.File
+	case p.Column == 0 && p.File == "":
+		return fmt.Sprintf("%d", p.Line)
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
 	case p.File == "":
 		return fmt.Sprintf("%d:%d", p.Line, p.Column)
 	}

@@ -138,7 +138,7 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	if o.Prune && !o.PruneEmpty {
 		for _, k := range desired.Kinds() {
 			if desired.count(k) == 0 {
-				chk.add(string(k), "lists no %s: pruning would delete every one (allow it explicitly)", k.singular())
+				chk.add(string(k), "lists no %s: pruning would delete every one (allow it explicitly: --prune-empty)", k.singular())
 			}
 		}
 	}
