@@ -42,8 +42,10 @@ type Report struct {
 
 // ApplyOptions tune [Plan.Apply].
 type ApplyOptions struct {
-	// Concurrency bounds the writes in flight; 0 means 4. The pace of
-	// requests is the client's (its retry policy and request budget).
+	// Concurrency bounds the writes in flight; 0 means 2 (net/http keeps
+	// two idle connections per host: more writes at once each open a new
+	// TLS connection). The pace of requests is the client's (its retry
+	// policy and request budget).
 	Concurrency int
 	// Progress, when set, is called after each change, from one goroutine
 	// at a time.
@@ -94,7 +96,7 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		o = *opts
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 4
+		o.Concurrency = 2
 	}
 	po := p.Options
 	if o.LookupEnv != nil {

@@ -18,7 +18,7 @@ func Export(ctx context.Context, c *access.Client, kinds []Kind) (*Document, []s
 	if len(kinds) == 0 {
 		kinds = AllKinds()
 	}
-	st, err := readState(ctx, c, needs(kinds))
+	st, err := readState(ctx, c, kinds)
 	if err != nil {
 		return nil, nil, err
 	}

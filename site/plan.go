@@ -146,7 +146,7 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	if err := chk.err(); err != nil {
 		return nil, err
 	}
-	st, err := readState(ctx, c, needs(desired.Kinds()))
+	st, err := readState(ctx, c, desired.Kinds())
 	if err != nil {
 		return nil, err
 	}

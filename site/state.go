@@ -96,8 +96,14 @@ func index[T any](st *state, k Kind, items []*entry[T], name func(T) string) map
 	return out
 }
 
-// readState reads the kinds of want from the console.
-func readState(ctx context.Context, c *access.Client, want map[Kind]bool) (*state, error) {
+// readState reads the kinds of want from the console: those of full
+// whole, the others (only referred to) by name.
+func readState(ctx context.Context, c *access.Client, full []Kind) (*state, error) {
+	want := needs(full)
+	whole := map[Kind]bool{}
+	for _, k := range full {
+		whole[k] = true
+	}
 	st := &state{read: want, ambiguous: map[Kind]map[string]bool{}}
 	hgNames, schedNames, dgNames, polNames, ugNames := map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}
 	if want[KindHolidayGroups] {
@@ -107,6 +113,10 @@ func readState(ctx context.Context, c *access.Client, want map[Kind]bool) (*stat
 		}
 		items := make([]*entry[HolidayGroup], len(sums))
 		err = each(ctx, len(sums), func(ctx context.Context, i int) error {
+			if !whole[KindHolidayGroups] {
+				items[i] = &entry[HolidayGroup]{id: sums[i].ID, obj: HolidayGroup{Name: sums[i].Name}, builtin: sums[i].IsDefault}
+				return nil
+			}
 			g, _, err := c.HolidayGroups.Get(ctx, sums[i].ID)
 			if err != nil {
 				return fmt.Errorf("reading holiday group %q: %w", sums[i].Name, err)
@@ -138,6 +148,10 @@ func readState(ctx context.Context, c *access.Client, want map[Kind]bool) (*stat
 		}
 		items := make([]*entry[Schedule], len(list))
 		err = each(ctx, len(list), func(ctx context.Context, i int) error {
+			if !whole[KindSchedules] {
+				items[i] = &entry[Schedule]{id: list[i].ID, obj: Schedule{Name: list[i].Name}, builtin: list[i].IsDefault}
+				return nil
+			}
 			s, _, err := c.Schedules.Get(ctx, list[i].ID)
 			if err != nil {
 				return fmt.Errorf("reading schedule %q: %w", list[i].Name, err)
@@ -239,6 +253,10 @@ func readState(ctx context.Context, c *access.Client, want map[Kind]bool) (*stat
 		err = each(ctx, len(groups), func(ctx context.Context, i int) error {
 			g := groups[i]
 			ug := UserGroup{Name: g.Name, Parent: ugNames[g.UpID]}
+			if !whole[KindUserGroups] {
+				items[i] = &entry[UserGroup]{id: g.ID, obj: ug}
+				return nil
+			}
 			pols, _, err := c.UserGroups.ListAccessPolicies(ctx, g.ID)
 			if err != nil {
 				return fmt.Errorf("reading the policies of user group %q: %w", g.Name, err)
@@ -358,8 +376,11 @@ func ranges(rs []access.TimeRange) []Range {
 	return out
 }
 
-// readers bounds the concurrent reads of one plan.
-const readers = 8
+// readers bounds the concurrent reads of one plan. More than the two idle
+// connections per host that net/http keeps (the SDK's transport does not
+// raise it) makes each extra read a new TLS handshake: on the fake, 8
+// readers planned 10,000 users in 1.0 s, 2 in 0.7 s.
+const readers = 2
 
 // each runs f for 0..n-1 with at most readers at once and returns the
 // first error; after an error no new call starts.

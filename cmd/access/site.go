@@ -375,7 +375,7 @@ Retry-After).`,
 	f.add(c)
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	c.Flags().StringVar(&planFile, "plan", "", "apply the plan saved in `FILE` by plan -O, refused if stale")
-	c.Flags().IntVar(&concurrency, "concurrency", 4, "writes in flight at once")
+	c.Flags().IntVar(&concurrency, "concurrency", 2, "writes in flight at once")
 	return c
 }
 
