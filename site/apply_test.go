@@ -199,3 +199,30 @@ func TestWebhookHeadersFromTheEnvironmentAreMasked(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestForSiteReplacesObjectsByKindAndName(t *testing.T) {
+	doc := &site.Document{
+		UserGroups: []site.UserGroup{{Name: "Crew"}, {Name: "Office"}},
+		Users:      []site.User{{EmployeeNumber: "E1", FirstName: "A", LastName: "B"}},
+		Sites: map[string]*site.Document{"north": {
+			UserGroups: []site.UserGroup{{Name: "Office", Parent: "Crew"}, {Name: "Night"}},
+		}},
+	}
+	got, back := doc.ForSite("north")
+	want := []site.UserGroup{{Name: "Crew"}, {Name: "Office", Parent: "Crew"}, {Name: "Night"}}
+	if !slices.EqualFunc(got.UserGroups, want, func(a, b site.UserGroup) bool { return a.Name == b.Name && a.Parent == b.Parent }) {
+		t.Fatalf("user groups %+v", got.UserGroups)
+	}
+	if got.Sites != nil || len(got.Users) != 1 || len(doc.UserGroups) != 2 || doc.UserGroups[1].Parent != "" {
+		t.Fatalf("merged %+v, document %+v", got, doc)
+	}
+	for from, to := range map[string]string{"user_groups[1].parent": "sites.north.user_groups[0].parent",
+		"user_groups[2]": "sites.north.user_groups[1]", "user_groups[0]": "user_groups[0]", "users[0]": "users[0]"} {
+		if p := back(from); p != to {
+			t.Errorf("back(%s) = %s, want %s", from, p, to)
+		}
+	}
+	if same, _ := doc.ForSite("south"); len(same.UserGroups) != 2 || same.Sites != nil {
+		t.Fatalf("south %+v", same)
+	}
+}

@@ -81,6 +81,11 @@ type Document struct {
 	// [ReadUsersCSV]); the caller reads it, relative to the document.
 	UsersCSV string    `json:"users_csv,omitempty" yaml:"users_csv,omitempty"`
 	Webhooks []Webhook `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
+	// Sites holds per-console overrides keyed by the console's name (a
+	// profile): each object of an override replaces the object of the
+	// same kind and name (user key) of the main document, or is added
+	// (see [Document.ForSite]).
+	Sites map[string]*Document `json:"sites,omitempty" yaml:"sites,omitempty"`
 }
 
 // Kinds returns the kinds the document lists, in dependency order.

@@ -17,7 +17,7 @@ const SchemaID = "https://github.com/access-dev/access/site/site.schema.json"
 // repository keeps its output in site/site.schema.json, for editors.
 func JSONSchema() ([]byte, error) {
 	defs := map[string]any{}
-	root := schemaOf(reflect.TypeFor[Document](), defs)
+	root := structSchema(reflect.TypeFor[Document](), defs)
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["$id"] = SchemaID
 	root["title"] = "access site document"
@@ -49,6 +49,8 @@ func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
 		t = t.Elem()
 	}
 	switch {
+	case t == reflect.TypeFor[Document]():
+		return map[string]any{"$ref": "#"} // a site override is a document
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
 	case t.Kind() == reflect.String:
@@ -62,6 +64,12 @@ func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
 	case t.Kind() != reflect.Struct:
 		return map[string]any{}
 	}
+	defs[t.Name()] = structSchema(t, defs)
+	return map[string]any{"$ref": "#/$defs/" + t.Name()}
+}
+
+// structSchema is the schema of a struct: its members by JSON name.
+func structSchema(t reflect.Type, defs map[string]any) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for i := range t.NumField() {
@@ -87,9 +95,5 @@ func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
 	for k, v := range extra[t.Name()] {
 		s[k] = v
 	}
-	if t == reflect.TypeFor[Document]() {
-		return s
-	}
-	defs[t.Name()] = s
-	return map[string]any{"$ref": "#/$defs/" + t.Name()}
+	return s
 }

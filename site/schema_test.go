@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"testing"
@@ -26,6 +27,21 @@ func TestSchemaMatchesTheTypes(t *testing.T) {
 	want, err := os.ReadFile("site.schema.json")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]any `json:"properties"`
+		Defs       map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(got, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range append(site.AllKinds(), "users_csv", "sites") {
+		if schema.Properties[string(k)] == nil {
+			t.Errorf("the schema has no member %s", k)
+		}
+	}
+	if len(schema.Defs) != 11 {
+		t.Errorf("the schema defines %d types, want 11", len(schema.Defs))
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("site.schema.json differs from the Go types: run go test ./site -run TestSchema -update")

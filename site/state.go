@@ -46,7 +46,7 @@ type state struct {
 }
 
 // needs returns the kinds that must be read to plan or export kinds: the
-// kinds themselves and every kind they refer to.
+// kinds themselves (whole) and the kinds they refer to (by name).
 func needs(kinds []Kind) map[Kind]bool {
 	refs := map[Kind][]Kind{
 		KindSchedules:      {KindHolidayGroups},
@@ -55,18 +55,11 @@ func needs(kinds []Kind) map[Kind]bool {
 		KindUsers:          {KindUserGroups, KindAccessPolicies},
 	}
 	out := map[Kind]bool{}
-	var add func(k Kind)
-	add = func(k Kind) {
-		if out[k] {
-			return
-		}
+	for _, k := range kinds {
 		out[k] = true
 		for _, r := range refs[k] {
-			add(r)
+			out[r] = true // by name only: its own references are not needed
 		}
-	}
-	for _, k := range kinds {
-		add(k)
 	}
 	return out
 }
@@ -176,7 +169,7 @@ func readState(ctx context.Context, c *access.Client, full []Kind) (*state, erro
 		st.schedules = index(st, KindSchedules, items, func(s Schedule) string { return s.Name })
 	}
 	doorNames := map[string]string{}
-	if want[KindDoorGroups] || want[KindAccessPolicies] {
+	if whole[KindDoorGroups] || whole[KindAccessPolicies] {
 		doors, _, err := c.Doors.List(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("reading doors: %w", err)

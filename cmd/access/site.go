@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -170,7 +169,9 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if err != nil {
 		return nil, a.documentError(err)
 	}
-	opts, err := f.options(loc, a.getenv)
+	// The overrides of sites: apply to the console of the profile named.
+	doc, back := doc.ForSite(firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE")))
+	opts, err := f.options(func(p string) site.Position { return loc(back(p)) }, a.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (a *app) documentError(err error) error {
 
 func (a *app) planCommand() *cobra.Command {
 	var f siteFlags
-	var detailed bool
+	var detailed, allProfiles bool
 	var save string
 	c := &cobra.Command{
 		Use:   "plan -f site.yaml",
@@ -225,6 +226,15 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
   access --fake plan -f site.yaml -O plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if names, cfg, multi, err := a.siteProfiles(allProfiles); multi {
+				switch {
+				case err != nil:
+					return err
+				case save != "":
+					return usageErrorf("-O saves the plan of one console: not with several")
+				}
+				return a.planManyCommand(&f, names, cfg, detailed)
+			}
 			p, err := a.makePlan(&f)
 			if err != nil {
 				return err
@@ -256,6 +266,7 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 	f.add(c)
 	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes")
 	c.Flags().StringVarP(&save, "out", "O", "", "save the plan as JSON to `FILE` (for apply --plan)")
+	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "plan on every console of the config file (or give --profile a,b)")
 	return c
 }
 
@@ -301,7 +312,7 @@ func renderPlan(w io.Writer, p *site.Plan) {
 
 func (a *app) applyCommand() *cobra.Command {
 	var f siteFlags
-	var yes bool
+	var yes, allProfiles bool
 	var planFile string
 	var concurrency int
 	c := &cobra.Command{
@@ -324,6 +335,15 @@ Retry-After).`,
 			if concurrency < 1 || concurrency > 64 {
 				return usageErrorf("--concurrency must be between 1 and 64")
 			}
+			if names, cfg, multi, err := a.siteProfiles(allProfiles); multi {
+				switch {
+				case err != nil:
+					return err
+				case planFile != "":
+					return usageErrorf("--plan applies the saved plan of one console: not with several")
+				}
+				return a.applyManyCommand(&f, names, cfg, yes, concurrency)
+			}
 			var p *site.Plan
 			var err error
 			if planFile != "" {
@@ -341,13 +361,8 @@ Retry-After).`,
 				return nil
 			}
 			if !yes {
-				if !a.isTerminal(a.stderr) || !isTerminalReader(a, a.stdin) {
-					return usageErrorf("not applying without confirmation: there is no terminal to ask on; pass --yes")
-				}
-				fmt.Fprint(a.stderr, "\nApply these changes? Only 'yes' is accepted: ")
-				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-				if strings.TrimSpace(line) != "yes" {
-					return &exitError{code: 1, err: errors.New("apply cancelled")}
+				if err := a.confirm(); err != nil {
+					return err
 				}
 			}
 			cl, err := a.Client()
@@ -375,7 +390,8 @@ Retry-After).`,
 	f.add(c)
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	c.Flags().StringVar(&planFile, "plan", "", "apply the plan saved in `FILE` by plan -O, refused if stale")
-	c.Flags().IntVar(&concurrency, "concurrency", 2, "writes in flight at once")
+	c.Flags().IntVar(&concurrency, "concurrency", 2, "writes in flight at once (per console)")
+	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "apply to every console of the config file (or give --profile a,b)")
 	return c
 }
 
