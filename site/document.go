@@ -241,8 +241,9 @@ type User struct {
 	Email          string `json:"email,omitempty" yaml:"email,omitempty"`
 	FirstName      string `json:"first_name" yaml:"first_name"`
 	LastName       string `json:"last_name" yaml:"last_name"`
-	// Status is ACTIVE, DEACTIVATED or PENDING (the console's value for
-	// an invited user; it cannot be set).
+	// Status is ACTIVE or DEACTIVATED; PENDING (the console's value for
+	// an invited user, written by Export) is accepted and leaves the
+	// console's status as it is.
 	Status string `json:"status,omitempty" yaml:"status,omitempty"`
 	// OnboardTime is when the user starts; nil is not managed.
 	OnboardTime   *time.Time `json:"onboard_time,omitempty" yaml:"onboard_time,omitempty"`

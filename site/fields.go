@@ -90,10 +90,12 @@ func userFields(u *User) []field {
 	if u.OnboardTime != nil {
 		onboard = fmtTime(*u.OnboardTime)
 	}
+	status := str("status", u.Status)
+	status.managed = u.Status != "" && u.Status != "PENDING" // the console's state of an invitation: never set
 	return []field{
 		str("first_name", u.FirstName), str("last_name", u.LastName),
 		str("employee_number", u.EmployeeNumber), str("email", strings.ToLower(u.Email)),
-		str("status", u.Status), str("onboard_time", onboard),
+		status, str("onboard_time", onboard),
 		set("groups", u.Groups), set("policies", u.Policies), set("license_plates", u.LicensePlates),
 	}
 }
