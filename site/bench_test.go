@@ -120,3 +120,66 @@ func BenchmarkExport10kUsers(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApply1000Creates applies a document of 1,000 new users (in one
+// new group) with two writes in flight; the baseline sends the same
+// creates and group additions directly with the SDK, two at a time. The
+// difference is the tool's own cost: the reads before and the settling.
+func BenchmarkApply1000Creates(b *testing.B) {
+	doc := &site.Document{UserGroups: []site.UserGroup{{Name: "New"}}, Users: make([]site.User, 1000)}
+	for i := range doc.Users {
+		doc.Users[i] = site.User{EmployeeNumber: fmt.Sprintf("N%04d", i), FirstName: "New", LastName: fmt.Sprintf("User%d", i), Groups: []string{"New"}}
+	}
+	ctx := context.Background()
+	b.Run("baseline-sdk", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			srv := accesstest.New(b)
+			c := srv.Client()
+			b.StartTimer()
+			g, _, err := c.UserGroups.CreateAndGet(ctx, &access.UserGroupRequest{Name: "New"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sem := make(chan struct{}, 2)
+			errs := make(chan error, len(doc.Users))
+			for _, u := range doc.Users {
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem }()
+					got, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: u.FirstName, LastName: u.LastName, EmployeeNumber: u.EmployeeNumber})
+					if err == nil {
+						_, err = c.UserGroups.AddUsers(ctx, g.ID, []string{got.ID})
+					}
+					errs <- err
+				}()
+			}
+			for range doc.Users {
+				if err := <-errs; err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			srv.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			srv := accesstest.New(b)
+			c := srv.Client()
+			b.StartTimer()
+			p, err := site.MakePlan(ctx, c, doc, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rep, err := p.Apply(ctx, c, nil); err != nil || rep.Done != 1001 {
+				b.Fatalf("%v %+v", err, rep)
+			}
+			b.StopTimer()
+			srv.Close()
+			b.StartTimer()
+		}
+	})
+}

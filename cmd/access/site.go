@@ -50,6 +50,9 @@ with one name) is left out with a warning on stderr.
 			if err != nil {
 				return err
 			}
+			if a.output != "" && a.output != "yaml" && a.output != "json" {
+				return usageErrorf("export writes yaml (the default) or -o json, not -o %s", a.output)
+			}
 			cl, err := a.Client()
 			if err != nil {
 				return err
