@@ -66,6 +66,7 @@ type StaleError struct {
 	Changed []Ref
 }
 
+// Error names the objects whose change no longer matches.
 func (e *StaleError) Error() string {
 	names := make([]string, 0, len(e.Changed))
 	for _, r := range e.Changed {

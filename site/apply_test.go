@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/site"
 )
@@ -224,5 +225,78 @@ func TestForSiteReplacesObjectsByKindAndName(t *testing.T) {
 	}
 	if same, _ := doc.ForSite("south"); len(same.UserGroups) != 2 || same.Sites != nil {
 		t.Fatalf("south %+v", same)
+	}
+}
+
+func TestInterruptedApplySkipsTheRestAndARerunFinishes(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	doc := &site.Document{Users: []site.User{}}
+	for _, k := range []string{"E1", "E2", "E3", "E4", "E5"} {
+		doc.Users = append(doc.Users, site.User{EmployeeNumber: k, FirstName: "F", LastName: k})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := mustPlan(t, c, doc).Apply(ctx, c, &site.ApplyOptions{Concurrency: 1, Progress: func(site.Result) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if rep.Done != 1 || rep.Skipped != 4 || rep.Results[4].Reason != "interrupted" {
+		t.Fatalf("report %d done, %d skipped: %+v", rep.Done, rep.Skipped, rep.Results)
+	}
+	p := mustPlan(t, c, doc)
+	if p.Summary.Create != 4 {
+		t.Fatalf("rerun plan: %s", p.Summary)
+	}
+	if _, err := p.Apply(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Users()); n != 5 {
+		t.Fatalf("%d users", n)
+	}
+}
+
+func TestPruneDeleteUsersDeletesAfterDeactivating(t *testing.T) {
+	srv := accesstest.New(t)
+	srv.AddUser(access.User{FirstName: "Old", LastName: "Timer", EmployeeNumber: "OLD", Status: access.UserStatusActive})
+	srv.AddUser(access.User{FirstName: "Keep", LastName: "Me", EmployeeNumber: "KEEP"})
+	c := srv.Client()
+	doc := &site.Document{Users: []site.User{{EmployeeNumber: "KEEP", FirstName: "Keep", LastName: "Me"}}}
+	p, err := site.MakePlan(context.Background(), c, doc, &site.PlanOptions{Prune: true, PruneDeleteUsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 1 || p.Changes[0].Op != site.OpDelete || p.Changes[0].Key != "OLD" {
+		t.Fatalf("changes %+v", p.Changes)
+	}
+	if _, err := p.Apply(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	users := srv.Users()
+	if len(users) != 1 || users[0].EmployeeNumber != "KEEP" {
+		t.Fatalf("users %+v", users)
+	}
+	if n := len(srv.RequestsFor(accesstest.OpUsersUpdate)); n != 1 {
+		t.Fatalf("%d updates (the deactivation), want 1", n)
+	}
+}
+
+func TestReadUsersCSV(t *testing.T) {
+	users, err := site.ReadUsersCSV(strings.NewReader("First_Name, last_name ,email,employee_number,groups,onboard_time\nAda,Lovelace,ada@x.org,E1,Crew;Night,2024-02-01\nAlan,Turing,,E2,,\n"), "hr.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || !slices.Equal(users[0].Groups, []string{"Crew", "Night"}) || users[0].OnboardTime.Format("2006-01-02") != "2024-02-01" ||
+		users[1].Groups == nil || len(users[1].Groups) != 0 || users[1].Policies != nil {
+		t.Fatalf("users %+v", users)
+	}
+	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,nickname\nA,B,C\n"), "hr.csv")
+	if err == nil || err.Error() != `site: bad document: hr.csv:1:3: header: unknown column "nickname" (want first_name,last_name,email,employee_number,onboard_time,status,groups,policies,license_plates)` {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,onboard_time\nA,B,C\nD,E,2024-01-01\nF,G,soon\n"), "hr.csv")
+	var de *site.DocumentError
+	if !errors.As(err, &de) || len(de.Problems) != 2 || de.Problems[1].Pos.String() != "hr.csv:4:5" {
+		t.Fatalf("err = %v", err)
 	}
 }

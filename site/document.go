@@ -210,6 +210,7 @@ type Resource struct {
 	DoorGroup string `json:"door_group,omitempty" yaml:"door_group,omitempty"`
 }
 
+// String is "door:NAME" or "door_group:NAME", as plans show a resource.
 func (r Resource) String() string {
 	if r.DoorGroup != "" {
 		return "door_group:" + r.DoorGroup
@@ -280,6 +281,7 @@ type Position struct {
 	Column int    `json:"column,omitempty"`
 }
 
+// String is "file:line:column", leaving out what is unknown.
 func (p Position) String() string {
 	switch {
 	case p.Line == 0:
@@ -306,6 +308,7 @@ type Problem struct {
 	Message string   `json:"message"`
 }
 
+// String is "position: path: message".
 func (p Problem) String() string {
 	if s := p.Pos.String(); s != "" {
 		return s + ": " + p.Path + ": " + p.Message
@@ -318,6 +321,7 @@ type DocumentError struct {
 	Problems []Problem
 }
 
+// Error lists the problems, one per line after the first.
 func (e *DocumentError) Error() string {
 	if len(e.Problems) == 1 {
 		return "site: bad document: " + e.Problems[0].String()

@@ -33,6 +33,7 @@ type Ref struct {
 	Key  string `json:"key"`
 }
 
+// String is "kind key", e.g. "user_group Night shift".
 func (r Ref) String() string { return r.Kind.singular() + " " + r.Key }
 
 // FieldChange is one member of an object, from Old to New (masked when
@@ -73,6 +74,7 @@ type Summary struct {
 // Total is the number of changes.
 func (s Summary) Total() int { return s.Create + s.Update + s.Deactivate + s.Delete }
 
+// String is the summary line: "3 to create, 2 to change, 1 to deactivate".
 func (s Summary) String() string {
 	out := fmt.Sprintf("%d to create, %d to change", s.Create, s.Update)
 	if s.Deactivate > 0 {

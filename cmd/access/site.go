@@ -380,11 +380,18 @@ Retry-After).`,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(a.getenv, k) },
 				Progress: func(r site.Result) {
 					prog.rows++
-					prog.above(a.stdout, resultLine(r))
+					if prog.active { // live on a terminal; in plan order otherwise (below)
+						prog.above(a.stdout, resultLine(r))
+					}
 				}})
 			prog.done()
 			if rep == nil {
 				return a.documentError(err)
+			}
+			if !prog.active {
+				for _, r := range rep.Results {
+					fmt.Fprintln(a.stdout, resultLine(r))
+				}
 			}
 			fmt.Fprintf(a.stdout, "\nApply: %d done, %d failed, %d skipped (%s).\n", rep.Done, rep.Failed, rep.Skipped, time.Since(start).Round(time.Millisecond))
 			return err
