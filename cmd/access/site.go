@@ -251,7 +251,7 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 					return err
 				}
 			}
-			if a.output == "json" {
+			if a.output == "json" || a.jq != "" {
 				if err := a.emitAs("json", p, nil); err != nil {
 					return err
 				}
@@ -375,7 +375,6 @@ Retry-After).`,
 			fmt.Fprintln(a.stdout)
 			prog := a.newProgress("change")
 			prog.total = int64(len(p.Changes))
-			start := time.Now()
 			rep, err := p.Apply(a.ctx, cl, &site.ApplyOptions{Concurrency: concurrency,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(a.getenv, k) },
 				Progress: func(r site.Result) {
@@ -393,7 +392,7 @@ Retry-After).`,
 					fmt.Fprintln(a.stdout, resultLine(r))
 				}
 			}
-			fmt.Fprintf(a.stdout, "\nApply: %d done, %d failed, %d skipped (%s).\n", rep.Done, rep.Failed, rep.Skipped, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(a.stdout, "\nApply: %d done, %d failed, %d skipped.\n", rep.Done, rep.Failed, rep.Skipped)
 			return err
 		},
 	}

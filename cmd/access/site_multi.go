@@ -188,7 +188,7 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 	if err != nil {
 		return err
 	}
-	if a.output == "json" {
+	if a.output == "json" || a.jq != "" {
 		type entry struct {
 			Console string     `json:"console"`
 			Plan    *site.Plan `json:"plan,omitempty"`
