@@ -252,6 +252,9 @@ func newIDs(st *state) *ids {
 	for n, e := range st.users {
 		put(KindUsers, n, e.id)
 	}
+	for k, k2 := range st.alias {
+		put(KindUsers, k, st.users[k2].id)
+	}
 	for n, e := range st.webhooks {
 		put(KindWebhooks, n, e.id)
 	}
@@ -631,7 +634,7 @@ func (a *applier) user(ctx context.Context, ch *Change, u *User) (string, error)
 		if id, err = a.ids.get(KindUsers, ch.Key); err != nil {
 			return "", err
 		}
-		have = a.p.st.users[ch.Key]
+		have = a.p.st.user(ch.Key)
 		upd := access.UserUpdate{}
 		str := func(field string, v string) *string {
 			if changed(ch, field) {

@@ -300,3 +300,28 @@ func TestReadUsersCSV(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestAUserKnownByEmailMatchesTheConsolesUserWithANumber(t *testing.T) {
+	srv := accesstest.New(t)
+	srv.AddUser(access.User{FirstName: "Ada", LastName: "Lovelace", EmployeeNumber: "E1", UserEmail: "ada@example.com"})
+	c := srv.Client()
+	doc := &site.Document{Users: []site.User{{Email: "ADA@example.com", FirstName: "Ada", LastName: "King"}}}
+	p, err := site.MakePlan(context.Background(), c, doc, &site.PlanOptions{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []site.FieldChange{{Field: "last_name", Old: "Lovelace", New: "King"}}
+	if len(p.Changes) != 1 || p.Changes[0].Op != site.OpUpdate || !slices.Equal(p.Changes[0].Fields, want) {
+		t.Fatalf("changes %+v", p.Changes)
+	}
+	if _, err := p.Apply(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	users := srv.Users()
+	if len(users) != 1 || users[0].LastName != "King" || users[0].Status != access.UserStatusActive {
+		t.Fatalf("users %+v", users)
+	}
+	if p := mustPlan(t, c, doc); len(p.Changes) != 0 {
+		t.Fatalf("second plan %+v", p.Changes)
+	}
+}

@@ -325,14 +325,25 @@ func (p *Plan) planUsers() {
 	have := p.st.users
 	listed := make(map[string]bool, len(want))
 	for i := range want {
+		listed[want[i].Key()] = true
+	}
+	for i := range want {
 		w := &want[i]
 		k := w.Key()
-		listed[k] = true
 		if p.st.ambiguous[KindUsers][k] {
 			continue
 		}
 		wf := userFields(w)
 		h := have[k]
+		// A user the document knows by email only is the console's user
+		// with that email, even when the console knows them by employee
+		// number (unless the document lists that number too): never a
+		// second user with the same email.
+		if k2, ok := p.st.byEmail[k]; h == nil && w.EmployeeNumber == "" && ok && !listed[k2] {
+			h = have[k2]
+			p.st.alias[k] = k2
+			listed[k2] = true
+		}
 		if h == nil {
 			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: OpCreate, Fields: created(wf)})
 			continue

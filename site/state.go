@@ -37,6 +37,11 @@ type state struct {
 	accessPolicies map[string]*entry[AccessPolicy]
 	userGroups     map[string]*entry[UserGroup]
 	users          map[string]*userEntry
+	// byEmail maps the email of a console user known by employee number
+	// to that number, for a document user that has only the email;
+	// alias records such matches (document key -> console key).
+	byEmail map[string]string
+	alias   map[string]string
 	webhooks       map[string]*entry[Webhook]
 
 	// ambiguous holds, per kind, the names (user keys) that more than one
@@ -336,6 +341,20 @@ func readState(ctx context.Context, c *access.Client, full []Kind) (*state, erro
 			}
 			st.users[k] = e
 		}
+		st.byEmail, st.alias = map[string]string{}, map[string]string{}
+		twice := map[string]bool{}
+		for k, e := range st.users {
+			em := strings.ToLower(e.obj.Email)
+			if e.obj.EmployeeNumber == "" || em == "" {
+				continue
+			}
+			if _, dup := st.byEmail[em]; dup || twice[em] {
+				delete(st.byEmail, em)
+				twice[em] = true
+				continue
+			}
+			st.byEmail[em] = k
+		}
 		for _, k := range sortedKeys(st.ambiguous[KindUsers]) {
 			st.warnings = append(st.warnings, fmt.Sprintf("user %q: more than one on the console; left out and never touched", k))
 		}
@@ -356,6 +375,15 @@ func readState(ctx context.Context, c *access.Client, full []Kind) (*state, erro
 		st.webhooks = index(st, KindWebhooks, items, func(w Webhook) string { return w.Name })
 	}
 	return st, nil
+}
+
+// user returns the console user of a document key, through an email
+// match if the plan made one.
+func (st *state) user(key string) *userEntry {
+	if k, ok := st.alias[key]; ok {
+		return st.users[k]
+	}
+	return st.users[key]
 }
 
 func ranges(rs []access.TimeRange) []Range {
