@@ -40,9 +40,9 @@ type state struct {
 	// byEmail maps the email of a console user known by employee number
 	// to that number, for a document user that has only the email;
 	// alias records such matches (document key -> console key).
-	byEmail map[string]string
-	alias   map[string]string
-	webhooks       map[string]*entry[Webhook]
+	byEmail  map[string]string
+	alias    map[string]string
+	webhooks map[string]*entry[Webhook]
 
 	// ambiguous holds, per kind, the names (user keys) that more than one
 	// console object has; they are neither exported nor touched.
