@@ -325,3 +325,33 @@ func TestAUserKnownByEmailMatchesTheConsolesUserWithANumber(t *testing.T) {
 		t.Fatalf("second plan %+v", p.Changes)
 	}
 }
+
+func TestDuplicateNamesAreLeftOutAndNeverTouched(t *testing.T) {
+	srv := accesstest.New(t)
+	a := srv.AddUserGroup("", "A", "")
+	b := srv.AddUserGroup("", "B", "")
+	srv.AddUserGroup("", "Dup", a)
+	srv.AddUserGroup("", "Dup", b)
+	srv.AddUser(access.User{FirstName: "No", LastName: "Key"})
+	c := srv.Client()
+	ctx := context.Background()
+	doc, warnings, err := site.Export(ctx, c, []site.Kind{site.KindUserGroups, site.KindUsers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`user_group "Dup": more than one on the console; left out and never touched`}
+	if len(warnings) != 2 || warnings[0] != want[0] || !strings.HasPrefix(warnings[1], `user "No Key" (`) {
+		t.Fatalf("warnings %q", warnings)
+	}
+	if len(doc.UserGroups) != 2 || len(doc.Users) != 0 {
+		t.Fatalf("export %+v", doc)
+	}
+	doc.UserGroups = append(doc.UserGroups, site.UserGroup{Name: "Dup"})
+	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, PruneEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 0 {
+		t.Fatalf("changes %+v", p.Changes)
+	}
+}
