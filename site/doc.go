@@ -5,8 +5,11 @@
 // The document ([Document]) names objects, never ids; a policy's or door
 // group's resources carry their type ([Resource]); a user is known by
 // their employee number, else by their email ([User.Key]). [Export] reads
-// a console into a document, [Plan] compares a document with a console and
-// returns the ordered changes as data, and [Plan.Apply] makes them.
+// a console into a document, [MakePlan] compares a document with a console
+// and returns the ordered changes as data (a [Plan]: the function cannot
+// share the type's name), and [Plan.Apply] makes them, reporting what was
+// done, skipped and failed, and why. [Document.ForSite] merges the
+// per-console overrides of one console.
 //
 // There is no state file: every plan reads the console, and every apply
 // reads it again and refuses a plan the console no longer matches
