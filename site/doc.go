@@ -16,7 +16,7 @@
 // ([ErrStale]), so a run cut short only shortens the next plan. A create
 // whose answer was lost is followed by a read by key before anything else
 // is decided, so an object is never created twice. Deletion is explicit
-// ([WithPrune]) and limited to the kinds the document lists; built-in
+// ([PlanOptions].Prune) and limited to the kinds the document lists; built-in
 // objects (the default schedule and holiday group) are never deleted.
 //
 // The package reads no files and parses no YAML: the caller decodes the
