@@ -268,7 +268,7 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 	}
 	f.add(c)
 	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes")
-	c.Flags().StringVarP(&save, "out", "O", "", "save the plan as JSON to `FILE` (for apply --plan)")
+	c.Flags().StringVarP(&save, "output-file", "O", "", "save the plan as JSON to `FILE` (for apply --plan)")
 	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "plan on every console of the config file (or give --profile a,b)")
 	return c
 }
