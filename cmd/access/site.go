@@ -168,12 +168,15 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
 	}
+	if _, err := f.options(nil, a.getenv); err != nil {
+		return nil, err
+	}
 	doc, loc, err := a.loadDocument(f.file)
 	if err != nil {
 		return nil, a.documentError(err)
 	}
-	// The overrides of sites: apply to the console of the profile named.
-	doc, back := doc.ForSite(firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE")))
+	// The overrides of sites: apply to the console of the profile in use.
+	doc, back := doc.ForSite(a.siteName())
 	opts, err := f.options(func(p string) site.Position { return loc(back(p)) }, a.getenv)
 	if err != nil {
 		return nil, err
@@ -190,6 +193,19 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 		fmt.Fprintln(a.stderr, "warning: "+w)
 	}
 	return p, nil
+}
+
+// siteName is the profile a single console comes from, for the
+// document's sites: overrides: --profile, ACCESS_PROFILE, or the config's
+// current profile when no flag or environment names a console.
+func (a *app) siteName() string {
+	if n := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE")); n != "" || a.fake || a.urlFlag != "" || a.getenv("ACCESS_URL") != "" {
+		return n
+	}
+	if cfg, _, err := a.loadConfig(); err == nil {
+		return cfg.Current
+	}
+	return ""
 }
 
 // documentError prints each problem of a bad document on stderr and
