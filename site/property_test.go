@@ -225,8 +225,8 @@ func TestPropertyApplyConverges(t *testing.T) {
 
 // TestPropertyFaultsThenRerunConverges: creates whose answers are lost
 // (after taking effect), 503s before handling and dropped connections at
-// random points; a rerun converges with no duplicate and nothing listed
-// deleted.
+// random points, on creates and on the writes and reads around them; a
+// rerun converges with no duplicate and nothing listed deleted.
 func TestPropertyFaultsThenRerunConverges(t *testing.T) {
 	creates := []accesstest.Op{accesstest.OpUsersCreate, accesstest.OpUserGroupsCreate, accesstest.OpAccessPoliciesCreate,
 		accesstest.OpSchedulesCreate, accesstest.OpHolidayGroupsCreate, accesstest.OpDoorGroupsCreate}
@@ -254,8 +254,15 @@ func TestPropertyFaultsThenRerunConverges(t *testing.T) {
 				}
 				srv.Inject(op, f)
 			}
-			if r.IntN(2) == 0 {
-				srv.Inject(others[r.IntN(len(others))], accesstest.Fault{Status: 503, Times: 1 + r.IntN(5)})
+			for range r.IntN(3) {
+				f := accesstest.Fault{Status: 503, Times: 1 + r.IntN(5)}
+				switch r.IntN(3) {
+				case 0:
+					f.AfterHandling = true
+				case 1:
+					f.Status, f.DropConnection = 0, true
+				}
+				srv.Inject(others[r.IntN(len(others))], f)
 			}
 			// The first run may fail in part (or be refused when a read
 			// fails); either way it must not duplicate anything.
