@@ -92,6 +92,9 @@ func (e *StaleError) Is(target error) bool { return target == ErrStale }
 // ended, and a summary of the failures otherwise. The report is non-nil
 // whenever the plan was not refused.
 func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) (*Report, error) {
+	if p == nil || p.Document == nil {
+		return nil, &DocumentError{Problems: []Problem{{Message: "no plan"}}}
+	}
 	var o ApplyOptions
 	if opts != nil {
 		o = *opts

@@ -355,3 +355,25 @@ func TestDuplicateNamesAreLeftOutAndNeverTouched(t *testing.T) {
 		t.Fatalf("changes %+v", p.Changes)
 	}
 }
+
+func TestNilArgumentsAreTypedErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := site.MakePlan(ctx, nil, &site.Document{}, nil); !errors.Is(err, site.ErrNoClient) {
+		t.Errorf("MakePlan(nil client) = %v", err)
+	}
+	if _, _, err := site.Export(ctx, nil, nil); !errors.Is(err, site.ErrNoClient) {
+		t.Errorf("Export(nil client) = %v", err)
+	}
+	srv := accesstest.New(t)
+	var de *site.DocumentError
+	if _, err := site.MakePlan(ctx, srv.Client(), nil, nil); !errors.As(err, &de) {
+		t.Errorf("MakePlan(nil document) = %v", err)
+	}
+	var p *site.Plan
+	if _, err := p.Apply(ctx, srv.Client(), nil); !errors.As(err, &de) {
+		t.Errorf("nil plan Apply = %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}

@@ -15,6 +15,9 @@ import (
 // user with neither key, two objects of one kind with one name) is left
 // out and named in the warnings; a plan never touches it either.
 func Export(ctx context.Context, c *access.Client, kinds []Kind) (*Document, []string, error) {
+	if c == nil {
+		return nil, nil, ErrNoClient
+	}
 	if len(kinds) == 0 {
 		kinds = AllKinds()
 	}

@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -130,7 +131,10 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	if opts != nil {
 		o = *opts
 	}
-	if desired == nil {
+	switch {
+	case c == nil:
+		return nil, ErrNoClient
+	case desired == nil:
 		return nil, &DocumentError{Problems: []Problem{{Message: "no document"}}}
 	}
 	if err := Validate(desired, o.Locator); err != nil {
@@ -159,6 +163,9 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	p.compute()
 	return p, nil
 }
+
+// ErrNoClient is returned for a nil *access.Client, before anything else.
+var ErrNoClient = errors.New("site: no client")
 
 var envName = regexp.MustCompile(`^\$\{(.*)\}$`)
 
