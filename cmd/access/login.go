@@ -74,7 +74,7 @@ func (a *app) login(name string) error {
 		return usageErrorf("login: --url (or ACCESS_URL) is required")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
+	if err != nil || u.Host == "" || u.Scheme != "https" && !(u.Scheme == "http" && a.allowHTTP) {
 		return usageErrorf("login: %q is not an https:// URL", raw)
 	}
 	var token string

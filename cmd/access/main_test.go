@@ -75,6 +75,11 @@ func scriptParams() testscript.Params {
 			"writeenv": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(ts.Getenv(args[1])+"\n"), 0o600))
 			},
+			// expandenv FILE replaces $VAR in FILE with the script's
+			// environment (for a URL in a hand-written config).
+			"expandenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o600))
+			},
 			// filemode FILE MODE checks a file's permission bits (octal).
 			"filemode": func(ts *testscript.TestScript, neg bool, args []string) {
 				fi, err := os.Stat(ts.MkAbs(args[0]))

@@ -28,8 +28,10 @@ const exitCodesHelp = `Exit codes:
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
   130  interrupted (Ctrl-C)`
 
-const configHelp = `Configuration (flags win over the environment, the environment over the profile):
-  ACCESS_URL          the console, e.g. https://192.168.1.1:12445 (--url)
+const configHelp = `Configuration: a console is a URL and a token from the flags and the environment, or else a whole
+profile (its URL, token, pin and --insecure); the two are never mixed (a profile's token goes only to
+its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to either.
+  ACCESS_URL          the console, e.g. https://192.168.1.1:12445 (--url); http:// needs --allow-http
   ACCESS_TOKEN        the API token (or --token-file FILE; never a flag value)
   ACCESS_FINGERPRINT  the SHA-256 fingerprint of the console's certificate to pin (--fingerprint)
   ACCESS_PROFILE      the profile of the config file to use (--profile)
@@ -47,12 +49,14 @@ type app struct {
 
 	// Global flags.
 	urlFlag, profile, tokenFile, fingerprint string
-	insecure, fake                           bool
+	insecure, fake, allowHTTP                bool
 	output, jq                               string
 
 	client  *access.Client
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
+
+	configWarned bool // the config file's mode was warned about
 
 	// exportHook, when set (by tests), sees the bytes an export has written.
 	exportHook func(int64)
@@ -208,6 +212,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.StringVar(&a.tokenFile, "token-file", "", "read the API token from `FILE` (- for stdin)")
 	pf.StringVar(&a.fingerprint, "fingerprint", "", "pin the console's certificate by its SHA-256 fingerprint (default $ACCESS_FINGERPRINT)")
 	pf.BoolVar(&a.insecure, "insecure", false, "do not verify the console's certificate (anyone on the path can read the token)")
+	pf.BoolVar(&a.allowHTTP, "allow-http", false, "allow an http:// console URL (the token then travels in clear text)")
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
