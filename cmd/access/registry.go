@@ -347,6 +347,7 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		Example:           spec.ex,
 		Args:              argsValidator(spec),
 		ValidArgsFunction: a.completeArgs(spec),
+		Annotations:       map[string]string{permAnnotation: spec.perm},
 	}
 	fs := cmd.Flags()
 	for _, f := range spec.flags {

@@ -82,10 +82,15 @@ func (a *app) execute(args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
+	var perm string
+	if cmd != nil {
+		perm = cmd.Annotations[permAnnotation]
+	}
+	err = namePermission(err, perm)
 	code := exitCode(ctx, err)
 	msg := strings.TrimPrefix(oneLine(err.Error()), "access: ")
 	if code == 130 {
