@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
-	return &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return &app{ctx: ctx, stdin: newCtxReader(ctx, stdin), stdout: stdout, stderr: stderr, getenv: getenv}
 }
 
 // execute runs the command line args and returns the exit code.
@@ -134,10 +134,12 @@ func notFoundErrorf(format string, args ...any) error {
 func exitCode(ctx context.Context, err error) int {
 	var ec interface{ ExitCode() int }
 	switch {
+	case ctx.Err() != nil, errors.Is(err, errInterrupted):
+		// Interrupted: whatever the command made of it (a read of
+		// stdin that ended, a usage error around it), the run was cut.
+		return 130
 	case errors.As(err, &ec):
 		return ec.ExitCode()
-	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, errInterrupted):
-		return 130
 	case errors.Is(err, access.ErrValidation):
 		return 2
 	case errors.Is(err, access.ErrNotFound):
