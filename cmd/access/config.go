@@ -408,7 +408,7 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	cl, err := access.NewClient(c.URL, c.Token(), clientOptions(c)...)
+	cl, err := access.NewClient(c.URL, c.Token(), a.sdkOptions(c)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

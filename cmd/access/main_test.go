@@ -139,6 +139,16 @@ func scriptParams() testscript.Params {
 				}
 				server(ts).Inject(accesstest.Op(args[0]), f)
 			},
+			// delay OP DURATION [TIMES] holds the fake's answers to OP back.
+			"delay": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[1])
+				ts.Check(err)
+				f := accesstest.Fault{Delay: d}
+				if len(args) > 2 {
+					f.Times, _ = strconv.Atoi(args[2])
+				}
+				server(ts).Inject(accesstest.Op(args[0]), f)
+			},
 			// ring DEVICE rings a doorbell from the console side.
 			"ring": func(ts *testscript.TestScript, neg bool, args []string) {
 				_, err := server(ts).Client().Devices.TriggerDoorbell(context.Background(), args[0], &access.DoorbellRequest{})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
@@ -35,6 +36,7 @@ its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to ei
   ACCESS_TOKEN        the API token (or --token-file FILE; never a flag value)
   ACCESS_FINGERPRINT  the SHA-256 fingerprint of the console's certificate to pin (--fingerprint)
   ACCESS_PROFILE      the profile of the config file to use (--profile)
+  ACCESS_DEBUG=1      print each request and answer on stderr, secrets redacted (--debug)
   NO_COLOR            no colours on a terminal
 Profiles live in the user's config directory (access/config.yaml or access/config.toml) and are
 written with mode 0600 by "access login". --fake runs the command against an embedded demo console.`
@@ -49,7 +51,8 @@ type app struct {
 
 	// Global flags.
 	urlFlag, profile, tokenFile, fingerprint string
-	insecure, fake, allowHTTP                bool
+	insecure, fake, allowHTTP, debugFlag     bool
+	timeout                                  time.Duration
 	output, jq                               string
 
 	client  *access.Client
@@ -221,6 +224,8 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.BoolVar(&a.insecure, "insecure", false, "do not verify the console's certificate (anyone on the path can read the token)")
 	pf.BoolVar(&a.allowHTTP, "allow-http", false, "allow an http:// console URL (the token then travels in clear text)")
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
+	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "per attempt: the longest wait for the console without progress (0: none); a failed attempt is retried where safe")
+	pf.BoolVar(&a.debugFlag, "debug", false, "print each request and answer (method, URL, status, timing, bodies; secrets redacted) on stderr (or ACCESS_DEBUG=1)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
 	pf.Var(refusedToken{}, "token", "not accepted: a token on the command line shows in ps and the shell history")
@@ -232,6 +237,9 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		case "", "table", "json", "jsonl", "yaml":
 		default:
 			return usageErrorf("unknown output format %q: want table, json, jsonl or yaml", a.output)
+		}
+		if a.timeout < 0 {
+			return usageErrorf("--timeout %s: give 0 (no limit) or a positive duration", a.timeout)
 		}
 		if a.jq != "" && (a.output == "table" || a.output == "yaml") {
 			return usageErrorf("--jq works on JSON output, not -o %s", a.output)
