@@ -345,6 +345,13 @@ func (a *app) checkScheme(raw, src string) error {
 }
 
 func (a *app) readTokenFile(path string) (string, error) {
+	return a.readSecretFile("--token-file", path)
+}
+
+// readSecretFile reads a secret (a token, a webhook secret) from the file
+// a flag names, or stdin for "-", trimmed; an empty one is an error. The
+// error names the flag and the file, never the content.
+func (a *app) readSecretFile(flag, path string) (string, error) {
 	var b []byte
 	var err error
 	if path == "-" {
@@ -353,12 +360,11 @@ func (a *app) readTokenFile(path string) (string, error) {
 		b, err = os.ReadFile(path)
 	}
 	if err != nil {
-		// The error names the file, never its content.
-		return "", usageErrorf("--token-file: %v", err)
+		return "", usageErrorf("%s: %v", flag, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", usageErrorf("--token-file %s is empty", path)
+		return "", usageErrorf("%s %s is empty", flag, path)
 	}
 	return tok, nil
 }

@@ -211,8 +211,10 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if errors.Is(err, errTokenFlag) {
-			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
+		var secret *secretFlagError
+		if errors.As(err, &secret) {
+			// pflag's message quotes the value: only the reason is shown.
+			return usageErrorf("%s", secret.Error())
 		}
 		return &exitError{code: 2, err: err}
 	})
@@ -228,7 +230,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.BoolVar(&a.debugFlag, "debug", false, "print each request and answer (method, URL, status, timing, bodies; secrets redacted) on stderr (or ACCESS_DEBUG=1)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
-	pf.Var(refusedToken{}, "token", "not accepted: a token on the command line shows in ps and the shell history")
+	pf.Var(refusedFlag{errTokenFlag}, "token", "not accepted: a token on the command line shows in ps and the shell history")
 	_ = pf.MarkHidden("token")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
@@ -263,19 +265,31 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	return root
 }
 
+// secretFlagError refuses a secret given as a flag value: it would show
+// in ps and the shell history. Its message says what to use instead and
+// never holds the value.
+type secretFlagError struct {
+	what string // "a token"
+	use  string // "ACCESS_TOKEN, --token-file FILE or access login"
+}
+
+func (e *secretFlagError) Error() string {
+	return e.what + " is never accepted as a flag value (it would show in ps and the shell history): use " + e.use
+}
+
 // errTokenFlag is the parse error of --token.
-var errTokenFlag = errors.New("a token is never accepted as a flag value")
+var errTokenFlag = &secretFlagError{"a token", "ACCESS_TOKEN, --token-file FILE or access login"}
 
-// refusedToken is the hidden --token flag: setting it fails while the
-// flags are parsed, so that it is refused before anything runs (--help
-// and --version included) and its value is never kept. A subcommand with
-// a --token of its own (access fake: the token the simulator accepts)
-// shadows it.
-type refusedToken struct{}
+// refusedFlag is a flag that takes no value: setting it fails with err
+// while the flags are parsed, so that it is refused before anything runs
+// (--help and --version included) and its value is never kept. The
+// hidden --token is one; a subcommand with a --token of its own (access
+// fake) shadows it.
+type refusedFlag struct{ err error }
 
-func (refusedToken) String() string   { return "" }
-func (refusedToken) Type() string     { return "string" }
-func (refusedToken) Set(string) error { return errTokenFlag }
+func (refusedFlag) String() string     { return "" }
+func (refusedFlag) Type() string       { return "string" }
+func (r refusedFlag) Set(string) error { return r.err }
 
 // groupCommand makes a command that only holds subcommands; an unknown
 // subcommand is a usage error.
