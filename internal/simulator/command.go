@@ -107,7 +107,6 @@ list. Without a token one is generated.`,
 		}
 		return usageErrorf("%v", err)
 	})
-	cmd.SetContext(context.Background())
 	return cmd
 }
 
