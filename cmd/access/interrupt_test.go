@@ -108,3 +108,21 @@ func TestStdinReadEndsOnInterrupt(t *testing.T) {
 		close(in.block)
 	}
 }
+
+// BenchmarkStdinRead compares reading 8 MiB of stdin through the reader
+// that ends on Ctrl-C with reading it directly (an import from -).
+func BenchmarkStdinRead(b *testing.B) {
+	data := bytes.Repeat([]byte("first,last,e@example.com\n"), 8<<20/25)
+	b.Run("direct", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			_, _ = io.Copy(io.Discard, struct{ io.Reader }{bytes.NewReader(data)})
+		}
+	})
+	b.Run("ctxReader", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			_, _ = io.Copy(io.Discard, struct{ io.Reader }{newCtxReader(context.Background(), bytes.NewReader(data))})
+		}
+	})
+}
