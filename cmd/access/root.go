@@ -27,7 +27,7 @@ const exitCodesHelp = `Exit codes:
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
-  130  interrupted (Ctrl-C)`
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP; a second Ctrl-C ends the process at once)`
 
 const configHelp = `Configuration: a console is a URL and a token from the flags and the environment, or else a whole
 profile (its URL, token, pin and --insecure); the two are never mixed (a profile's token goes only to
