@@ -115,13 +115,13 @@ func BenchmarkStdinRead(b *testing.B) {
 	data := bytes.Repeat([]byte("first,last,e@example.com\n"), 8<<20/25)
 	b.Run("direct", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+		for range b.N {
 			_, _ = io.Copy(io.Discard, struct{ io.Reader }{bytes.NewReader(data)})
 		}
 	})
 	b.Run("ctxReader", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+		for range b.N {
 			_, _ = io.Copy(io.Discard, struct{ io.Reader }{newCtxReader(context.Background(), bytes.NewReader(data))})
 		}
 	})
