@@ -23,8 +23,11 @@ func (a *app) siteProfiles(all bool) (names []string, cfg *config, multi bool, e
 	if !all && !strings.Contains(a.profile, ",") {
 		return nil, nil, false, nil
 	}
-	if a.fake || a.urlFlag != "" || a.tokenFile != "" {
-		return nil, nil, true, usageErrorf("several consoles come from profiles: --fake, --url and --token-file do not combine with --all-profiles or --profile a,b")
+	if a.fake || a.urlFlag != "" || a.tokenFile != "" || a.getenv("ACCESS_URL") != "" || a.getenv("ACCESS_TOKEN") != "" {
+		return nil, nil, true, usageErrorf("several consoles come from profiles, each whole: --fake, --url, --token-file, ACCESS_URL and ACCESS_TOKEN do not combine with --all-profiles or --profile a,b")
+	}
+	if firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")) != "" {
+		return nil, nil, true, usageErrorf("a pin (--fingerprint, ACCESS_FINGERPRINT) is one console's certificate: each profile has its own")
 	}
 	if all && a.profile != "" {
 		return nil, nil, true, usageErrorf("--all-profiles and --profile do not combine")
@@ -55,12 +58,15 @@ func (a *app) siteProfiles(all bool) (names []string, cfg *config, multi bool, e
 
 // profileClient builds the client of one profile, whole (URL, token,
 // fingerprint): flags and environment name one console, not several.
-func profileClient(cfg *config, name string) (*access.Client, error) {
+func (a *app) profileClient(cfg *config, name string) (*access.Client, error) {
 	p := cfg.Profiles[name]
 	if p.URL == "" || p.Token == "" {
-		return nil, usageErrorf("profile %q has no url or no token", name)
+		return nil, usageErrorf("profile %q has no url or no token: run access login again", name)
 	}
 	conn := connection{URL: p.URL, token: tokenOf(p.Token), Fingerprint: p.Fingerprint, Insecure: p.Insecure, Source: "profile " + name}
+	if err := a.checkScheme(conn.URL, conn.Source); err != nil {
+		return nil, err
+	}
 	return access.NewClient(conn.URL, conn.Token(), clientOptions(conn)...)
 }
 
@@ -142,7 +148,7 @@ func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun
 	forEachConsole(runs, func(r *consoleRun) {
 		merged, back := doc.ForSite(r.name)
 		opts, _ := f.options(func(p string) site.Position { return loc(back(p)) }, a.getenv)
-		if r.client, r.err = profileClient(cfg, r.name); r.err != nil {
+		if r.client, r.err = a.profileClient(cfg, r.name); r.err != nil {
 			return
 		}
 		r.plan, r.err = site.MakePlan(a.ctx, r.client, merged, opts)
