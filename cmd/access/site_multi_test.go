@@ -77,4 +77,8 @@ func TestSiteManyConsoles(t *testing.T) {
 	if code, _, errs = access("plan", "-f", site, "--all-profiles", "--profile", "north"); code != 2 {
 		t.Fatalf("--all-profiles with --profile: exit %d %s", code, errs)
 	}
+	env["ACCESS_URL"] = srvA.URL()
+	if code, _, errs = access("plan", "-f", site, "--profile", "north,south"); code != 2 || !strings.Contains(errs, "each whole") {
+		t.Fatalf("ACCESS_URL with several profiles: exit %d %s", code, errs)
+	}
 }
