@@ -43,12 +43,17 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	files := map[string]string{
 		"people.csv": "first_name,last_name,email\nGrace,Hopper,grace@example.com\n",
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
+		"site.yaml":  "user_groups:\n  - name: Facilities\n  - name: Night crew\n    parent: Facilities\n",
+		"secret.txt": "s3cret\n",
 	}
-	for name, content := range files {
-		if err := os.WriteFile(dir+"/"+name, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
+	writeFiles := func() {
+		for name, content := range files {
+			if err := os.WriteFile(dir+"/"+name, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	writeFiles()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +111,7 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	// Every example runs in both modes: --fake's console reached directly,
 	// and through the UniFi OS proxy layout with the token as an X-API-KEY.
 	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		writeFiles() // the files as the examples expect them, not as the last round left them
 		mu.Lock()
 		delivered = nil
 		mu.Unlock()

@@ -84,7 +84,7 @@ func (a *app) login(name, arg string) error {
 		return usageErrorf("login: a console is required: HOST, --url or ACCESS_URL")
 	}
 	if !isBareHost(raw) {
-		if u, err := url.Parse(raw); err != nil || u.Scheme != "https" || u.Host == "" {
+		if u, err := url.Parse(raw); err != nil || u.Host == "" || u.Scheme != "https" && !(u.Scheme == "http" && a.allowHTTP) {
 			return usageErrorf("login: %q is not an https:// URL", raw)
 		}
 	}
@@ -121,7 +121,7 @@ func (a *app) login(name, arg string) error {
 	u, _ := url.Parse(raw)
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
 	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
-	cl, err := access.NewClient(conn.URL, token, clientOptions(conn)...)
+	cl, err := access.NewClient(conn.URL, token, a.sdkOptions(conn)...)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
