@@ -221,7 +221,7 @@ func (s *Server) locationV2(d *doorRec) access.LocationUpdateV2Data {
 		st.RemainLock = &access.LocationLockRule{Type: string(d.rule), Until: access.UnixTimeOf(d.ruleEnds), State: "locked"}
 	}
 	var devs []string
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if slices.Contains(h.doors, d.door.ID) {
 			devs = append(devs, h.dev.ID)
 		}

@@ -60,12 +60,12 @@ func (s *Server) nfcHolder(token string) (id, kind string) {
 	has := func(cards []access.NFCCard) bool {
 		return slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token })
 	}
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		if has(u.NFCCards) {
 			return u.ID, "USER"
 		}
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		if has(v.NFCCards) {
 			return v.ID, "VISITOR"
 		}
@@ -78,10 +78,10 @@ func (s *Server) releaseNFC(token string) {
 	drop := func(cards *[]access.NFCCard) {
 		*cards = slices.DeleteFunc(*cards, func(c access.NFCCard) bool { return c.Token == token })
 	}
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		drop(&u.NFCCards)
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		drop(&v.NFCCards)
 	}
 }
@@ -99,26 +99,21 @@ func (s *Server) NFCHolder(token string) string {
 // The caller holds s.mu.
 func (s *Server) syncCards() {
 	c := s.cr()
-	known := make(map[string]bool, len(c.cards))
-	for _, rec := range c.cards {
-		known[rec.Token] = true
-	}
 	add := func(cards []access.NFCCard) {
 		for _, card := range cards {
-			if !known[card.Token] {
-				known[card.Token] = true
+			if !c.cards.has(card.Token) {
 				typ := card.Type
 				if typ == "" {
 					typ = "ua_card"
 				}
-				c.cards = append(c.cards, &cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
+				c.cards.add(&cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
 			}
 		}
 	}
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		add(u.NFCCards)
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		add(v.NFCCards)
 	}
 }
@@ -126,12 +121,7 @@ func (s *Server) syncCards() {
 // card returns the card with the token, or nil. The caller holds s.mu.
 func (s *Server) card(token string) *cardRec {
 	s.syncCards()
-	for _, rec := range s.cr().cards {
-		if rec.Token == token {
-			return rec
-		}
-	}
-	return nil
+	return s.cr().cards.get(token)
 }
 
 // wireCard is a card as the card list shows it. The caller holds s.mu.
@@ -157,8 +147,8 @@ func (s *Server) NFCCards() []access.NFCCard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.syncCards()
-	out := make([]access.NFCCard, len(s.cr().cards))
-	for i, rec := range s.cr().cards {
+	out := make([]access.NFCCard, s.cr().cards.len())
+	for i, rec := range s.cr().cards.list {
 		out[i] = s.wireCard(rec)
 	}
 	return out
@@ -203,7 +193,7 @@ func (s *Server) TapCard(deviceID, cardNumber string) (string, error) {
 	token := cardToken(cardNumber)
 	ss.token, ss.cardID, ss.code = token, cardNumber, ""
 	if s.card(token) == nil {
-		s.cr().cards = append(s.cr().cards, &cardRec{Token: token, DisplayID: cardNumber, CardType: "ua_card"})
+		s.cr().cards.add(&cardRec{Token: token, DisplayID: cardNumber, CardType: "ua_card"})
 	}
 	return token, nil
 }
@@ -359,7 +349,7 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.syncCards()
-	cards := s.cr().cards
+	cards := s.cr().cards.list
 	total := len(cards)
 	start, end := pageBounds(page, size, total)
 	out := make([]cardWire, 0, end-start)
@@ -386,7 +376,7 @@ func (s *Server) deleteNFCCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := s.cr()
-	c.cards = slices.DeleteFunc(c.cards, func(rec *cardRec) bool { return rec.Token == token })
+	c.cards.remove(token)
 	writeSuccess(w)
 }
 
@@ -468,10 +458,10 @@ func (s *Server) importNFCCards(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		token := cardToken(rw.id)
-		if s.card(token) != nil || rw.alias != "" && slices.ContainsFunc(c.cards, func(rec *cardRec) bool { return rec.Alias == rw.alias }) {
+		if s.card(token) != nil || rw.alias != "" && slices.ContainsFunc(c.cards.list, func(rec *cardRec) bool { return rec.Alias == rw.alias }) {
 			continue
 		}
-		c.cards = append(c.cards, &cardRec{Token: token, DisplayID: rw.id, Alias: rw.alias, CardType: "third_party"})
+		c.cards.add(&cardRec{Token: token, DisplayID: rw.id, Alias: rw.alias, CardType: "third_party"})
 		out[i].Token = token
 	}
 	writeData(w, out)
