@@ -291,7 +291,7 @@ func (s *Server) stateFile() *stateFile {
 		Webhooks:     s.hub.webhooks,
 		TouchPasses:  s.creds.touchPasses.list,
 		Credentials:  credFile{Cards: c.cards.list, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
-		SystemLogs:   make([]logEntryFile, len(s.logs.entries)),
+		SystemLogs:   make([]logEntryFile, s.logs.log.len()),
 		LogResources: s.logs.resources,
 		StaticFiles:  map[string]staticFileFile{},
 	}
@@ -335,7 +335,7 @@ func (s *Server) stateFile() *stateFile {
 		f.Credentials.Sessions = append(f.Credentials.Sessions, sessionFile{ID: ss.id, DeviceID: ss.deviceID, Reset: ss.reset,
 			Token: ss.token, CardID: ss.cardID, Code: ss.code})
 	}
-	for i, e := range s.logs.entries {
+	for i, e := range s.logs.log.all() {
 		f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
 	}
 	for k, v := range s.logs.static {
@@ -532,10 +532,11 @@ func (f *stateFile) build() (*loadedState, error) {
 	}
 
 	l := &st.logs
-	l.entries = make([]SystemLogEntry, len(f.SystemLogs))
+	entries := make([]SystemLogEntry, len(f.SystemLogs))
 	for i, e := range f.SystemLogs {
-		l.entries[i] = SystemLogEntry{Topic: e.Topic, SystemLog: e.Entry}
+		entries[i] = SystemLogEntry{Topic: e.Topic, SystemLog: e.Entry}
 	}
+	l.log.load(time.Time{}, entries) // no bounds yet: install applies the server's
 	l.resources = f.LogResources
 	l.static = map[string]staticFile{}
 	for k, v := range f.StaticFiles {
@@ -602,6 +603,7 @@ func (s *Server) install(st *loadedState) {
 		s.tokens = map[string][]Permission{}
 	}
 	s.space, s.people, s.creds, s.logs = st.space, st.people, st.creds, st.logs
+	s.logs.log.setBounds(s.retention, s.clockNow())
 	s.hub.webhooks = f.Webhooks // the hub's queue stays
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil
