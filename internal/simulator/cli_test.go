@@ -288,6 +288,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, "", ""},
 		{"unknown flag", []string{"--nope"}, []string{"--nope"}, "", ""},
 		{"webhook retries out of range", []string{"--addr", "127.0.0.1:0", "--webhook-retries", "11"}, []string{"--webhook-retries 11", "0 to 10"}, "", ""},
+		{"negative retention", []string{"--addr", "127.0.0.1:0", "--keep-logs", "-1"}, []string{"--keep-logs", "0 (keep everything) or more"}, "", ""},
 	}
 	// An hour old: a rewrite shows in the modification time whatever the
 	// file system's timestamp resolution.

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access/accesstest"
 )
 
 // NewCommand returns the `fake` command of the access command line: the
@@ -19,6 +22,8 @@ func NewCommand() *cobra.Command {
 		logSaves    bool
 		interval    = DefaultSaveInterval
 		demoDefault = true
+		keep        = accesstest.DefaultRetention()
+		keepDays    = int(keep.SystemLogAge / (24 * time.Hour))
 	)
 	cmd := &cobra.Command{
 		Use:   "fake",
@@ -56,6 +61,11 @@ generated one.`,
 			if interval <= 0 || interval > DefaultSaveInterval {
 				return usageErrorf("--save-interval %s: give a positive duration up to %s", interval, DefaultSaveInterval)
 			}
+			if keep.SystemLogs < 0 || keepDays < 0 || keep.Deliveries < 0 || keep.Requests < 0 {
+				return usageErrorf("--keep-logs, --keep-log-days, --keep-deliveries and --keep-requests take 0 (keep everything) or more")
+			}
+			keep.SystemLogAge = time.Duration(keepDays) * 24 * time.Hour
+			cfg.Retention = &keep
 			cfg.SaveInterval = interval
 			cfg.Demo = demoDefault
 			if logSaves {
@@ -82,6 +92,10 @@ generated one.`,
 	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
+	f.IntVar(&keep.SystemLogs, "keep-logs", keep.SystemLogs, "system-log entries kept, the newest (0: all)")
+	f.IntVar(&keepDays, "keep-log-days", keepDays, "days of system log kept (0: all)")
+	f.IntVar(&keep.Deliveries, "keep-deliveries", keep.Deliveries, "webhook deliveries kept for the web console, the newest (0: all)")
+	f.IntVar(&keep.Requests, "keep-requests", keep.Requests, "requests kept in the request journal, the newest (0: all)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	cmd.SetContext(context.Background())
 	return cmd
