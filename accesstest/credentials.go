@@ -50,6 +50,7 @@ const (
 type credState struct {
 	touchPasses table[access.TouchPass, touchPassID]
 	cards       table[cardRec, cardKey] // nfc.go: the card list, by token
+	holders     map[string]cardHolder   // nfc.go: who holds a card, by token
 	sessions    map[string]*sessionRec  // nfc.go: enrollment sessions by id
 	generated   map[string]bool         // PINs handed out by Generate, not yet assigned
 	visitTimers map[string][]*timer     // visitors.go: status timers by visitor id
@@ -61,6 +62,7 @@ func (s *Server) cr() *credState {
 	c := &s.creds
 	if c.sessions == nil {
 		c.sessions = map[string]*sessionRec{}
+		c.holders = map[string]cardHolder{}
 		c.generated = map[string]bool{}
 		c.visitTimers = map[string][]*timer{}
 		c.qr = map[string]bool{}
@@ -200,7 +202,7 @@ func readNFCBody(w http.ResponseWriter, r *http.Request) (nfcBody, bool) {
 
 // assignNFC gives the holder (a user or visitor, by id) the card; cards
 // is the holder's list. It answers the request. The caller holds s.mu.
-func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, cards *[]access.NFCCard) {
+func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, visitor bool, cards *[]access.NFCCard) {
 	rec := s.card(b.Token)
 	if rec == nil {
 		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The NFC card does not exist.")
@@ -216,6 +218,7 @@ func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, ca
 	if !slices.ContainsFunc(*cards, func(c access.NFCCard) bool { return c.Token == b.Token }) {
 		*cards = append(*cards, access.NFCCard{ID: rec.DisplayID, Token: b.Token, Type: rec.CardType})
 	}
+	s.cr().holders[b.Token] = cardHolder{id: holderID, visitor: visitor}
 	writeSuccess(w)
 }
 
@@ -236,7 +239,7 @@ func (s *Server) assignUserNFC(w http.ResponseWriter, r *http.Request) {
 	}
 	s.withUser(w, r, func(u *access.User) {
 		s.mu.touch()
-		s.assignNFC(w, b, u.ID, &u.NFCCards)
+		s.assignNFC(w, b, u.ID, false, &u.NFCCards)
 	})
 }
 
@@ -256,7 +259,7 @@ func (s *Server) assignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); s.assignNFC(w, b, v.ID, &v.NFCCards) })
+	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); s.assignNFC(w, b, v.ID, true, &v.NFCCards) })
 }
 
 func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {

@@ -54,23 +54,70 @@ type sessionRec struct {
 	expiry       *timer
 }
 
+// cardHolder is who holds a card: a user or a visitor.
+type cardHolder struct {
+	id      string
+	visitor bool
+}
+
 // nfcHolder returns the id and kind (USER or VISITOR) of the holder of a
-// card, or "". The caller holds s.mu.
+// card, or "", from the index of holders (credState.holders), in O(1).
+// Every card given to someone is indexed (holdCards); an entry whose
+// holder no longer has the card (unassigned, deleted with its holder) is
+// dropped when met. The caller holds s.mu.
 func (s *Server) nfcHolder(token string) (id, kind string) {
-	has := func(cards []access.NFCCard) bool {
-		return slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token })
+	c := s.cr()
+	h, ok := c.holders[token]
+	if !ok {
+		return "", ""
 	}
-	for _, u := range s.people.users.list {
-		if has(u.NFCCards) {
-			return u.ID, "USER"
+	var cards []access.NFCCard
+	kind = "USER"
+	if h.visitor {
+		kind = "VISITOR"
+		if v := s.visitor(h.id); v != nil {
+			cards = v.NFCCards
 		}
+	} else if u := s.user(h.id); u != nil {
+		cards = u.NFCCards
+	}
+	if !slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token }) {
+		delete(c.holders, token)
+		return "", ""
+	}
+	return h.id, kind
+}
+
+// holdCards indexes the cards a user or visitor was given (a card held
+// already stays with its first holder, as the scan of users, then
+// visitors, found it before) and adds those not in the card list to it.
+// The caller holds s.mu.
+func (s *Server) holdCards(id string, visitor bool, cards []access.NFCCard) {
+	c := s.cr()
+	for _, card := range cards {
+		if h, _ := s.nfcHolder(card.Token); h == "" {
+			c.holders[card.Token] = cardHolder{id: id, visitor: visitor}
+		}
+		if !c.cards.has(card.Token) {
+			typ := card.Type
+			if typ == "" {
+				typ = "ua_card"
+			}
+			c.cards.add(&cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
+		}
+	}
+}
+
+// indexCards indexes every held card from scratch (a state read from a
+// file). The caller holds s.mu.
+func (s *Server) indexCards() {
+	s.cr().holders = map[string]cardHolder{}
+	for _, u := range s.people.users.list {
+		s.holdCards(u.ID, false, u.NFCCards)
 	}
 	for _, v := range s.people.visitors.list {
-		if has(v.NFCCards) {
-			return v.ID, "VISITOR"
-		}
+		s.holdCards(v.ID, true, v.NFCCards)
 	}
-	return "", ""
 }
 
 // releaseNFC takes a card from whoever holds it. The caller holds s.mu.
@@ -95,32 +142,8 @@ func (s *Server) NFCHolder(token string) string {
 	return id
 }
 
-// syncCards adds to the card list the cards seeded on users and visitors.
-// The caller holds s.mu.
-func (s *Server) syncCards() {
-	c := s.cr()
-	add := func(cards []access.NFCCard) {
-		for _, card := range cards {
-			if !c.cards.has(card.Token) {
-				typ := card.Type
-				if typ == "" {
-					typ = "ua_card"
-				}
-				c.cards.add(&cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
-			}
-		}
-	}
-	for _, u := range s.people.users.list {
-		add(u.NFCCards)
-	}
-	for _, v := range s.people.visitors.list {
-		add(v.NFCCards)
-	}
-}
-
 // card returns the card with the token, or nil. The caller holds s.mu.
 func (s *Server) card(token string) *cardRec {
-	s.syncCards()
 	return s.cr().cards.get(token)
 }
 
@@ -146,7 +169,6 @@ func (s *Server) wireCard(rec *cardRec) access.NFCCard {
 func (s *Server) NFCCards() []access.NFCCard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.syncCards()
 	out := make([]access.NFCCard, s.cr().cards.len())
 	for i, rec := range s.cr().cards.list {
 		out[i] = s.wireCard(rec)
@@ -348,7 +370,6 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.syncCards()
 	cards := s.cr().cards.list
 	total := len(cards)
 	start, end := pageBounds(page, size, total)
@@ -444,7 +465,6 @@ func (s *Server) importNFCCards(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.touch()
-	s.syncCards()
 	c := s.cr()
 	type result struct {
 		NFCID string `json:"nfc_id"`

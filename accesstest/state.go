@@ -269,7 +269,6 @@ func (s *Server) WriteState(w io.Writer) error {
 // stateFile collects the state. The caller holds s.mu.
 func (s *Server) stateFile() *stateFile {
 	sp, p, c := s.sp(), s.ppl(), s.cr()
-	s.syncCards()
 	p.identity.init()
 	f := &stateFile{
 		Version:       StateVersion,
@@ -604,6 +603,7 @@ func (s *Server) install(st *loadedState) {
 	}
 	s.space, s.people, s.creds, s.logs = st.space, st.people, st.creds, st.logs
 	s.logs.log.setBounds(s.retention, s.clockNow())
+	s.indexCards() // and the cards seeded on people join the card list
 	s.hub.webhooks = f.Webhooks // the hub's queue stays
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil

@@ -86,7 +86,7 @@ func (s *Server) AddUser(u access.User) access.User {
 			return u.ID
 		},
 		func(u *access.User) bool { return s.people.users.has(u.ID) },
-		s.people.users.add)
+		func(u *access.User) { s.people.users.add(u); s.holdCards(u.ID, false, u.NFCCards) })
 }
 
 // User returns the stored user with the given id.

@@ -87,7 +87,7 @@ func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
 			return v.ID
 		},
 		func(v *access.Visitor) bool { return s.people.visitors.has(v.ID) },
-		s.people.visitors.add)
+		func(v *access.Visitor) { s.people.visitors.add(v); s.holdCards(v.ID, true, v.NFCCards) })
 }
 
 // Visitors returns every stored visitor, in insertion order, their status
