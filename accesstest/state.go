@@ -603,7 +603,7 @@ func (s *Server) install(st *loadedState) {
 	}
 	s.space, s.people, s.creds, s.logs = st.space, st.people, st.creds, st.logs
 	s.logs.log.setBounds(s.retention, s.clockNow())
-	s.indexCards() // and the cards seeded on people join the card list
+	s.indexCards()              // and the cards seeded on people join the card list
 	s.hub.webhooks = f.Webhooks // the hub's queue stays
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil
