@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -19,7 +21,8 @@ import (
 //
 //   - BenchmarkSeedUsers: AddUser of n users into an empty fake;
 //   - BenchmarkGetUser: GET /users/{id} through the SDK with n users
-//     stored;
+//     stored; BenchmarkGetUserHandler: the same served by the fake's
+//     handler in process, without a connection;
 //   - BenchmarkSystemLogsAll: SystemLogs.All, pages of 500, over a log
 //     of n entries.
 //
@@ -68,6 +71,36 @@ func BenchmarkGetUser(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkGetUserHandler is GET /users/{id} served by the fake's
+// handler in process, with no connection: the fake's own cost per
+// request, which the SDK's round trip over loopback TLS hides.
+func BenchmarkGetUserHandler(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			srv := scaleServer(b)
+			ids := make([]string, n)
+			for i := range n {
+				ids[i] = srv.AddUser(access.User{FirstName: "User", LastName: strconv.Itoa(i)}).ID
+			}
+			h := srv.Handler()
+			auth := "Bearer " + srv.Token()
+			rng := rand.New(rand.NewPCG(1, 2))
+			b.ResetTimer()
+			cpu := cpuTime()
+			for range b.N {
+				req := httptest.NewRequest(http.MethodGet, "/api/v1/developer/users/"+ids[rng.IntN(n)], nil)
+				req.Header.Set("Authorization", auth)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d", w.Code)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
