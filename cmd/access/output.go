@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -91,7 +92,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		// program has, so it would collect half again as often: while a
 		// list streams, the collector runs at 200 % instead of 100 %
 		// (GOGC, when set, decides instead).
-		defer debug.SetGCPercent(debug.SetGCPercent(200))
+		defer streamGC()()
 	}
 	if !isStream {
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
@@ -191,6 +192,33 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 			_, err = io.WriteString(cw, "\n]\n")
 		}
 		return err
+	}
+}
+
+// streamGCState counts the lists streaming at once (tests run several in
+// one process), so that the first raises the collector's percentage and
+// the last puts back what it was.
+var streamGCState struct {
+	sync.Mutex
+	n, old int
+}
+
+// streamGC sets the collector to 200 % until the returned function is
+// called.
+func streamGC() (restore func()) {
+	g := &streamGCState
+	g.Lock()
+	defer g.Unlock()
+	if g.n == 0 {
+		g.old = debug.SetGCPercent(200)
+	}
+	g.n++
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.n--; g.n == 0 {
+			debug.SetGCPercent(g.old)
+		}
 	}
 }
 

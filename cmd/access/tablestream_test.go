@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -177,5 +178,27 @@ func TestEmptyTableSaysNoRecords(t *testing.T) {
 	}
 	if out.Len() != 0 || errb.String() != "no records\n" {
 		t.Errorf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
+
+// TestStreamGCNests: streams running at once raise the collector's
+// percentage once, and the last one to end puts back what was set
+// before (not run in parallel: the percentage is the process's).
+func TestStreamGCNests(t *testing.T) {
+	before := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(before)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	r1 := streamGC()
+	r2 := streamGC()
+	if p := percent(); p != 200 {
+		t.Fatalf("two streams: %d %%", p)
+	}
+	r1()
+	if p := percent(); p != 200 {
+		t.Fatalf("one stream left: %d %%", p)
+	}
+	r2()
+	if p := percent(); p != 150 {
+		t.Fatalf("after the streams: %d %%, want the 150 set before", p)
 	}
 }
