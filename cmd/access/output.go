@@ -128,11 +128,10 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		})
 		return firstErr(serr, err)
 	case "yaml":
-		all, err := a.collect(v, s, isStream, lazy)
-		if err != nil {
-			return err
+		if isStream {
+			return a.writeYAMLStream(w, s, lazy)
 		}
-		g, err := generic(all)
+		g, err := generic(v)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // tableBlock is how many rows a table holds before it writes them: a
@@ -157,4 +159,39 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) 
 		return e
 	}
 	return t.close()
+}
+
+// writeYAMLStream writes the records of s as one YAML sequence while they
+// arrive: each record is encoded as a sequence of one item, which is the
+// item as the whole sequence would hold it; no records is "[]".
+func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
+	p := a.newProgress("record")
+	p.active = p.active && lazy
+	defer p.done()
+	n := 0
+	var err error
+	serr := s(func(rec any) bool {
+		var g any
+		if g, err = generic(rec); err != nil {
+			return false
+		}
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err = enc.Encode([]any{g}); err == nil {
+			err = enc.Close()
+		}
+		if err != nil {
+			return false
+		}
+		n++
+		p.add(1, 0)
+		return true
+	})
+	if e := firstErr(serr, err); e != nil {
+		return e
+	}
+	if n == 0 {
+		_, err = io.WriteString(w, "[]\n")
+	}
+	return err
 }

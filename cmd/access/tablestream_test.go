@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // streamRec is a record of the stream tests, with characters JSON
@@ -200,5 +202,51 @@ func TestStreamGCNests(t *testing.T) {
 	r2()
 	if p := percent(); p != 150 {
 		t.Fatalf("after the streams: %d %%, want the 150 set before", p)
+	}
+}
+
+// TestStreamedYAMLIsTheWholeSequence: a list written as YAML record by
+// record is the document the whole list makes, nested values and
+// multi-line strings included; an empty list is [].
+func TestStreamedYAMLIsTheWholeSequence(t *testing.T) {
+	t.Parallel()
+	recs := []any{
+		map[string]any{"id": "a", "tags": []any{"x", "y"}, "nested": map[string]any{"k": 1, "list": []any{map[string]any{"n": "m"}}}},
+		map[string]any{"id": "b", "note": "two\nlines", "empty": []any{}, "none": nil},
+		streamRec{ID: "c", Name: "- not a list", Note: "<a & b>"},
+	}
+	var out bytes.Buffer
+	a, _ := testApp(&out)
+	s := func(yield func(any) bool) error {
+		for _, r := range recs {
+			if !yield(r) {
+				break
+			}
+		}
+		return nil
+	}
+	if err := a.emitAs("yaml", stream(s), nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := generic(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := yaml.NewEncoder(&want)
+	enc.SetIndent(2)
+	if err := enc.Encode(g); err != nil {
+		t.Fatal(err)
+	}
+	enc.Close()
+	if out.String() != want.String() {
+		t.Errorf("streamed:\n%s\nwhole:\n%s", out.String(), want.String())
+	}
+	out.Reset()
+	if err := a.emitAs("yaml", recStream(nil, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "[]\n" {
+		t.Errorf("empty list: %q", out.String())
 	}
 }
