@@ -286,8 +286,17 @@ func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
 // The caller holds s.mu.
 func (s *Server) usersOf(groups ...*groupRec) []memberWire {
 	out := []memberWire{}
+	in := map[string]bool{}
+	for _, g := range groups {
+		for _, m := range g.members {
+			in[m] = true
+		}
+	}
+	if len(in) == 0 {
+		return out
+	}
 	for _, u := range s.people.users.list {
-		if slices.ContainsFunc(groups, func(g *groupRec) bool { return slices.Contains(g.members, u.ID) }) {
+		if in[u.ID] {
 			out = append(out, memberView(u))
 		}
 	}
