@@ -181,7 +181,8 @@ type Server struct {
 	clock     clockState // clock.go: Advance's offset and the timers
 	token     string
 	tokens    map[string][]Permission
-	requests  []Request
+	requests  ring[Request] // retention.go: bounded by retention.Requests
+	retention Retention     // retention.go: WithRetention
 	faults    []*activeFault
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -219,6 +220,7 @@ func NewServer(opts ...Option) *Server {
 		s.token = randomToken()
 	}
 	s.tokens[s.token] = AllPermissions()
+	s.logs.log.setBounds(s.retention, s.now())
 	if s.demo {
 		s.LoadDemoData()
 	}
@@ -462,11 +464,12 @@ func (s *Server) ClearFaults() {
 	s.faults = nil
 }
 
-// Requests returns the requests received so far, oldest first.
+// Requests returns the requests received so far, oldest first: the
+// newest [Retention.Requests] of them when that is set.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.requests.items()
 }
 
 // RequestsFor returns the requests received for one operation.
@@ -484,7 +487,7 @@ func (s *Server) RequestsFor(op Op) []Request {
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = nil
+	s.requests.reset()
 }
 
 func (s *Server) fail(format string, args ...any) {
@@ -747,7 +750,7 @@ func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.console.modes[mode]++
-	s.requests = append(s.requests, Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.requests.add(Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue

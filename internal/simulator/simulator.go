@@ -86,6 +86,11 @@ type Config struct {
 	// layout answers with an HTML page, the direct one not at all
 	// (accesstest.WithoutAccess).
 	WithoutAccess bool
+	// Retention bounds the system log, the webhook deliveries and the
+	// request journal each site keeps, as a console bounds its history;
+	// nil means accesstest.DefaultRetention(). A zero field keeps
+	// everything of its kind.
+	Retention *accesstest.Retention
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -278,8 +283,12 @@ func (st *Site) load(cfg Config) error {
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
+	keep := accesstest.DefaultRetention()
+	if cfg.Retention != nil {
+		keep = *cfg.Retention
+	}
 	opts := []accesstest.Option{accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0)}
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep)}
 	if cfg.OlderProxySocket {
 		opts = append(opts, accesstest.WithOlderProxySocket())
 	}
@@ -350,24 +359,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		defer close(st.done)
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
-	go st.forgetRequests()
 	return nil
-}
-
-// forgetRequests keeps the fake's request log (Server.Requests, which
-// tests inspect and nothing here reads) from growing for as long as the
-// simulator runs: it is emptied every second.
-func (st *Site) forgetRequests() {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-st.done:
-			return
-		case <-t.C:
-			st.Fake.ResetRequests()
-		}
-	}
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
