@@ -42,6 +42,11 @@ type connection struct {
 	URL, Fingerprint string
 	Insecure         bool
 	Source           string // where the URL came from, for doctor
+	// TokenSource and PinSource say where the token and the pin came
+	// from ("--token-file", "ACCESS_TOKEN", "profile office"), and
+	// Profile how the profile was chosen ("--profile", "ACCESS_PROFILE",
+	// "current"), for access auth status.
+	TokenSource, PinSource, Profile string
 	// token is a function, not a string: fmt prints unexported fields by
 	// reflection, without their String methods, so a %v of a struct that
 	// holds a connection would otherwise show the token.
@@ -301,6 +306,10 @@ func (a *app) resolveConnection() (connection, error) {
 		c.URL, c.Source = p.URL, "profile "+name
 		c.Fingerprint, c.Insecure = p.Fingerprint, p.Insecure
 		c.token = tokenOf(p.Token)
+		c.TokenSource, c.Profile = c.Source, firstNonEmpty(nameSrc, "current")
+		if p.Fingerprint != "" {
+			c.PinSource = c.Source
+		}
 	}
 	if err := a.checkScheme(c.URL, c.Source); err != nil {
 		return c, err
@@ -309,6 +318,13 @@ func (a *app) resolveConnection() (connection, error) {
 		// An explicit pin only tightens: it replaces the profile's pin
 		// and ends an insecure connection's trust in any certificate.
 		c.Fingerprint, c.Insecure = fp, false
+		c.PinSource = "--fingerprint"
+		if a.fingerprint == "" {
+			c.PinSource = "ACCESS_FINGERPRINT"
+		}
+	}
+	if tokSrc != "" {
+		c.TokenSource = tokSrc
 	}
 	switch tokSrc {
 	case "--token-file":
@@ -385,7 +401,8 @@ func (a *app) startFake() connection {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
 		seedFakeDemo(a.fakeSrv)
 	}
-	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
+	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(),
+		Source: "--fake", TokenSource: "--fake", PinSource: "--fake"}
 }
 
 // clientOptions are the SDK options for a connection.

@@ -209,7 +209,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
+	root.SetVersionTemplate(versionText())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var secret *secretFlagError
 		if errors.As(err, &secret) {
@@ -259,6 +259,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		root.AddCommand(g)
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
+	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
