@@ -31,6 +31,8 @@ const (
 	// DemoIntercomID is the intercom at the main entrance, whose doorbell
 	// can be triggered.
 	DemoIntercomID = "788a20c002c7"
+	// DemoVisitorID is the first visitor of the demo site, an UPCOMING one.
+	DemoVisitorID = "5b0c6a3e-2f4d-4e7a-9c1b-8d2e3f4a5b6c"
 	// DemoDoorGroupID is the "Office floors" door group.
 	DemoDoorGroupID = "d5573467-d6b3-4e8f-8e48-8a322b91664a"
 )
@@ -264,6 +266,9 @@ func (s *Server) LoadDemoData() {
 			NFCCards:   []access.NFCCard{}, Resources: []access.Resource{doors[0], doors[3]},
 			ScheduleID: visiting.ID,
 			Schedule:   &access.Schedule{ID: visiting.ID, Name: visiting.Name, Type: "access", WeekSchedule: visiting.WeekSchedule},
+		}
+		if i == 0 {
+			v.ID = DemoVisitorID
 		}
 		if i%10 == 4 {
 			v.Remarks = "Needs a parking space"
