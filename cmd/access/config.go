@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,10 @@ type connection struct {
 	// Profile how the profile was chosen ("--profile", "ACCESS_PROFILE",
 	// "current"), for access auth status.
 	TokenSource, PinSource, Profile string
+	// CACert is the PEM of the CA trusted instead of the system's roots
+	// (--cacert or ACCESS_CACERT, the file CAFile), or nil.
+	CACert        []byte
+	CAFile, CASrc string
 	// token is a function, not a string: fmt prints unexported fields by
 	// reflection, without their String methods, so a %v of a struct that
 	// holds a connection would otherwise show the token.
@@ -326,6 +331,9 @@ func (a *app) resolveConnection() (connection, error) {
 	if tokSrc != "" {
 		c.TokenSource = tokSrc
 	}
+	if err := a.trustCA(&c); err != nil {
+		return c, err
+	}
 	switch tokSrc {
 	case "--token-file":
 		tok, err := a.readTokenFile(a.tokenFile)
@@ -358,6 +366,31 @@ func (a *app) checkScheme(raw, src string) error {
 		return usageErrorf("the console URL of %s is http://: the token would travel in clear text; use https://, or --allow-http if you mean it", src)
 	}
 	return usageErrorf("the console URL of %s, %q, is not an https:// URL", src, raw)
+}
+
+// trustCA reads the CA file of --cacert or ACCESS_CACERT, if any, into
+// the connection: its certificates are trusted instead of the system's
+// roots. Like a pin it only changes how the certificate is checked, so it
+// goes with a console of either origin; it ends --insecure's trust in any
+// certificate.
+func (a *app) trustCA(c *connection) error {
+	src, path := "--cacert", a.cacert
+	if path == "" {
+		src, path = "ACCESS_CACERT", a.getenv("ACCESS_CACERT")
+	}
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usageErrorf("%s: %v", src, err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return usageErrorf("%s %s holds no PEM certificate", src, path)
+	}
+	c.CACert, c.CAFile, c.CASrc = b, path, src
+	c.Insecure = false
+	return nil
 }
 
 func (a *app) readTokenFile(path string) (string, error) {
@@ -411,6 +444,8 @@ func clientOptions(c connection) []access.Option {
 	switch {
 	case c.Fingerprint != "":
 		opts = append(opts, access.WithPinnedCertificate(c.Fingerprint))
+	case c.CACert != nil:
+		opts = append(opts, access.WithRootCAPEM(c.CACert))
 	case c.Insecure:
 		opts = append(opts, access.WithInsecureSkipVerify())
 	}

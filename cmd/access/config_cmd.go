@@ -236,6 +236,8 @@ func (a *app) authStatus() error {
 	switch {
 	case conn.Fingerprint != "":
 		fmt.Fprintf(tw, "certificate:\tpinned to %s%s\n", conn.Fingerprint, from(conn.PinSource))
+	case conn.CACert != nil:
+		fmt.Fprintf(tw, "certificate:\tchecked against the CA of %s (from %s)\n", conn.CAFile, conn.CASrc)
 	case conn.Insecure:
 		fmt.Fprintf(tw, "certificate:\tnot checked (insecure)\n")
 	default:
