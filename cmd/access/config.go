@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -353,6 +354,9 @@ func (a *app) resolveConnection() (connection, error) {
 // checkScheme refuses a console URL that is not https://, unless
 // --allow-http allows http:// (the token then travels in clear text).
 func (a *app) checkScheme(raw, src string) error {
+	if !strings.Contains(raw, "://") {
+		return noScheme(src, raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return usageErrorf("the console URL of %s, %q, is not a URL", src, raw)
@@ -391,6 +395,17 @@ func (a *app) trustCA(c *connection) error {
 	c.CACert, c.CAFile, c.CASrc = b, path, src
 	c.Insecure = false
 	return nil
+}
+
+// noScheme is the usage error of a console URL given without a scheme
+// (192.168.1.1 or console.lan:12445): it says how to write it. Only
+// access login and access doctor take a bare host.
+func noScheme(src, raw string) error {
+	host := strings.TrimRight(raw, "/")
+	if _, port, err := net.SplitHostPort(host); err != nil || port == "" {
+		host = net.JoinHostPort(strings.Trim(host, "[]"), "12445") // the developer API's port
+	}
+	return usageErrorf("the console URL of %s, %q, has no scheme: write it https://%s", src, raw, host)
 }
 
 func (a *app) readTokenFile(path string) (string, error) {

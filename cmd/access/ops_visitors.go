@@ -120,7 +120,7 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 func init() {
 	vArg := []argSpec{{name: "visitor"}}
 	register(
-		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
+		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: requiredFlags(visitorFlags, "first-name", "last-name", "reason", "start", "end"), cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.VisitorRequest, error) {
