@@ -125,7 +125,7 @@ func (a *app) noProfile(cfg *config, path, name string) error {
 	if len(names) == 0 {
 		return notFoundErrorf("no profile %q in %s (there is none: run access login)", name, path)
 	}
-	return notFoundErrorf("no profile %q in %s (have: %s)", name, path, strings.Join(names, ", "))
+	return notFoundErrorf("no profile %q in %s (have: %s)%s", name, path, strings.Join(names, ", "), didYouMean(name, eachName(names)))
 }
 
 func (a *app) configShowCommand() *cobra.Command {
