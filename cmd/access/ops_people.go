@@ -27,8 +27,8 @@ func paged[T any](x *inv, all func(num, size int) stream, list func(num, size in
 
 var (
 	userCols  = []string{"id", "full_name", "user_email", "employee_number", "status"}
-	groupCols = []string{"id", "full_name", "up_id"}
-	polCols   = []string{"id", "name", "schedule_id", "resources"}
+	groupCols = []string{"id", "full_name", "up_id:PARENT"}
+	polCols   = []string{"id", "name", "schedule_id:SCHEDULE", "resources"}
 )
 
 func userStatuses(ss []string) []access.UserStatus {

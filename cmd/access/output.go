@@ -113,7 +113,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		if err != nil {
 			return err
 		}
-		g, err := generic(all)
+		g, err := yamlNode(all) // in the order of JSON
 		if err != nil {
 			return err
 		}
@@ -325,13 +325,21 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 			}
 			keys[i], heads[i] = key, head
 		}
-		fmt.Fprintln(tw, strings.Join(heads, "\t"))
+		table := [][]string{heads}
 		for _, rec := range x {
 			cells := make([]string, len(cols))
 			for i, k := range keys {
-				cells[i] = cell(lookup(rec, k))
+				cells[i] = cell(a.withNames(k, lookup(rec, k)))
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+			table = append(table, cells)
+		}
+		keep := make([]bool, len(keys))
+		for i, k := range keys {
+			keep[i] = k == "id"
+		}
+		fitColumns(table, keep, a.tableWidth(), 2)
+		for _, row := range table {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
 		tw.Flush()
 		out := buf.String()
@@ -344,13 +352,15 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 	case map[string]any:
 		keys := cols
 		if len(keys) == 0 {
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys = jsonOrder(v) // the order of JSON output
 		}
-		for _, k := range keys {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, cell(lookup(x, k)))
+		table := make([][]string, len(keys))
+		for i, k := range keys {
+			table[i] = []string{k + ":", cell(a.withNames(k, lookup(x, k)))}
+		}
+		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
+		for _, row := range table {
+			fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 		}
 		tw.Flush()
 		_, err = w.Write(buf.Bytes())

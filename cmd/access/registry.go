@@ -420,6 +420,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if err != nil {
 			return inUserWords(c, spec, err)
 		}
+		if names := tableNameCols[spec.path]; names != nil && a.format() == "table" {
+			a.loadTableNames(c.Context(), cl, names)
+		}
 		if d, ok := res.(done); ok {
 			if a.format() == "table" {
 				fmt.Fprintln(a.stdout, d.Message)

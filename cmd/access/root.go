@@ -61,6 +61,8 @@ type app struct {
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
 
+	idNames map[string]map[string]string // tables: column key to id to name (tablenames.go)
+
 	configWarned bool // the config file's mode was warned about
 
 	// exportHook, when set (by tests), sees the bytes an export has written.
