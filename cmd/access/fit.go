@@ -41,20 +41,31 @@ func truncate(s string, n int) string {
 }
 
 // fitColumns cuts the cells of table (a header row, then rows) so that
-// the columns, gap apart, fit width: the widest column that may be cut
-// (not keep[i]) loses a cell at a time, down to minColumn.
+// the columns, gap apart, fit width (see fitWidths).
 func fitColumns(table [][]string, keep []bool, width, gap int) {
 	if width <= 0 || len(table) == 0 {
 		return
 	}
-	n := len(table[0])
-	widths := make([]int, n)
+	widths := make([]int, len(table[0]))
 	for _, row := range table {
 		for i, c := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	total := gap * (n - 1)
+	fitWidths(widths, keep, width, gap)
+	for _, row := range table {
+		for i := range row {
+			row[i] = truncate(row[i], widths[i])
+		}
+	}
+}
+
+// fitWidths narrows column widths so that the columns, gap apart, fit
+// width: the widest column that may be cut (not keep[i]) loses a cell at
+// a time, down to minColumn; when nothing is left to cut the table
+// overflows.
+func fitWidths(widths []int, keep []bool, width, gap int) {
+	total := gap * (len(widths) - 1)
 	for _, w := range widths {
 		total += w
 	}
@@ -66,14 +77,9 @@ func fitColumns(table [][]string, keep []bool, width, gap int) {
 			}
 		}
 		if widest < 0 {
-			break // nothing left to cut: the table overflows
+			return
 		}
 		widths[widest]--
 		total--
-	}
-	for _, row := range table {
-		for i := range row {
-			row[i] = truncate(row[i], widths[i])
-		}
 	}
 }

@@ -44,7 +44,11 @@ func yamlValue(d *json.Decoder) (*yaml.Node, error) {
 				if err != nil {
 					return nil, err
 				}
-				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k.(string)}, val)
+				key := &yaml.Node{}
+				if err := key.Encode(k.(string)); err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, key, val)
 			}
 			_, err := d.Token() // }
 			return n, err
@@ -62,7 +66,10 @@ func yamlValue(d *json.Decoder) (*yaml.Node, error) {
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
 	case string:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t}, nil
+		// Encoded as a Go string is: quoted where YAML would read another
+		// type ("y", "1.5", "null"), a block for several lines.
+		n := &yaml.Node{}
+		return n, n.Encode(t)
 	case json.Number:
 		tag := "!!int"
 		if _, err := t.Int64(); err != nil {

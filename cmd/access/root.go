@@ -27,6 +27,7 @@ const exitCodesHelp = `Exit codes:
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
+  5    access plan --detailed-exitcode: the plan has changes
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP; a second Ctrl-C ends the process at once)`
 
 const configHelp = `Configuration: a console is a URL and a token from the flags and the environment, or else a whole
@@ -264,6 +265,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		root.AddCommand(g)
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
+	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())

@@ -8,8 +8,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access/accesstest"
 )
 
 // NewCommand returns the `fake` command of the access command line: the
@@ -22,6 +25,8 @@ func NewCommand() *cobra.Command {
 		logSaves    bool
 		interval    = DefaultSaveInterval
 		demoDefault = true
+		keep        = accesstest.DefaultRetention()
+		keepDays    = int(keep.SystemLogAge / (24 * time.Hour))
 		tokenFile   string
 		uiPassFile  string
 	)
@@ -68,6 +73,11 @@ list. Without a token one is generated.`,
 			if interval <= 0 || interval > DefaultSaveInterval {
 				return usageErrorf("--save-interval %s: give a positive duration up to %s", interval, DefaultSaveInterval)
 			}
+			if keep.SystemLogs < 0 || keepDays < 0 || keep.Deliveries < 0 || keep.Requests < 0 {
+				return usageErrorf("--keep-logs, --keep-log-days, --keep-deliveries and --keep-requests take 0 (keep everything) or more")
+			}
+			keep.SystemLogAge = time.Duration(keepDays) * 24 * time.Hour
+			cfg.Retention = &keep
 			cfg.SaveInterval = interval
 			cfg.Demo = demoDefault
 			if logSaves {
@@ -106,6 +116,10 @@ list. Without a token one is generated.`,
 	_ = f.MarkHidden("ui-password")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
+	f.IntVar(&keep.SystemLogs, "keep-logs", keep.SystemLogs, "system-log entries kept, the newest (0: all)")
+	f.IntVar(&keepDays, "keep-log-days", keepDays, "days of system log kept (0: all)")
+	f.IntVar(&keep.Deliveries, "keep-deliveries", keep.Deliveries, "webhook deliveries kept for the web console, the newest (0: all)")
+	f.IntVar(&keep.Requests, "keep-requests", keep.Requests, "requests kept in the request journal, the newest (0: all)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		var secret refusedSecret
 		if errors.As(err, &secret) {

@@ -82,6 +82,11 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// Retention bounds the system log, the webhook deliveries and the
+	// request journal each site keeps, as a console bounds its history;
+	// nil means accesstest.DefaultRetention(). A zero field keeps
+	// everything of its kind.
+	Retention *accesstest.Retention
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -274,8 +279,12 @@ func (st *Site) load(cfg Config) error {
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
+	keep := accesstest.DefaultRetention()
+	if cfg.Retention != nil {
+		keep = *cfg.Retention
+	}
 	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0))
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep))
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -338,24 +347,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		defer close(st.done)
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
-	go st.forgetRequests()
 	return nil
-}
-
-// forgetRequests keeps the fake's request log (Server.Requests, which
-// tests inspect and nothing here reads) from growing for as long as the
-// simulator runs: it is emptied every second.
-func (st *Site) forgetRequests() {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-st.done:
-			return
-		case <-t.C:
-			st.Fake.ResetRequests()
-		}
-	}
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
