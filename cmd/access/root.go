@@ -261,6 +261,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
 	root.AddCommand(a.siteCommands()...)
+	root.AddCommand(a.apiCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
