@@ -210,7 +210,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
+	root.SetVersionTemplate(strings.ReplaceAll(buildVersion(), "{{", "{{`{{`}}"))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var secret *secretFlagError
 		if errors.As(err, &secret) {
