@@ -214,9 +214,11 @@ func TestAPIIncludeRedacts(t *testing.T) {
 
 	code, stdout, stderr = runAPI(t, env, "api", "-i", "-X", "POST", "/webhooks/endpoints", "-F", "secret=@-")
 	assert.Equal(t, 2, code, "the secret's file is stdin, which is empty: %s", stderr)
+	assert.Empty(t, stdout, "nothing sent, so no status line")
 
 	code, stdout, stderr = runAPI(t, env, "api", "-i", "-X", "POST", "/webhooks/endpoints", "--input", "-")
 	assert.Equal(t, 2, code, stderr) // empty stdin is no JSON
+	assert.Empty(t, stdout)
 
 	dir := t.TempDir()
 	in := filepath.Join(dir, "ep.json")
