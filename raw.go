@@ -93,8 +93,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body, v any) (*Res
 // record is lost or yielded twice; the console's total is not trusted
 // (some echo the page size in it), so the iteration ends at an empty page
 // or a short page at a size the console served whole. A console that
-// returns the same page twice (it ignores page_num) ends the iteration
-// with [ErrPageRepeated]; an answer whose data is not an array ends it
+// returns the same page twice (it ignores page_num, or does not page the
+// list at all) ends the iteration with [ErrPageRepeated] (pages are
+// compared by the JSON text of their first record); an answer whose data is not an array ends it
 // with an [ErrInvalidResponse]. The first error is yielded with a nil
 // record and ends the iteration.
 func (c *Client) DoAll(ctx context.Context, path string) iter.Seq2[json.RawMessage, error] {
