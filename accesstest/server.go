@@ -249,7 +249,7 @@ func (s *Server) Close() {
 	s.delivery.CloseIdleConnections()
 }
 
-// lifecycle counts the server's own goroutines (the delivery goroutine,
+// lifecycle counts the server's own goroutines (the delivery goroutines,
 // the WebSocket connections and the live-timer goroutine of
 // [WithLiveTimers]), so that Close can wait for them.
 type lifecycle struct {

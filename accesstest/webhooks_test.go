@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -166,4 +167,78 @@ func TestWebhookRetryWaitHoldsUpNothing(t *testing.T) {
 	assert.Zero(t, ds[1].StatusCode)
 	bodies, _ := down.received()
 	assert.Len(t, bodies, 1, "no second attempt was made")
+}
+
+// No stream waits on a webhook: with one endpoint that accepts every
+// delivery and never answers, a WebSocket subscriber receives the
+// notifications of 100 unlocks, and a second endpoint all 100 deliveries,
+// while the first still hangs (the test holds it until it has checked).
+func TestHungWebhookHoldsUpNobodyElse(t *testing.T) {
+	t.Parallel()
+	const unlocks = 100
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	release := make(chan struct{})
+	inFlight := make(chan struct{}, 1)
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case inFlight <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hung.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	healthy := make(chan string, unlocks)
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		healthy <- r.Header.Get(access.SignatureHeader)
+	}))
+	defer ok.Close()
+	srv.AddWebhook(access.WebhookEndpoint{Endpoint: hung.URL, Name: "hangs", Events: []access.EventType{access.EventDoorUnlock}})
+	srv.AddWebhook(access.WebhookEndpoint{Endpoint: ok.URL, Name: "answers", Events: []access.EventType{access.EventDoorUnlock}})
+	ws := subscribe(t, srv)
+
+	c := srv.Client(noRetry())
+	for range unlocks {
+		_, err := c.Doors.Unlock(ctx, accesstest.DemoDoorID, nil)
+		require.NoError(t, err)
+	}
+	for i := range unlocks {
+		waitFor(t, ws, "unlock notification "+strconv.Itoa(i+1), func(n *access.Notification) bool {
+			return n.Event == access.NotificationRemoteUnlock
+		})
+	}
+	for i := range unlocks {
+		select {
+		case <-healthy:
+		case <-ctx.Done():
+			t.Fatalf("the answering endpoint got %d deliveries of %d", i, unlocks)
+		}
+	}
+	select {
+	case <-inFlight: // the hung endpoint holds a delivery: it was not skipped
+	case <-ctx.Done():
+		t.Fatal("no delivery reached the hung endpoint")
+	}
+	pending, stop := context.WithCancel(ctx)
+	stop()
+	assert.ErrorIs(t, srv.WaitDeliveries(pending), context.Canceled, "the hung endpoint's deliveries are pending")
+
+	close(release)
+	require.NoError(t, srv.WaitDeliveries(ctx))
+	byEndpoint := map[string]int{}
+	for _, d := range srv.Deliveries() {
+		byEndpoint[d.URL]++
+	}
+	assert.Equal(t, map[string]int{hung.URL: unlocks, ok.URL: unlocks}, byEndpoint, "every delivery made, to both")
 }
