@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -482,4 +483,36 @@ func saveLog(t *testing.T, stderr string) (longest time.Duration, began []time.T
 	}
 	require.NotZero(t, longest, "no save reported: %s", stderr)
 	return longest, began
+}
+
+// TestSecondProcessOnAStateFileExitsTwo: a second `access fake` given the
+// state file of a running one exits 2 at once, naming the file and the
+// running one's pid; SIGHUP then stops the first as SIGTERM does, saving
+// what it acknowledged.
+func TestSecondProcessOnAStateFileExitsTwo(t *testing.T) {
+	t.Parallel()
+	if !fakeSavesState {
+		t.Skip("this build's accesstest has no WriteState/ReadState yet")
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	p := startFake(t, "--state", state, "--demo=false")
+	code, stderr := runFake(t, "--addr", "127.0.0.1:0", "--state", state)
+	assert.Equal(t, 2, code, stderr)
+	assert.Equal(t, "access: state file "+state+" is in use by another access fake (pid "+strconv.Itoa(p.cmd.Process.Pid)+")\n", stderr)
+
+	c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+	require.NoError(t, err)
+	_, _, err = c.Users.Create(context.Background(), &access.UserRequest{FirstName: "Hangup", LastName: "Saved"})
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGHUP))
+	select {
+	case err := <-p.done:
+		assert.NoError(t, err, "exit status after SIGHUP; stderr: %s", p.stderr)
+		p.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("access fake did not stop on SIGHUP")
+	}
+	b, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"Hangup"`)
 }

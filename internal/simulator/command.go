@@ -10,7 +10,8 @@ import (
 )
 
 // NewCommand returns the `fake` command of the access command line: the
-// simulator, serving until SIGINT or SIGTERM, then saving its state.
+// simulator, serving until SIGINT, SIGTERM or SIGHUP, then saving its
+// state.
 func NewCommand() *cobra.Command {
 	var (
 		cfg         Config
@@ -61,7 +62,7 @@ generated one.`,
 			if logSaves {
 				cfg.LogSaves = cmd.ErrOrStderr()
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			return Run(ctx, cfg, printEnv, cmd.OutOrStdout())
 		},

@@ -49,7 +49,9 @@ type Config struct {
 	// Demo loads the demo site into a site that has no saved state.
 	Demo bool
 	// StatePath is the state file ("" keeps the state in memory). With
-	// several sites, site i (from 2) uses StatePath + "." + i.
+	// several sites, site i (from 2) uses StatePath + "." + i. A running
+	// simulator holds an exclusive lock on each (StatePath + ".lock"); a
+	// symbolic link is followed once, at start.
 	StatePath string
 	// SaveInterval is the longest a change waits to be saved
 	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
@@ -129,7 +131,8 @@ type Site struct {
 	PublicKeyPin string
 	// CertPEM is the certificate, for curl --cacert.
 	CertPEM []byte
-	// StatePath is the site's state file, or "".
+	// StatePath is the site's state file (absolute, its links
+	// followed), or "".
 	StatePath string
 
 	token string
@@ -155,6 +158,7 @@ type Simulator struct {
 	// Sites are the simulated consoles, in port order.
 	Sites   []*Site
 	certOut string
+	locks   []*stateLock // of the state files, held until Close
 	once    sync.Once
 	err     error
 }
@@ -197,6 +201,30 @@ func Start(cfg Config) (*Simulator, error) {
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, usageErrorf("--cert and --key go together")
 	}
+	// Each state file is resolved (its symbolic links followed, once)
+	// and locked before anything else touches it: a second process
+	// given the same file stops here.
+	sim := &Simulator{certOut: cfg.CertOut}
+	statePaths := make([]string, cfg.Sites)
+	if cfg.StatePath != "" {
+		for i := range statePaths {
+			p := cfg.StatePath
+			if i > 0 {
+				p += "." + strconv.Itoa(i+1)
+			}
+			if p, err = resolveStatePath(p); err == nil {
+				var l *stateLock
+				if l, err = lockState(p); err == nil {
+					sim.locks = append(sim.locks, l)
+				}
+			}
+			if err != nil {
+				sim.Close()
+				return nil, err
+			}
+			statePaths[i] = p
+		}
+	}
 	var cert tls.Certificate
 	if cfg.CertFile != "" {
 		cert, err = loadCert(cfg.CertFile, cfg.KeyFile)
@@ -204,21 +232,18 @@ func Start(cfg Config) (*Simulator, error) {
 		cert, err = selfSigned(host)
 	}
 	if err != nil {
+		sim.Close()
 		return nil, err
 	}
 	// Bad input overwrites nothing: every listener is bound and every
 	// state file read and checked before any file is written (the
 	// certificate, a state file's first save).
-	sim := &Simulator{certOut: cfg.CertOut}
 	for i := range cfg.Sites {
 		p := 0
 		if port != 0 {
 			p = port + i
 		}
-		statePath := cfg.StatePath
-		if statePath != "" && i > 0 {
-			statePath += "." + strconv.Itoa(i+1)
-		}
+		statePath := statePaths[i]
 		addr := net.JoinHostPort(host, strconv.Itoa(p))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -390,6 +415,9 @@ func (sim *Simulator) Close() error {
 			if st.Fake != nil {
 				st.Fake.Close()
 			}
+		}
+		for _, l := range sim.locks {
+			l.unlock()
 		}
 		sim.err = errors.Join(errs...)
 	})
