@@ -60,7 +60,9 @@ type Config struct {
 	// with how long it took.
 	LogSaves io.Writer
 	// CertFile and KeyFile are a PEM certificate and key; both empty
-	// makes a self-signed certificate.
+	// makes a self-signed certificate, which with StatePath is kept
+	// beside the state file (StatePath + ".tls.pem", mode 0600) and
+	// presented again after a restart.
 	CertFile, KeyFile string
 	// CertOut, when set, is where the certificate is written in PEM form,
 	// for clients that trust a CA file (curl --cacert, Node's ca).
@@ -226,9 +228,13 @@ func Start(cfg Config) (*Simulator, error) {
 		}
 	}
 	var cert tls.Certificate
-	if cfg.CertFile != "" {
+	keepCert := false // a new self-signed certificate to keep beside the state
+	switch {
+	case cfg.CertFile != "":
 		cert, err = loadCert(cfg.CertFile, cfg.KeyFile)
-	} else {
+	case cfg.StatePath != "":
+		cert, keepCert, err = keptCert(statePaths[0], host)
+	default:
 		cert, err = selfSigned(host)
 	}
 	if err != nil {
@@ -262,6 +268,12 @@ func Start(cfg Config) (*Simulator, error) {
 	}
 	for _, st := range sim.Sites {
 		if err := checkWritable(st.StatePath); err != nil {
+			sim.Close()
+			return nil, err
+		}
+	}
+	if keepCert {
+		if err := writeKeptCert(statePaths[0], cert); err != nil {
 			sim.Close()
 			return nil, err
 		}
