@@ -11,7 +11,6 @@ import (
 	"log"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -47,15 +46,12 @@ type console struct {
 	poke     chan struct{}
 	unhook   func()
 
-	mu       sync.Mutex
-	clients  map[chan sseMsg]struct{}
-	feed     []feedItem // oldest first
-	sections map[string]string
+	live *broker
 }
 
 func newConsole(fake *accesstest.Server, password string, retries int) *console {
 	c := &console{fake: fake, password: password, retries: retries, mux: http.NewServeMux(), poke: make(chan struct{}, 1),
-		clients: map[chan sseMsg]struct{}{}, sections: map[string]string{}}
+		live: newBroker()}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	static, _ := fs.Sub(uiFiles, "ui")
 	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
@@ -74,12 +70,7 @@ func newConsole(fake *accesstest.Server, password string, retries int) *console 
 func (c *console) close() {
 	c.unhook()
 	c.cancel()
-	c.mu.Lock()
-	for ch := range c.clients {
-		close(ch)
-		delete(c.clients, ch)
-	}
-	c.mu.Unlock()
+	c.live.close()
 	c.wg.Wait()
 }
 
@@ -131,10 +122,7 @@ func (c *console) render(name string, v any) string {
 
 func (c *console) page(w http.ResponseWriter, r *http.Request) {
 	v := c.snapshot(r.URL.Query().Get("q"))
-	c.mu.Lock()
-	v.Feed = slices.Clone(c.feed)
-	c.mu.Unlock()
-	slices.Reverse(v.Feed)
+	v.Feed = c.live.feedNewestFirst()
 	var b bytes.Buffer
 	if err := pageTemplate.ExecuteTemplate(&b, "page", v); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
