@@ -351,7 +351,11 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries)
+		var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
+		if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
+			hosts = servedNames(cert.Leaf, host)
+		}
+		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
 		mux.Handle("/", st.ui)
 	}
 	st.srv = &http.Server{

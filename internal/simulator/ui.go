@@ -3,14 +3,19 @@ package simulator
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"embed"
 	"html/template"
 	"io"
 	"io/fs"
 	"log"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,13 +50,20 @@ type console struct {
 	wg       sync.WaitGroup
 	poke     chan struct{}
 	unhook   func()
+	// hosts are the names the console answers to (Host header, port
+	// aside); nil answers to any. On loopback they are the served names,
+	// so that a page of another site whose name was made to resolve to
+	// 127.0.0.1 (DNS rebinding) is refused.
+	hosts *hostNames
 
 	live *broker
 }
 
-func newConsole(fake *accesstest.Server, password string, retries int) *console {
+// newConsole makes the web console of fake; hosts, when not nil, are the
+// only names it answers to.
+func newConsole(fake *accesstest.Server, password string, retries int, hosts *hostNames) *console {
 	c := &console{fake: fake, password: password, retries: retries, mux: http.NewServeMux(), poke: make(chan struct{}, 1),
-		live: newBroker()}
+		hosts: hosts, live: newBroker()}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	static, _ := fs.Sub(uiFiles, "ui")
 	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
@@ -74,12 +86,19 @@ func (c *console) close() {
 	c.wg.Wait()
 }
 
-// ServeHTTP checks the password (when set) and that a button's POST
-// comes from the page itself, then serves the console.
+// ServeHTTP checks the Host (when the console is on loopback), the
+// password (when set) and that a button's POST comes from the page
+// itself, then serves the console.
 func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !c.hosts.allow(r.Host) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, "This console answers to its own names only (DNS rebinding refused).", http.StatusMisdirectedRequest)
+		return
+	}
 	if c.password != "" {
 		_, pw, ok := r.BasicAuth()
-		if !ok || subtle.ConstantTimeCompare([]byte(pw), []byte(c.password)) != 1 {
+		given, want := sha256.Sum256([]byte(pw)), sha256.Sum256([]byte(c.password))
+		if !ok || subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="access fake", charset="UTF-8"`)
 			http.Error(w, "The web console needs the password given with --ui-password.", http.StatusUnauthorized)
 			return
@@ -93,6 +112,51 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	c.mux.ServeHTTP(w, r)
+}
+
+// hostNames are the names a console on loopback answers to: the names
+// and addresses of its certificate and the address it listens on.
+type hostNames struct {
+	names map[string]bool // lower case
+	ips   []net.IP
+}
+
+// servedNames are the names of cert and host, the --addr host.
+func servedNames(cert *x509.Certificate, host string) *hostNames {
+	h := &hostNames{names: map[string]bool{}}
+	add := func(name string) {
+		if ip := net.ParseIP(name); ip != nil {
+			h.ips = append(h.ips, ip)
+		} else if name != "" {
+			h.names[strings.ToLower(strings.TrimSuffix(name, "."))] = true
+		}
+	}
+	add(host)
+	if cert != nil {
+		for _, n := range cert.DNSNames {
+			add(n)
+		}
+		for _, ip := range cert.IPAddresses {
+			h.ips = append(h.ips, ip)
+		}
+	}
+	return h
+}
+
+// allow reports whether hostport, a request's Host, names the console.
+func (h *hostNames) allow(hostport string) bool {
+	if h == nil {
+		return true
+	}
+	host := hostport
+	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+		host = hh
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if ip := net.ParseIP(host); ip != nil {
+		return slices.ContainsFunc(h.ips, ip.Equal)
+	}
+	return h.names[strings.ToLower(strings.TrimSuffix(host, "."))]
 }
 
 // sameOrigin refuses cross-site form posts (another site's page posting

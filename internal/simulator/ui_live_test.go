@@ -66,7 +66,7 @@ func TestPagesCostLinearWork(t *testing.T) {
 	defer fake.Close()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	fake.SetNow(func() time.Time { return t0 })
-	c := newConsole(fake, "", 0)
+	c := newConsole(fake, "", 0, nil)
 	defer c.close()
 	srv := httptest.NewServer(c)
 	defer srv.Close()
