@@ -433,7 +433,10 @@ func (s *Server) fanOut(msg []byte, to map[*wsSub]struct{}) {
 // notifications WebSocket, in order, as a console would: tests use it to
 // emit any notification, documented or not. They go after the
 // notifications that state changes queued before, and Notify returns once
-// they have been handed to every subscriber. It returns an error, before
+// they have been handed to every subscriber and no subscriber has more
+// than 1024 messages waiting (so a flood goes at the pace of the slowest
+// reader; one that does not read at all is dropped once 8 MiB wait for
+// it, as with the state changes' notifications). It returns an error, before
 // sending anything, for a nil notification or one that cannot be encoded
 // (invalid JSON in Data or Meta). Clients that connect later do not
 // receive them: wait for the subscriber first with
