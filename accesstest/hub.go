@@ -76,7 +76,8 @@ type hubState struct {
 	queues   map[string]*endpointQueue // by endpoint id: the endpoints with deliveries queued or in flight
 	pending  int                       // deliveries queued or in flight, retries included
 	idle     chan struct{}             // closed when pending drops to 0
-	done     []Delivery
+
+	done ring[Delivery] // retention.go: bounded by Retention.Deliveries
 }
 
 // endpointQueue is the queued deliveries of one endpoint, made in order
@@ -230,7 +231,7 @@ func (s *Server) locationV2(d *doorRec) access.LocationUpdateV2Data {
 		st.RemainLock = &access.LocationLockRule{Type: string(d.rule), Until: access.UnixTimeOf(d.ruleEnds), State: "locked"}
 	}
 	var devs []string
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if slices.Contains(h.doors, d.door.ID) {
 			devs = append(devs, h.dev.ID)
 		}
@@ -255,7 +256,7 @@ func (s *Server) queueNotification(n *access.Notification) {
 // access.logs.add notification. The caller holds s.mu.
 func (s *Server) appendSystemLog(c change, at time.Time) {
 	e := s.logEntryOf(c, at)
-	s.logs.entries = append(s.logs.entries, e)
+	s.logs.log.add(at, e)
 	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 
@@ -299,7 +300,7 @@ func (s *Server) dropped(j hubJob, attempt int) *Delivery {
 // caller holds s.mu.
 func (s *Server) finish(d *Delivery) {
 	h := &s.hub
-	h.done = append(h.done, *d)
+	h.done.add(*d)
 	h.pending--
 	if h.pending == 0 {
 		close(h.idle)
@@ -337,7 +338,7 @@ func (s *Server) runDeliveries(id string, q *endpointQueue) {
 		if s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
 			// The job stays pending until its retries end. Recorded
 			// under the lock, before the retry can record its own.
-			h.done = append(h.done, *d)
+			h.done.add(*d)
 		} else {
 			s.finish(d)
 		}
@@ -367,7 +368,7 @@ func (s *Server) retryDelivery(j hubJob, last Delivery) {
 			s.mu.Unlock()
 			return
 		}
-		s.hub.done = append(s.hub.done, last)
+		s.hub.done.add(last)
 		s.mu.Unlock()
 	}
 }
@@ -398,9 +399,10 @@ func (s *Server) WaitDeliveries(ctx context.Context) error {
 // state changes, in the order they were made (not those of
 // [Server.Emit]), one per attempt ([Delivery.Attempt]): a retry comes
 // after the deliveries made while it waited. Call [Server.WaitDeliveries]
-// first to include the queued ones.
+// first to include the queued ones. With [Retention.Deliveries] set, only
+// the newest deliveries are kept.
 func (s *Server) Deliveries() []Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.hub.done)
+	return s.hub.done.items()
 }

@@ -177,7 +177,8 @@ type Server struct {
 	clock     clockState // clock.go: Advance's offset and the timers
 	token     string
 	tokens    map[string][]Permission
-	requests  []Request
+	requests  ring[Request] // retention.go: bounded by retention.Requests
+	retention Retention     // retention.go: WithRetention
 	faults    []*activeFault
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -214,6 +215,7 @@ func NewServer(opts ...Option) *Server {
 		s.token = randomToken()
 	}
 	s.tokens[s.token] = AllPermissions()
+	s.logs.log.setBounds(s.retention, s.now())
 	if s.demo {
 		s.LoadDemoData()
 	}
@@ -427,11 +429,12 @@ func (s *Server) ClearFaults() {
 	s.faults = nil
 }
 
-// Requests returns the requests received so far, oldest first.
+// Requests returns the requests received so far, oldest first: the
+// newest [Retention.Requests] of them when that is set.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.requests.items()
 }
 
 // RequestsFor returns the requests received for one operation.
@@ -449,7 +452,7 @@ func (s *Server) RequestsFor(op Op) []Request {
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = nil
+	s.requests.reset()
 }
 
 func (s *Server) fail(format string, args ...any) {
@@ -703,7 +706,7 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.requests.add(Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue

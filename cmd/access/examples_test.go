@@ -43,6 +43,8 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	files := map[string]string{
 		"people.csv": "first_name,last_name,email\nGrace,Hopper,grace@example.com\n",
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
+		"site.yaml":  "user_groups:\n  - name: Facilities\n  - name: Night crew\n    parent: Facilities\n",
+		"secret.txt": "s3cret\n",
 	}
 	for name, content := range files {
 		if err := os.WriteFile(dir+"/"+name, []byte(content), 0o600); err != nil {

@@ -81,6 +81,11 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// Retention bounds the system log, the webhook deliveries and the
+	// request journal each site keeps, as a console bounds its history;
+	// nil means accesstest.DefaultRetention(). A zero field keeps
+	// everything of its kind.
+	Retention *accesstest.Retention
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -195,7 +200,7 @@ func Start(cfg Config) (*Simulator, error) {
 		return nil, usageErrorf("--sites %d: ports past 65535", cfg.Sites)
 	}
 	if !isLoopback(host) && !cfg.NoUI && cfg.UIPassword == "" {
-		return nil, usageErrorf("--addr %s is not a loopback address: give --ui-password to protect the web console, or --no-ui", cfg.Addr)
+		return nil, usageErrorf("--addr %s is not a loopback address: protect the web console with a password ($ACCESS_FAKE_UI_PASSWORD or --ui-password-file), or give --no-ui", cfg.Addr)
 	}
 	if cfg.WebhookRetries < 0 || cfg.WebhookRetries > MaxWebhookRetries {
 		return nil, usageErrorf("--webhook-retries %d: give 0 to %d", cfg.WebhookRetries, MaxWebhookRetries)
@@ -306,8 +311,12 @@ func (st *Site) load(cfg Config) error {
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
+	keep := accesstest.DefaultRetention()
+	if cfg.Retention != nil {
+		keep = *cfg.Retention
+	}
 	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0))
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep))
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -325,7 +334,7 @@ func (st *Site) load(cfg Config) error {
 	case cfg.Permissions == nil:
 		fake.AddToken(st.token, accesstest.AllPermissions()...)
 	case st.token == fake.Token():
-		return usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
+		return usageErrorf("ACCESS_FAKE_TOKEN or --token-file: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
 	default:
 		if st.token == "" {
 			st.token = randomToken()
@@ -374,24 +383,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		defer close(st.done)
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
-	go st.forgetRequests()
 	return nil
-}
-
-// forgetRequests keeps the fake's request log (Server.Requests, which
-// tests inspect and nothing here reads) from growing for as long as the
-// simulator runs: it is emptied every second.
-func (st *Site) forgetRequests() {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-st.done:
-			return
-		case <-t.C:
-			st.Fake.ResetRequests()
-		}
-	}
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with

@@ -100,7 +100,7 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		given, want := sha256.Sum256([]byte(pw)), sha256.Sum256([]byte(c.password))
 		if !ok || subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="access fake", charset="UTF-8"`)
-			http.Error(w, "The web console needs the password given with --ui-password.", http.StatusUnauthorized)
+			http.Error(w, "The web console needs the password given with $ACCESS_FAKE_UI_PASSWORD or --ui-password-file.", http.StatusUnauthorized)
 			return
 		}
 	}
