@@ -117,3 +117,56 @@ func TestPagesCostLinearWork(t *testing.T) {
 		assert.LessOrEqual(t, n, 2*len(sectionNames)-1, "page %d (of %d) received %d section messages", i+1, pages, n)
 	}
 }
+
+// BenchmarkOpenPages opens 400 pages of the console at once, as many
+// browser tabs would, and reports the live-update messages the pages
+// received per page until each had the whole page: the work is linear
+// when that stays near one page's sections (6), whatever the count.
+func BenchmarkOpenPages(b *testing.B) {
+	const pages = 400
+	fake := accesstest.NewServer(accesstest.WithDemoData())
+	defer fake.Close()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	fake.SetNow(func() time.Time { return t0 })
+	hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: pages}}
+	for range b.N {
+		c := newConsole(fake, "", 0, nil)
+		srv := httptest.NewServer(c)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan int, pages)
+		for range pages {
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/ui/events", nil)
+				resp, err := hc.Do(req)
+				if err != nil {
+					done <- -1
+					return
+				}
+				defer resp.Body.Close()
+				sc := bufio.NewScanner(resp.Body)
+				sc.Buffer(nil, 1<<20)
+				seen, n := map[string]bool{}, 0
+				for sc.Scan() && len(seen) < len(sectionNames) {
+					if id, ok := strings.CutPrefix(sc.Text(), `data: {"id":"`); ok {
+						id, _, _ = strings.Cut(id, `"`)
+						seen[id] = true
+						n++
+					}
+				}
+				done <- n
+			}()
+		}
+		for range pages {
+			if n := <-done; n < 0 {
+				b.Fatal("a page did not open")
+			}
+		}
+		c.live.mu.Lock()
+		sent := c.live.sent
+		c.live.mu.Unlock()
+		cancel()
+		c.close()
+		srv.Close()
+		b.ReportMetric(float64(sent)/pages, "msgs/page")
+	}
+}
