@@ -170,10 +170,10 @@ type Simulator struct {
 	err     error
 }
 
-// Start validates cfg, binds every site's listener, loads any saved
-// state and starts serving every site. A refused start (a usage error)
-// writes no file: everything is bound, read and checked first. Close it
-// when done.
+// Start validates cfg, locks every state file, binds every site's
+// listener, loads any saved state and starts serving every site. A
+// refused start (a usage error) writes no file but a state file's lock
+// file: everything is bound, read and checked first. Close it when done.
 func Start(cfg Config) (*Simulator, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
