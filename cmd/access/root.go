@@ -37,6 +37,7 @@ its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to ei
   ACCESS_TOKEN        the API token (or --token-file FILE; never a flag value)
   ACCESS_FINGERPRINT  the SHA-256 fingerprint of the console's certificate to pin (--fingerprint)
   ACCESS_PROFILE      the profile of the config file to use (--profile)
+  ACCESS_CACERT       a PEM file of CA certificates to trust instead of the system's (--cacert)
   ACCESS_DEBUG=1      print each request and answer on stderr, secrets redacted (--debug)
   NO_COLOR            no colours on a terminal
 Profiles live in the user's config directory (access/config.yaml or access/config.toml) and are
@@ -52,6 +53,7 @@ type app struct {
 
 	// Global flags.
 	urlFlag, profile, tokenFile, fingerprint string
+	cacert                                   string
 	insecure, fake, allowHTTP, debugFlag     bool
 	timeout                                  time.Duration
 	output, jq                               string
@@ -59,6 +61,8 @@ type app struct {
 	client  *access.Client
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
+
+	idNames map[string]map[string]string // tables: column key to id to name (tablenames.go)
 
 	configWarned bool // the config file's mode was warned about
 
@@ -122,7 +126,7 @@ func trustHint(err error) string {
 		return ""
 	}
 	return "; if that is your console's certificate, trust it: run access login again with --fingerprint " + mm.Presented +
-		" (or set ACCESS_FINGERPRINT to it); for access fake, source the file of access fake --print-env again"
+		" (or set ACCESS_FINGERPRINT to it); for access fake, source its --env-file (or --print-env output) again"
 }
 
 func oneLine(s string) string {
@@ -225,7 +229,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
+	root.SetVersionTemplate(strings.ReplaceAll(buildVersion(), "{{", "{{`{{`}}"))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var secret *secretFlagError
 		if errors.As(err, &secret) {
@@ -239,6 +243,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.StringVar(&a.profile, "profile", "", "profile of the config file (default $ACCESS_PROFILE or the current one)")
 	pf.StringVar(&a.tokenFile, "token-file", "", "read the API token from `FILE` (- for stdin)")
 	pf.StringVar(&a.fingerprint, "fingerprint", "", "pin the console's certificate by its SHA-256 fingerprint (default $ACCESS_FINGERPRINT)")
+	pf.StringVar(&a.cacert, "cacert", "", "trust the CA certificates (PEM) in `FILE` instead of the system's roots (default $ACCESS_CACERT)")
 	pf.BoolVar(&a.insecure, "insecure", false, "do not verify the console's certificate (anyone on the path can read the token)")
 	pf.BoolVar(&a.allowHTTP, "allow-http", false, "allow an http:// console URL (the token then travels in clear text)")
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
@@ -276,6 +281,8 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
 	root.AddCommand(a.siteCommands()...)
+	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
+	root.AddCommand(a.apiCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
