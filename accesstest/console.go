@@ -99,11 +99,23 @@ func modeOfPath(p string) access.Mode {
 // consoleAnswers answers for the console around Access when it is
 // restarting, lacks Access, or is older firmware asked for the socket at
 // the current path; it reports whether it answered.
+//
+// It runs before authentication, as the console's proxy answers before
+// Access sees the request; a request it answers is recorded (without its
+// body, which is not read).
 func (s *Server) consoleAnswers(w http.ResponseWriter, r *http.Request, op Op, mode access.Mode) bool {
 	s.mu.Lock()
 	c := s.console
 	now := s.clockNow()
+	answers := c.withoutAccess || mode == access.ModeProxy && (now.Before(c.unauthUntil) ||
+		c.olderSocketOnly && op == OpNotificationsSubscribe && r.URL.Path != olderProxySocketPath)
+	if answers {
+		s.journalLocked(r, op, mode, nil)
+	}
 	s.mu.Unlock()
+	if !answers {
+		return false
+	}
 	switch {
 	case c.withoutAccess && mode == access.ModeDirect:
 		panic(http.ErrAbortHandler) // nothing listens on the API port

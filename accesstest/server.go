@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -257,7 +258,7 @@ func (s *Server) Close() {
 	s.delivery.CloseIdleConnections()
 }
 
-// lifecycle counts the server's own goroutines (the delivery goroutine,
+// lifecycle counts the server's own goroutines (the delivery goroutines,
 // the WebSocket connections and the live-timer goroutine of
 // [WithLiveTimers]), so that Close can wait for them.
 type lifecycle struct {
@@ -635,10 +636,27 @@ func (s *Server) handler() http.Handler {
 	seen := map[string]bool{}
 	handle := func(method, path string, mode access.Mode, op Op, perm Permission, h func(*Server, http.ResponseWriter, *http.Request)) {
 		mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+			// The console around Access first: a proxy restarting, a
+			// console without Access, older firmware's socket path.
+			if s.consoleAnswers(w, r, op, mode) {
+				return
+			}
+			// The token next: a request without a known one is answered
+			// before its body is read or the request recorded.
+			perms, ok := s.authenticate(r, mode)
+			if !ok {
+				// Closing the connection spares reading the body even to
+				// discard it (net/http does that to reuse a connection).
+				w.Header().Set("Connection", "close")
+				writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
+				return
+			}
 			s.serve(w, r, op, mode, func(w http.ResponseWriter) {
-				if s.authorize(w, r, mode, perm) {
-					h(s, w, r)
+				if !slices.Contains(perms, perm) {
+					writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
+					return
 				}
+				h(s, w, r)
 			})
 		})
 		if !seen[path] {
@@ -661,7 +679,11 @@ func (s *Server) handler() http.Handler {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, opUnknown, modeOfPath(r.URL.Path), func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
+		mode := modeOfPath(r.URL.Path)
+		if s.consoleAnswers(w, r, opUnknown, mode) {
+			return
+		}
+		s.serve(w, r, opUnknown, mode, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
 	})
 	return mux
 }
@@ -682,9 +704,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, mode acces
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	f := s.record(r, op, mode, body)
-	if s.consoleAnswers(w, r, op, mode) {
-		return
-	}
 	if f != nil && !f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}
@@ -738,19 +757,9 @@ func (a *answer) sendTo(w http.ResponseWriter) {
 
 // record logs the request and returns the fault it triggers, if any.
 func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *Fault {
-	h := r.Header.Clone()
-	if h.Get("Authorization") != "" {
-		h.Set("Authorization", redactedAuthorizationHead)
-	}
-	for k := range h {
-		if strings.EqualFold(k, apiKeyHeader) {
-			h[k] = []string{"REDACTED"}
-		}
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.console.modes[mode]++
-	s.requests.add(Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.journalLocked(r, op, mode, body)
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue
@@ -765,6 +774,23 @@ func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *
 		return &f
 	}
 	return nil
+}
+
+// journalLocked adds the request to the journal, its credential headers
+// (Authorization, X-API-KEY) redacted, and counts its layout. s.mu is
+// held.
+func (s *Server) journalLocked(r *http.Request, op Op, mode access.Mode, body []byte) {
+	h := r.Header.Clone()
+	if h.Get("Authorization") != "" {
+		h.Set("Authorization", redactedAuthorizationHead)
+	}
+	for k := range h {
+		if strings.EqualFold(k, apiKeyHeader) {
+			h[k] = []string{"REDACTED"}
+		}
+	}
+	s.console.modes[mode]++
+	s.requests.add(Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 }
 
 // applyFault acts out f; it reports whether the request has been answered.
@@ -851,29 +877,36 @@ func defaultFaultCode(status int) access.ErrorCode {
 	return access.CodeSystemError
 }
 
-// authorize checks the credential in the header of the request's layout:
-// "Authorization: Bearer <token>" direct, "X-API-KEY: <key>" through the
-// proxy. A credential in the other layout's header is not looked at.
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, mode access.Mode, perm Permission) bool {
+// authenticate returns the permissions of the request's credential, in
+// the header of its layout: "Authorization: Bearer <token>" direct,
+// "X-API-KEY: <key>" through the proxy (a credential in the other
+// layout's header is not looked at); false when it carries none the
+// server knows. The credential is compared with every known one in
+// constant time (their SHA-256 digests, so that neither a token's bytes
+// nor its length shows in the time taken).
+func (s *Server) authenticate(r *http.Request, mode access.Mode) ([]Permission, bool) {
 	const scheme = "Bearer "
-	auth, token := r.Header.Get("Authorization"), ""
+	var token string
 	if mode == access.ModeProxy {
 		token = r.Header.Get(apiKeyHeader)
-	} else if len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
+	} else if auth := r.Header.Get("Authorization"); len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
 		token = auth[len(scheme):]
 	}
+	if token == "" {
+		return nil, false
+	}
+	given := sha256.Sum256([]byte(token))
 	s.mu.Lock()
-	perms, known := s.tokens[token]
-	s.mu.Unlock()
-	if token == "" || !known {
-		writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
-		return false
+	defer s.mu.Unlock()
+	var perms []Permission
+	found := 0
+	for token, p := range s.tokens {
+		known := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(given[:], known[:]) == 1 {
+			perms, found = p, 1
+		}
 	}
-	if !slices.Contains(perms, perm) {
-		writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
-		return false
-	}
-	return true
+	return perms, found == 1
 }
 
 type envelope struct {
