@@ -459,13 +459,10 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	var payload []byte
 	stream, _ := body.(*streamBody)
 	if body != nil && stream == nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(body); err != nil {
+		var err error
+		if payload, err = encodeBody(body); err != nil {
 			return ex, invalidArg(method+" "+path, "body", err.Error())
 		}
-		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
 	// Sent once: a request marked so (whatever its method) and a streamed
@@ -535,6 +532,40 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, ex.statusError()
 	}
 	return ex, nil
+}
+
+// encodeBody encodes a request body as JSON without escaping HTML. A
+// request or update type of this package that writes its own wire form
+// (MarshalJSON, always compact) is sent as it writes it: encoding/json
+// would only compact and copy it again.
+func encodeBody(body any) ([]byte, error) {
+	if m, ok := body.(json.Marshaler); ok && ownType(body) && !nilPointer(body) {
+		b, err := m.MarshalJSON()
+		if err != nil {
+			return nil, &json.MarshalerError{Type: reflect.TypeOf(body), Err: err}
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// pkgPath is this package's import path.
+var pkgPath = reflect.TypeOf(config{}).PkgPath()
+
+// ownType reports whether v is a value of, or a pointer to, a type
+// declared in this package.
+func ownType(v any) bool {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath() == pkgPath
 }
 
 // requestURL returns base+path, followed by "?" and vals as

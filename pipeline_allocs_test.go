@@ -1,11 +1,15 @@
 package access
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,4 +94,40 @@ func TestUserPoliciesOptionsQuery(t *testing.T) {
 	assert.Empty(t, (&UserPoliciesOptions{}).query().Encode())
 	assert.Equal(t, "only_user_policies=true", (&UserPoliciesOptions{OnlyUserPolicies: Ptr(true)}).query().Encode())
 	assert.Equal(t, "only_user_policies=false", (&UserPoliciesOptions{OnlyUserPolicies: Ptr(false)}).query().Encode())
+}
+
+// TestEncodeBodyLikeEncodingJSON: every request and update type of the
+// package that writes its own wire form is sent byte for byte as
+// encoding/json (without HTML escaping, compacted) would send it, though
+// encodeBody no longer passes it through encoding/json.
+func TestEncodeBodyLikeEncodingJSON(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	bodies := []any{
+		&AccessPolicyRequest{Name: "A <&> B", ScheduleID: "s1", Resources: []Resource{{ID: "d1", Type: ResourceDoor}}},
+		AccessPolicyUpdate{Name: Ptr("x"), Resources: []Resource{}},
+		&DoorGroupUpdate{GroupName: Ptr("test"), Resources: []string{"6ff875d2"}},
+		&HolidayGroupRequest{Name: "Public", Holidays: []HolidayRequest{{Name: "Xmas", StartTime: at, EndTime: at.Add(time.Hour)}}},
+		&HolidayGroupUpdate{Name: "P", Description: Ptr("")},
+		&ScheduleRequest{Name: "Office"},
+		&ScheduleUpdate{Name: Ptr("Office")},
+		&UserRequest{FirstName: "Ada", LastName: "Lovelace", UserEmail: "ada@example.com", OnboardTime: at},
+		&UserUpdate{FirstName: Ptr("Ada"), Status: Ptr(UserStatusDeactivated)},
+		&VisitorRequest{FirstName: "H", LastName: "L", StartTime: at, EndTime: at.Add(time.Hour), VisitReason: VisitReasonInterview},
+		&VisitorUpdate{Remarks: Ptr("Parking <B&B>")},
+		&WebhookEndpointUpdate{Endpoint: "https://receiver.example/hook?a=1&b=2", Name: "n", Events: []EventType{EventDoorUnlock}, Headers: map[string]string{}},
+		map[string]any{"ids": []string{"u1"}, "note": "<&>"},
+	}
+	for _, body := range bodies {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(body), "%T", body)
+		got, err := encodeBody(body)
+		require.NoError(t, err, "%T", body)
+		assert.Equal(t, strings.TrimSuffix(buf.String(), "\n"), string(got), "%T", body)
+	}
+	got, err := encodeBody((*DoorGroupUpdate)(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(got), "a nil pointer is null, not a panic")
 }
