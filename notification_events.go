@@ -100,8 +100,9 @@ func ParseNotification(msg []byte) (*Notification, error) {
 func (n *Notification) UnmarshalJSON(b []byte) error { return n.decode(b) }
 
 // decode reads b into n. The envelope is split into its members in one
-// walk over b after one validation pass (encoding/json's, with no
-// allocation), and each member is then read as described on
+// walk over b after one validation pass (validJSON: json.Valid's answer,
+// without an allocation or its scanner's function call per byte), and
+// each member is then read as described on
 // [ParseNotification]. Only when that walk cannot split b (it is not an
 // object, or a key has escapes or non-ASCII letters, which encoding/json
 // decodes and folds) does encoding/json split it instead; the members are
@@ -109,7 +110,7 @@ func (n *Notification) UnmarshalJSON(b []byte) error { return n.decode(b) }
 // unchanged.
 func (n *Notification) decode(b []byte) error {
 	var m envelopeMembers
-	ok := json.Valid(b)
+	ok := validJSON(b)
 	if ok {
 		m, ok = splitEnvelope(b)
 	}
