@@ -274,7 +274,7 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, err
 	}
 	var env envelope[T]
-	if err := json.Unmarshal(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
+	if err := decodeEnvelope(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
 		// A non-success code with data of another shape is still an API error.
 		var e errorEnvelope
 		if json.Unmarshal(ex.raw, &e) == nil && e.Code != "" && !isSuccess(e.Code) {
@@ -296,6 +296,35 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 	// keep the body alive.
 	ex.raw, ex.st.raw = nil, nil
 	return env.Data, ex.resp, nil
+}
+
+// decodeEnvelope decodes an answer into env. Touch passes, which
+// controllers send as a list or as one object (TouchPasses), are decoded
+// natively as a list when data looks like one (TouchPasses.UnmarshalJSON
+// would scan the data twice more), else through TouchPasses. The look is
+// only a shortcut: data that turns out to be an object is decoded through
+// TouchPasses all the same.
+func decodeEnvelope[T any](raw []byte, env *envelope[T]) error {
+	tp, ok := any(env).(*envelope[TouchPasses])
+	if !ok {
+		return json.Unmarshal(raw, env)
+	}
+	i := bytes.Index(raw, []byte(`"data":`))
+	if i < 0 || skipSpace(raw, i+len(`"data":`)) >= len(raw) || raw[skipSpace(raw, i+len(`"data":`))] != '[' {
+		return json.Unmarshal(raw, tp)
+	}
+	var list envelope[[]TouchPass]
+	err := json.Unmarshal(raw, &list)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "data" && te.Value == "object" {
+		return json.Unmarshal(raw, tp)
+	}
+	tp.Code, tp.Msg, tp.Pagination = list.Code, list.Msg, list.Pagination
+	if list.Data != nil {
+		d := TouchPasses(*list.Data)
+		tp.Data = &d
+	}
+	return err
 }
 
 // lenientDecoder is implemented by data types whose members may come in

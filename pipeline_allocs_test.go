@@ -145,3 +145,30 @@ func FuzzMayHoldSecret(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeEnvelopeTouchPasses: touch passes decode as the list they are
+// or as the one object a purchase answers, as TouchPasses.UnmarshalJSON
+// decodes them, and data of another type is still an error.
+func TestDecodeEnvelopeTouchPasses(t *testing.T) {
+	t.Parallel()
+	pass := `{"id":"tp1","status":"ACTIVE","card_id":"C1","expired_at":{},"activated_at":{}}`
+	for _, data := range []string{`[` + pass + `,` + pass + `]`, pass, `[]`, `null`, `{}`} {
+		for _, raw := range []string{
+			`{"code":"SUCCESS","msg":"success","data":` + data + `,"pagination":{"page_num":1,"page_size":2,"total":3}}`,
+			// A "data" inside another member, and spaces, do not mislead it.
+			`{"x":{"data":[1]},"code":"SUCCESS", "data" : ` + data + `}`,
+			`{"code":"SUCCESS","meta":{"data":{}},"data":` + data + `}`,
+		} {
+			var want, got envelope[TouchPasses]
+			require.NoError(t, json.Unmarshal([]byte(raw), &want), raw)
+			require.NoError(t, decodeEnvelope([]byte(raw), &got), raw)
+			assert.Equal(t, want, got, raw)
+		}
+	}
+	for _, data := range []string{`"x"`, `7`, `[1]`, `{"id":7}`} {
+		raw := []byte(`{"code":"SUCCESS","data":` + data + `}`)
+		var want, got envelope[TouchPasses]
+		wantErr, err := json.Unmarshal(raw, &want), decodeEnvelope(raw, &got)
+		assert.Equal(t, wantErr == nil, err == nil, "%s: %v / %v", data, wantErr, err)
+	}
+}

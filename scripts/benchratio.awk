@@ -25,7 +25,7 @@ function maxof(list,    n, a, i, m) {
 	for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0
 	return m
 }
-function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, over) {
+function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, over, all, strad) {
 	printf "| operation | SDK µs/call | baseline µs/call | ratio (median) | ratio (runs) | SDK allocs | baseline allocs | extra allocs | |\n"
 	printf "|---|---:|---:|---:|---|---:|---:|---:|---|\n"
 	for (k = 1; k <= ni; k++) {
@@ -35,11 +35,12 @@ function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, ove
 		r = median(inr[n]); lo = minof(inr[n]); hi = maxof(inr[n]); extra = ina[n] - inba[n]
 		note = ""
 		if (r > 1.05 || extra > 8) { note = "over"; over++ }
-		else if (hi > 1.05) note = "straddles"
+		else if (hi > 1.05) { note = "straddles"; strad++ }
 		cnt++
+		all = all " " r
 		printf "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %d | %d | %+d | %s |\n", parts[2], median(ins[n]) / 1000, median(inb[n]) / 1000, r, lo, hi, ina[n], inba[n], extra, note
 	}
-	printf "\n%d operations, %d over 1.05 or +8 allocations (median of %d runs).\n\n", cnt, over, split(inr[iorder[1]], parts, " ")
+	printf "\n%d operations (medians of %d runs): median ratio %.3f; %d over 1.05 or +8 allocations, %d more straddling 1.05.\n\n", cnt, split(inr[iorder[1]], parts, " "), median(all), over, strad
 }
 function median(list,    n, a, i, j, t) {
 	n = split(list, a, " ")
