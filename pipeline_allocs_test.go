@@ -41,18 +41,29 @@ func TestOperationsAllocateLikeTheBaseline(t *testing.T) {
 	for _, op := range allOps {
 		manual := base[op.name]
 		require.NotNil(t, manual, op.name)
-		sdk := testing.AllocsPerRun(30, func() {
+		sdk := leastAllocs(10, func() {
 			if _, _, err := op.call(ctx, c); err != nil {
 				t.Fatal(op.name, err)
 			}
 		})
-		baseline := testing.AllocsPerRun(30, func() {
+		baseline := leastAllocs(10, func() {
 			if err := manual(ctx, hc); err != nil {
 				t.Fatal(op.name, err)
 			}
 		})
 		assert.LessOrEqual(t, sdk, baseline+extraAllocsBudget, "%s: %v allocations per call against the baseline's %v", op.name, sdk, baseline)
 	}
+}
+
+// leastAllocs is the least of five testing.AllocsPerRun(runs, f): the
+// count is the process's, so goroutines that other tests left behind (a
+// server finishing, a timer) can only add to it.
+func leastAllocs(runs int, f func()) float64 {
+	least := testing.AllocsPerRun(runs, f)
+	for range 4 {
+		least = min(least, testing.AllocsPerRun(runs, f))
+	}
+	return least
 }
 
 // TestRequestURLLikeValuesEncode: requestURL writes the query exactly as
