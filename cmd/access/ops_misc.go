@@ -66,8 +66,9 @@ func logQuery(x *inv) (*access.SystemLogQuery, error) {
 	return &access.SystemLogQuery{Topic: access.SystemLogTopic(x.s("topic")), Since: since, Until: until, ActorID: x.s("actor")}, nil
 }
 
-func init() {
-	register(
+// miscOps adds the operations of system logs, webhooks and the API server to the registry.
+func miscOps(r *registry) {
+	r.add(
 		&opSpec{path: "system-logs list", sdk: "SystemLogs.List, SystemLogs.All", perm: "view:system_log", short: "List system-log entries, newest first", paged: true, body: bodyOf[logWire](),
 			flags: logFlags, cols: []string{"@timestamp:TIME", "_source.event.type:EVENT", "_source.actor.display_name:ACTOR", "_source.event.display_message:MESSAGE"},
 			ex: "  access --fake system-logs list --since 7d --topic door_openings",
@@ -112,7 +113,7 @@ func init() {
 		{name: "event", kind: fStrings, usage: "events to deliver (required)", values: events},
 		{name: "header", kind: fStrings, usage: "NAME=VALUE headers sent with each delivery (3.1.30 or later)"}}
 	whCols := []string{"id", "name", "endpoint", "events"}
-	register(
+	r.add(
 		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
 		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", short: "Add a webhook endpoint", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,

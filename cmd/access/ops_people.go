@@ -39,9 +39,10 @@ func userStatuses(ss []string) []access.UserStatus {
 	return out
 }
 
-func init() {
+// peopleOps adds the operations of users, user groups and identity resources to the registry.
+func peopleOps(r *registry) {
 	idArg := []argSpec{{name: "user"}}
-	register(
+	r.add(
 		&opSpec{path: "users create", sdk: "Users.Create", perm: "edit:user", short: "Register a user", write: true, body: bodyOf[access.UserRequest](),
 			flags: []flagSpec{{name: "first-name", usage: "first name (required)"}, {name: "last-name", usage: "last name (required)"},
 				{name: "email", usage: "email address (Access 1.22.16 or later)"}, {name: "employee-number", usage: "employee number"},
@@ -240,7 +241,7 @@ func init() {
 	)
 
 	gArg := []argSpec{{name: "group", kind: "user-group"}}
-	register(
+	r.add(
 		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id)"}},
 			run: func(x *inv) (any, error) {
@@ -312,7 +313,7 @@ func init() {
 	)
 
 	idTypes := []string{"ev_station", "vpn", "wifi"}
-	register(
+	r.add(
 		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
 			args:  []argSpec{{name: "user", variadic: true, optional: true, body: true}},
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address"}},

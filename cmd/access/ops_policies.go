@@ -123,9 +123,10 @@ func scheduleUpdate(x *inv) (*access.ScheduleUpdate, error) {
 	return &req, err
 }
 
-func init() {
+// policyOps adds the operations of access policies, holiday groups and schedules to the registry.
+func policyOps(r *registry) {
 	pArg := []argSpec{{name: "policy", kind: "policy"}}
-	register(
+	r.add(
 		&opSpec{path: "access-policies create", sdk: "AccessPolicies.Create", perm: "edit:policy", short: "Create an access policy", write: true, body: bodyOf[access.AccessPolicyRequest](), flags: policyFlagList(), cols: polCols,
 			ex: `  access --fake access-policies create --name Night --schedule "Office hours" --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
@@ -171,7 +172,7 @@ func init() {
 	hArg := []argSpec{{name: "group", kind: "holiday-group"}}
 	hFlags := []flagSpec{{name: "name", usage: "group name (required)"}, {name: "description"}}
 	hCols := []string{"id", "name", "description", "count", "is_default"}
-	register(
+	r.add(
 		&opSpec{path: "holiday-groups create", sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: hFlags,
 			run: func(x *inv) (any, error) {
 				req, err := holidayRequest(x)
@@ -204,7 +205,7 @@ func init() {
 	sArg := []argSpec{{name: "schedule", kind: "schedule"}}
 	sFlags := []flagSpec{{name: "name", usage: "schedule name (unique)"}, {name: "days", kind: fStrings, usage: "weekdays of --hours (mon,tue,…)"},
 		{name: "hours", usage: "HH:MM:SS-HH:MM:SS on each of --days"}, {name: "holiday-group", usage: "holiday group (name or id)"}}
-	register(
+	r.add(
 		&opSpec{path: "schedules create", sdk: "Schedules.Create", perm: "edit:policy", short: "Create a schedule", write: true, body: bodyOf[access.ScheduleRequest](), flags: sFlags,
 			ex: "  access --fake schedules create --name Lab --days mon,tue,wed,thu,fri --hours 08:00:00-18:00:59",
 			run: func(x *inv) (any, error) {

@@ -26,10 +26,11 @@ func doorIDs(x *inv, names []string) ([]string, error) {
 	return ids, nil
 }
 
-func init() {
+// spaceOps adds the operations of doors, door groups and devices to the registry.
+func spaceOps(r *registry) {
 	dArg := []argSpec{{name: "door", kind: "door"}}
 	gArg := []argSpec{{name: "group", kind: "door-group"}}
-	register(
+	r.add(
 		&opSpec{path: "doors list", sdk: "Doors.List", perm: "view:space", short: "List doors", cols: doorCols,
 			ex:  "  access --fake doors list",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.List(x.a.ctx); return v, err }},
@@ -86,7 +87,7 @@ func init() {
 		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", short: "Fetch the site's emergency status",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetEmergency(x.a.ctx); return v, err }},
 	)
-	register(
+	r.add(
 		&opSpec{path: "door-groups topology", sdk: "DoorGroups.Topology", perm: "view:space", short: "Show the buildings, floors and doors",
 			cols: []string{"id", "name", "type", "resource_topologies"},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Topology(x.a.ctx); return v, err }},
@@ -135,7 +136,7 @@ func init() {
 			}},
 	)
 	devArg := []argSpec{{name: "device", kind: "device"}}
-	register(
+	r.add(
 		&opSpec{path: "devices list", sdk: "Devices.List", perm: "view:device", short: "List devices (flattened; --grouped keeps the per-door groups)", cols: deviceCols,
 			flags: []flagSpec{{name: "refresh", kind: fBool, usage: "ask for real-time device info (slower)"}, {name: "grouped", kind: fBool, usage: "one array per door, as the API answers"}},
 			run: func(x *inv) (any, error) {

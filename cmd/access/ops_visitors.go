@@ -117,9 +117,10 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 	return 0, usageErrorf("--status %q: want upcoming, visited, visiting, cancelled, no_visit or active (or 1-6)", s)
 }
 
-func init() {
+// visitorOps adds the operations of visitors, credentials (PIN codes, NFC cards, touch passes) and QR codes to the registry.
+func visitorOps(r *registry) {
 	vArg := []argSpec{{name: "visitor"}}
-	register(
+	r.add(
 		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
@@ -235,7 +236,7 @@ func init() {
 	)
 
 	tArg := []argSpec{{name: "token"}}
-	register(
+	r.add(
 		&opSpec{path: "pin-codes generate", sdk: "PINCodes.Generate", perm: "view:credential", short: "Generate an unused PIN code",
 			run: func(x *inv) (any, error) { v, _, err := x.c.PINCodes.Generate(x.a.ctx); return v, err }},
 		&opSpec{path: "nfc-cards enroll", sdk: "NFCCards.Enroll", perm: "edit:credential", short: "Read a card on a reader: start a session, wait for the tap, end it", write: true,
@@ -310,7 +311,7 @@ func init() {
 			}},
 	)
 
-	register(
+	r.add(
 		&opSpec{path: "touch-passes list", sdk: "TouchPasses.List, TouchPasses.All", perm: "view:credential", short: "List touch passes", paged: true, cols: touchCols,
 			flags: []flagSpec{{name: "status", usage: "ACTIVE, PENDING, SUSPENDED or INACTIVE", values: []string{"ACTIVE", "PENDING", "SUSPENDED", "INACTIVE"}}},
 			run: func(x *inv) (any, error) {

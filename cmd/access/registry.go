@@ -249,16 +249,28 @@ type done struct {
 	Message string `json:"-"`
 }
 
-// ops is the registry; each service file appends its rows in init.
-var ops []*opSpec
+// registry collects the rows of the operation registry: each service
+// file has a function that adds its rows, and operations calls them all.
+type registry struct{ rows []*opSpec }
 
-func register(specs ...*opSpec) { ops = append(ops, specs...) }
+// add appends rows to the registry.
+func (r *registry) add(specs ...*opSpec) { r.rows = append(r.rows, specs...) }
+
+// operations builds the operation registry: every row of every service
+// file, in a fixed order. Each call builds new rows.
+func operations() []*opSpec {
+	var r registry
+	for _, add := range []func(*registry){miscOps, peopleOps, policyOps, spaceOps, visitorOps} {
+		add(&r)
+	}
+	return r.rows
+}
 
 // serviceCommands builds the command tree of the registry.
 func (a *app) serviceCommands() []*cobra.Command {
 	groups := map[string]*cobra.Command{}
 	var top []*cobra.Command
-	for _, spec := range ops {
+	for _, spec := range operations() {
 		words := strings.Fields(spec.path)
 		parent := (*cobra.Command)(nil)
 		for i, w := range words[:len(words)-1] {

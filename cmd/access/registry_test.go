@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -34,7 +37,7 @@ var notCommands = map[string]string{
 func TestEveryOperationHasACommand(t *testing.T) {
 	t.Parallel()
 	covered := map[string]bool{}
-	for _, op := range ops {
+	for _, op := range operations() {
 		for _, m := range strings.Split(op.sdk, ",") {
 			covered[strings.TrimSpace(m)] = true
 		}
@@ -72,7 +75,7 @@ func TestEveryOperationHasACommand(t *testing.T) {
 // checks the minimum versions).
 func TestHelpGivesPermissionAndVersion(t *testing.T) {
 	t.Parallel()
-	for _, op := range ops {
+	for _, op := range operations() {
 		if op.perm == "" {
 			t.Errorf("%s: no permission", op.path)
 		}
@@ -128,7 +131,7 @@ func TestEveryBodyTakesData(t *testing.T) {
 	}
 	ct := reflect.TypeOf(&access.Client{}).Elem()
 	seen := map[string]bool{}
-	for _, op := range ops {
+	for _, op := range operations() {
 		var methods []string
 		for _, m := range strings.Split(op.sdk, ",") {
 			if m = strings.TrimSpace(m); hasBody[m] {
@@ -248,7 +251,7 @@ func TestEveryCommandInAScript(t *testing.T) {
 	t.Parallel()
 	used := scriptedCommands(t)
 	var missing []string
-	for _, op := range ops {
+	for _, op := range operations() {
 		if used[op.path] == "" {
 			missing = append(missing, op.path)
 		}
@@ -275,6 +278,42 @@ func TestEveryCommandInAScript(t *testing.T) {
 	for _, path := range []string{"doors list", "users import", "events tail", "doctor"} {
 		if used[path] == "" {
 			t.Errorf("the scripts seem not to run %s: is the parsing of their command lines broken?", path)
+		}
+	}
+}
+
+// TestNoInitRegistration fails when a file of the command fills state
+// from an init function: the registry and the command tree are built
+// explicitly, by operations and rootCommand.
+func TestNoInitRegistration(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				t.Errorf("%s: func init: add rows through a function operations calls, commands in rootCommand", fset.Position(fd.Pos()))
+			}
+		}
+	}
+	// Two builds give equal, independent registries.
+	a, b := operations(), operations()
+	if len(a) != len(b) || len(a) < 100 {
+		t.Fatalf("operations() built %d and %d rows, want the same number (100 or more)", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] == b[i] || a[i].path != b[i].path {
+			t.Errorf("row %d: %q and %q: want equal paths in new rows", i, a[i].path, b[i].path)
 		}
 	}
 }

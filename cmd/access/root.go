@@ -10,15 +10,12 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
 )
 
 // version is the tool's version, printed by "access --version".
 var version = "0.1.0"
-
-// extraCommands are added to the root command; other files (such as the
-// simulator's fake.go) append to it from an init function.
-var extraCommands []func() *cobra.Command
 
 const exitCodesHelp = `Exit codes:
   0    success
@@ -236,10 +233,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		}
 		root.AddCommand(g)
 	}
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
-	for _, f := range extraCommands {
-		root.AddCommand(f())
-	}
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), simulator.NewCommand())
 	return root
 }
 
