@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -73,25 +71,16 @@ func (a *app) doctor(captureDir string) error {
 	if err != nil || u.Host == "" {
 		return usageErrorf("the console URL %q is not a URL", conn.URL)
 	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
 
 	// 1. Reachability and the certificate.
-	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
-	defer cancel()
 	start := time.Now()
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, ServerName: u.Hostname()}} //nolint:gosec // only to read the certificate
-	nc, err := d.DialContext(ctx, "tcp", host)
+	chain, host, err := peekCertificate(a.ctx, u)
 	if err != nil {
 		a.checkLine("FAIL", "reachable", fmt.Sprintf("%s: %v", host, err))
 		return &exitError{code: 1, err: fmt.Errorf("the console at %s is not reachable", host)}
 	}
-	cs := nc.(*tls.Conn).ConnectionState()
-	nc.Close()
 	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
-	leaf := cs.PeerCertificates[0]
+	leaf := chain[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
 	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", certName(leaf), leaf.NotAfter.Format(time.DateOnly)))
 	a.checkLine("ok", "fingerprint", fp)
@@ -106,7 +95,7 @@ func (a *app) doctor(captureDir string) error {
 		a.checkLine("warn", "pinned", "--insecure: the certificate is not checked; pin it with --fingerprint "+fp)
 	default:
 		pool := x509.NewCertPool()
-		for _, c := range cs.PeerCertificates[1:] {
+		for _, c := range chain[1:] {
 			pool.AddCert(c)
 		}
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Intermediates: pool}); err != nil {

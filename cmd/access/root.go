@@ -10,6 +10,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
 )
@@ -110,9 +111,9 @@ func (e *exitError) Unwrap() error { return e.err }
 // ExitCode is the code the process exits with.
 func (e *exitError) ExitCode() int { return e.code }
 
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
-}
+// usageErrorf is clierr.UsageErrorf, the one usage error of the command
+// line and the simulator (exit status 2).
+func usageErrorf(format string, args ...any) error { return clierr.UsageErrorf(format, args...) }
 
 func notFoundErrorf(format string, args ...any) error {
 	return &exitError{code: 3, err: fmt.Errorf(format, args...)}
