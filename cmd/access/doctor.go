@@ -25,12 +25,17 @@ fingerprint to pin, and a warning when it is not pinned); that the token is
 valid; which permissions it has (read operations only are probed: nothing is
 changed); and which operations this console answers as unsupported.
 
---capture DIR writes every read-only operation's raw answer to DIR, with
-secrets, tokens, PINs, emails, names and phone numbers redacted, for a bug report:
-OP.json per operation (members under personal or secret keys, JSON inside
-strings, URLs' credentials and query values, emails, and the redacted values
-wherever else they appear); a CSV export is stored as OP.csv with its personal
-columns redacted, images and videos are summarized (size and type), not stored.
+--capture DIR writes every read-only operation's raw answer to DIR, redacted,
+for a bug report: OP.json per operation keeps the shape of each answer and
+only the members known to be safe (ids, types, states, times, counts, the
+console's messages); every other value is REDACTED (names, emails, phones,
+tokens, PINs, employee numbers, license plates, visitors' company, remarks,
+notes, visit reasons, and any member this version does not know), inside
+strings that hold JSON too. Webhook endpoints and other URLs keep their scheme
+and host only (a chat webhook's path is its secret); emails and the redacted
+values are redacted wherever else they appear. A CSV export is stored as
+OP.csv with only its safe columns kept; images and videos are summarized (size
+and type), not stored.
 An operation on a record is probed with the first one a listing gave; when
 there is none (or, for an NFC enrollment session, none can be read without a
 write) it is reported as skipped.`,
