@@ -147,6 +147,8 @@ piped), then a summary on stderr; failed rows make the exit code 1. --dry-run
 prints the lines the run would print, "would-create" for "created" (a refusal by
 the console aside).
 
+FILE.csv is the CSV file's path, or - for standard input.
+
 ` + factsHelp("Users.All, Users.Create", "view:user, edit:user"),
 		Example: "  access --fake users import people.csv --dry-run",
 		Args:    exactArgs(1, "FILE.csv"),
@@ -261,6 +263,8 @@ upload (row by row when the console refuses it). Each row gets a result line, in
 the order of the file (JSONL when piped), then a summary on stderr; failed rows
 make the exit code 1. --dry-run prints the lines the run would print,
 "would-create" for "created" (a refusal by the console aside).
+
+FILE.csv is the CSV file's path, or - for standard input.
 
 ` + factsHelp("NFCCards.All, NFCCards.Import", "view:credential, edit:credential"),
 		Example: "  access --fake nfc-cards import cards.csv",

@@ -38,6 +38,7 @@ func (a *app) logoutCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout [PROFILE]",
 		Short: "Remove a profile and its token from the config file",
+		Long:  "Remove a profile and its token from the config file.\n\nPROFILE is a profile's name (default: --profile, $ACCESS_PROFILE or the current one).",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, path, err := a.loadConfig()

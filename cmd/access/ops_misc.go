@@ -94,7 +94,7 @@ func miscOps(r *registry) {
 			ex:  "  access --fake system-logs export --since 24h --topic door_openings -O logs.csv",
 			run: runExport},
 		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", short: "Fetch the video paths of a log entry's resource",
-			args: []argSpec{{name: "resource-id"}},
+			args: []argSpec{{name: "resource-id", about: "the id of a log entry's target of type activities_resource (system-logs list shows it)"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.SystemLogs.GetResource(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "system-logs static", sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", short: "Download a static file (avatar, preview, video, thumbnail)",
 			args: []argSpec{{name: "path"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write to `FILE` (- for stdout)"}},

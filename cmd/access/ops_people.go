@@ -41,7 +41,7 @@ func userStatuses(ss []string) []access.UserStatus {
 
 // peopleOps adds the operations of users, user groups and identity resources to the registry.
 func peopleOps(r *registry) {
-	idArg := []argSpec{{name: "user"}}
+	idArg := []argSpec{{name: "user", kind: "user"}}
 	r.add(
 		&opSpec{path: "users create", sdk: "Users.Create", perm: "edit:user", short: "Register a user", write: true, body: bodyOf[access.UserRequest](),
 			flags: []flagSpec{{name: "first-name", usage: "first name (required)"}, {name: "last-name", usage: "last name (required)"},
@@ -132,7 +132,7 @@ func peopleOps(r *registry) {
 				return done{"deleted user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
-			args: []argSpec{{name: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
@@ -149,7 +149,7 @@ func peopleOps(r *registry) {
 				return v, err
 			}},
 		&opSpec{path: "users assign-nfc-card", sdk: "Users.AssignNFCCard", perm: "edit:user", short: "Assign an NFC card to a user", write: true, body: bodyOf[access.NFCCardAssignment](),
-			args:  []argSpec{{name: "user"}, {name: "token", body: true}},
+			args:  []argSpec{{name: "user", kind: "user"}, {name: "token", body: true}},
 			flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.NFCCardAssignment, error) {
@@ -159,14 +159,14 @@ func peopleOps(r *registry) {
 				return done{"assigned the card to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](), member: "token",
-			args: []argSpec{{name: "user"}, {name: "token", body: true}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](), member: "pin_code",
-			args: []argSpec{{name: "user"}, {name: "pin", body: true}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
@@ -178,21 +178,21 @@ func peopleOps(r *registry) {
 				return done{"removed the PIN of user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users assign-touch-pass", sdk: "Users.AssignTouchPass", perm: "edit:user", short: "Assign a touch pass to a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.AssignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
 		&opSpec{path: "users unassign-touch-pass", sdk: "Users.UnassignTouchPass", perm: "edit:user", short: "Take a touch pass from a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.UnassignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
 		&opSpec{path: "users batch-assign-touch-passes", sdk: "Users.BatchAssignTouchPasses", perm: "edit:user",
-			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", variadic: true, body: true}}, cols: touchCols,
+			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", kind: "user", variadic: true, body: true}}, cols: touchCols,
 			body:  bodyOf[access.BatchTouchPassAssignment](),
-			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address"}},
+			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address (USER: a full name, email or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.BatchTouchPassAssignment, error) {
 					req := access.BatchTouchPassAssignment{UserIDs: x.rest(0)}
@@ -200,6 +200,10 @@ func peopleOps(r *registry) {
 						k, v, okk := strings.Cut(kv, "=")
 						if !okk {
 							return req, usageErrorf("--email %q: want USER=EMAIL", kv)
+						}
+						k, err := x.resolve("user", k)
+						if err != nil {
+							return req, err
 						}
 						if req.Emails == nil {
 							req.Emails = map[string]string{}
@@ -215,20 +219,20 @@ func peopleOps(r *registry) {
 				return v, err
 			}},
 		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "user"}, {name: "plate", variadic: true, body: true}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users unassign-license-plate", sdk: "Users.UnassignLicensePlate", perm: "edit:user", short: "Remove a licence plate from a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "plate-id"}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
 				return done{"removed the plate from user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users upload-avatar", sdk: "Users.UploadAvatar", perm: "edit:user", short: "Upload a user's profile picture (local users only)", write: true,
-			args: []argSpec{{name: "user"}, {name: "file"}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "file"}},
 			run: func(x *inv) (any, error) {
 				f, err := os.Open(x.arg(1))
 				if err != nil {
@@ -273,14 +277,14 @@ func peopleOps(r *registry) {
 				return done{"deleted user group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", short: "Add users to a group", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", kind: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), ids)
 				return done{"added the users to group " + x.arg(0)}, err
 			}},
 		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", kind: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), ids)
@@ -315,8 +319,8 @@ func peopleOps(r *registry) {
 	idTypes := []string{"ev_station", "vpn", "wifi"}
 	r.add(
 		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
-			args:  []argSpec{{name: "user", variadic: true, optional: true, body: true}},
-			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address"}},
+			args:  []argSpec{{name: "user", kind: "user", variadic: true, optional: true, body: true}},
+			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address (USER: a full name, email or id)"}},
 			run: func(x *inv) (any, error) {
 				invs, err := fromData(x, func() ([]access.Invitation, error) {
 					var invs []access.Invitation
@@ -325,6 +329,10 @@ func peopleOps(r *registry) {
 						k, v, okk := strings.Cut(kv, "=")
 						if !okk {
 							return nil, usageErrorf("--email %q: want USER=EMAIL", kv)
+						}
+						k, err := x.resolve("user", k)
+						if err != nil {
+							return nil, err
 						}
 						emails[k] = v
 					}
@@ -356,7 +364,7 @@ func peopleOps(r *registry) {
 				return v, err
 			}},
 		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
-			args:  []argSpec{{name: "user"}, {name: "resource-id", variadic: true, body: true}},
+			args:  []argSpec{{name: "user", kind: "user"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.IdentityAssignment, error) {
@@ -366,7 +374,7 @@ func peopleOps(r *registry) {
 				return done{"assigned the resources to user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "identity user-resources", sdk: "Identity.ListForUser", perm: "view:user", short: "List a user's Identity resources",
-			args: []argSpec{{name: "user"}},
+			args: []argSpec{{name: "user", kind: "user"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.Identity.ListForUser(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
 			args:  []argSpec{{name: "group", kind: "user-group"}, {name: "resource-id", variadic: true, body: true}},

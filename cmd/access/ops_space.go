@@ -60,8 +60,7 @@ func spaceOps(r *registry) {
 				return done{"unlocked door " + x.arg(0)}, err
 			}},
 		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", short: "Set a temporary locking rule", write: true,
-			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true}}, body: bodyOf[access.LockRuleRequest](),
-			long:  "TYPE is keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now.",
+			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true, about: "keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now"}}, body: bodyOf[access.LockRuleRequest](),
 			flags: []flagSpec{{name: "interval", kind: fInt, usage: "minutes, for custom"}},
 			ex:    `  access --fake doors lock-rule set "Main entrance" keep_lock`,
 			run: func(x *inv) (any, error) {

@@ -119,7 +119,7 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 
 // visitorOps adds the operations of visitors, credentials (PIN codes, NFC cards, touch passes) and QR codes to the registry.
 func visitorOps(r *registry) {
-	vArg := []argSpec{{name: "visitor"}}
+	vArg := []argSpec{{name: "visitor", kind: "visitor"}}
 	r.add(
 		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
@@ -183,7 +183,7 @@ func visitorOps(r *registry) {
 				return done{"deleted visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors assign-nfc-card", sdk: "Visitors.AssignNFCCard", perm: "edit:visitor", short: "Assign an NFC card to a visitor", write: true, body: bodyOf[access.NFCCardAssignment](),
-			args: []argSpec{{name: "visitor"}, {name: "token", body: true}}, flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "token", body: true}}, flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.NFCCardAssignment, error) {
 					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
@@ -192,14 +192,14 @@ func visitorOps(r *registry) {
 				return done{"assigned the card to visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors unassign-nfc-card", sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true, body: bodyOf[string](), member: "token",
-			args: []argSpec{{name: "visitor"}, {name: "token", body: true}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return done{"unassigned the card from visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
-			args: []argSpec{{name: "visitor"}, {name: "pin", body: true}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
@@ -221,14 +221,14 @@ func visitorOps(r *registry) {
 				return done{"removed the QR code of visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors assign-license-plates", sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", short: "Add licence plates to a visitor", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "visitor"}, {name: "plate", variadic: true, body: true}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
 				return done{"assigned the plates to visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors unassign-license-plate", sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", short: "Remove a licence plate from a visitor", write: true,
-			args: []argSpec{{name: "visitor"}, {name: "plate-id"}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
 				return done{"removed the plate from visitor " + x.arg(0)}, err
@@ -355,7 +355,7 @@ func visitorOps(r *registry) {
 				return v, err
 			}},
 		&opSpec{path: "qr-codes download", sdk: "QRCodes.Download", perm: "view:credential", short: "Download a visitor's QR code image (PNG)",
-			args: []argSpec{{name: "visitor"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write the PNG to `FILE` (- for stdout)"}},
+			args: []argSpec{{name: "visitor", kind: "visitor"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write the PNG to `FILE` (- for stdout)"}},
 			run: func(x *inv) (any, error) {
 				return download(x, x.s("output-file"), func(w io.Writer) error {
 					_, err := x.c.QRCodes.Download(x.a.ctx, x.arg(0), w)

@@ -43,7 +43,36 @@ type argSpec struct {
 	name, kind string
 	variadic   bool
 	optional   bool
-	body       bool // part of the request body: left out (and not allowed) with --data
+	body       bool   // part of the request body: left out (and not allowed) with --data
+	about      string // what it accepts, for the help ("" takes kindAccepts or argAbout)
+}
+
+// argAbout says what the arguments that name no kind of record accept,
+// by their name, for the help (an argSpec's about overrides it).
+var argAbout = map[string]string{
+	"token":       "an NFC card's token (nfc-cards list shows it)",
+	"pin":         "the PIN code, digits only",
+	"touch-pass":  "a touch pass's id (touch-passes list shows it)",
+	"plate":       "a license plate, as written on the vehicle",
+	"plate-id":    "a license plate's id (users get or visitors get shows it)",
+	"file":        "a local file",
+	"resource-id": "an Identity resource's id (identity resources lists them)",
+	"path":        "a static file's path as the console gives it (/activities_resource/…, an avatar path)",
+	"endpoint-id": "a webhook endpoint's id (webhooks list shows it)",
+	"session":     "an NFC enrollment session's id (nfc-cards start-enrollment prints it)",
+	"condition":   "a card id or a user's name to search for",
+	"type":        "the rule's type",
+}
+
+// aboutArg says what an argument accepts.
+func aboutArg(ar argSpec) string {
+	switch {
+	case ar.about != "":
+		return ar.about
+	case ar.kind != "":
+		return kindAccepts[ar.kind] + "; a name that matches several is an error listing them"
+	}
+	return argAbout[ar.name]
 }
 
 // opSpec is one row of the operation registry: a command path, the SDK
@@ -83,7 +112,12 @@ type inv struct {
 	args []string
 	spec *opSpec
 	body any // what --data decoded into (a pointer from spec.body), or nil
+	r    *resolver
 }
+
+// resolve turns a name of a record of kind (a flag's value) into its id,
+// with the lists the arguments were resolved with.
+func (x *inv) resolve(kind, s string) (string, error) { return x.r.resolve(kind, s) }
 
 func (x *inv) s(name string) string { v, _ := x.cmd.Flags().GetString(name); return v }
 func (x *inv) b(name string) bool   { v, _ := x.cmd.Flags().GetBool(name); return v }
@@ -342,10 +376,18 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if len(bodyArgs) > 0 {
 		long += "\n\nWith --data, leave out " + strings.Join(bodyArgs, " ") + ": the body gives it."
 	}
-	for _, ar := range spec.args {
-		if ar.kind != "" {
-			long += fmt.Sprintf("\n\n%s is the %s's name or id; a name that matches several is an error listing them.", strings.ToUpper(ar.name), kindLabel[ar.kind])
-			break
+	if len(spec.args) > 0 {
+		long += "\n\nArguments:"
+		width := 0
+		for _, ar := range spec.args {
+			width = max(width, len(ar.name))
+		}
+		for _, ar := range spec.args {
+			n := strings.ToUpper(ar.name)
+			if ar.variadic {
+				n += "..."
+			}
+			long += fmt.Sprintf("\n  %-*s  %s", width+3, n, aboutArg(ar))
 		}
 	}
 	long += "\n\n" + factsHelp(spec.sdk, spec.perm)
@@ -400,7 +442,8 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		resolved, err := a.resolveArgs(c.Context(), cl, spec, args)
+		x.r = newResolver(c.Context(), cl)
+		resolved, err := a.resolveArgs(x.r, spec, args)
 		if err != nil {
 			return err
 		}

@@ -317,3 +317,36 @@ func TestNoInitRegistration(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryArgumentSaysWhatItAccepts fails when a command's help does not
+// describe one of its positional arguments.
+func TestEveryArgumentSaysWhatItAccepts(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		for _, ar := range op.args {
+			if aboutArg(ar) == "" {
+				t.Errorf("%s: argument %s: no help (give it an about, or a kind)", op.path, ar.name)
+			}
+		}
+	}
+	a := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		words := strings.Fields(c.Use)
+		for i := 1; i < len(words); i++ {
+			w := words[i]
+			if strings.HasPrefix(w, "-") {
+				i++ // the flag's value
+				continue
+			}
+			name := strings.TrimSuffix(strings.Trim(w, "[]"), "...")
+			if !strings.Contains(c.Long, "\n  "+name) && !strings.Contains(c.Long, name+" is ") {
+				t.Errorf("%s: the help does not say what %s accepts", c.CommandPath(), name)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(a.rootCommand())
+}
