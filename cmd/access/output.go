@@ -35,12 +35,16 @@ func (a *app) isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// color reports whether stdout gets colours: only on a terminal and never
-// with NO_COLOR.
+// color reports whether stdout gets colours: only on a terminal, never
+// with NO_COLOR, never on a dumb one (TERM=dumb: no escape sequences).
 func (a *app) color() bool {
 	_, noColor := lookupEnv(a.getenv, "NO_COLOR")
-	return !noColor && a.isTerminal(a.stdout)
+	return !noColor && !a.dumbTerminal() && a.isTerminal(a.stdout)
 }
+
+// dumbTerminal reports whether the terminal takes no escape sequences
+// (TERM=dumb: Emacs shells, some CI logs).
+func (a *app) dumbTerminal() bool { return a.getenv("TERM") == "dumb" }
 
 func lookupEnv(getenv func(string) string, key string) (string, bool) {
 	v := getenv(key)
@@ -467,7 +471,7 @@ type progress struct {
 const progressWidth = 30
 
 func (a *app) newProgress(what string) *progress {
-	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr)}
+	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
 }
 
 func (p *progress) add(rows int64, bytes int64) {

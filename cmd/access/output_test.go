@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,24 @@ func TestExportCounterRows(t *testing.T) {
 	}
 	if c.bytes != int64(out.Len()) {
 		t.Errorf("counted %d bytes, wrote %d", c.bytes, out.Len())
+	}
+}
+
+// TestDumbTerminalGetsNoEscapes: a terminal gets a bold table header and
+// doctor's coloured marks, but TERM=dumb gets no escape sequence at all.
+func TestDumbTerminalGetsNoEscapes(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--fake", "doors", "list"}, {"--fake", "doctor"}} {
+		for _, term := range []string{"xterm-256color", "dumb"} {
+			env := map[string]string{"ACCESS_FORCE_TTY": "1", "TERM": term, "ACCESS_CONFIG_DIR": t.TempDir()}
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), args, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] }); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, &errb)
+			}
+			escapes := strings.Contains(out.String()+errb.String(), "\x1b")
+			if escapes != (term != "dumb") {
+				t.Errorf("%v with TERM=%s: escape sequences %t, want %t:\n%q", args, term, escapes, term != "dumb", out.String())
+			}
+		}
 	}
 }

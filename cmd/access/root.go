@@ -235,6 +235,20 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		root.AddCommand(g)
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), simulator.NewCommand())
+	// cobra's completion command, made now so that an unknown shell is
+	// a usage error (it printed the help and exited 0).
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return c.Help()
+				}
+				return usageErrorf("unknown shell %q for %q: want bash, zsh, fish or powershell", args[0], c.CommandPath())
+			}
+		}
+	}
 	return root
 }
 
