@@ -73,13 +73,16 @@ func spaceOps(r *registry) {
 		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", short: "Fetch a door's locking rule", args: dArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", short: "Set the site's emergency status (may sound the alarm)", write: true, body: bodyOf[access.EmergencyStatus](),
-			long:  "Without flags, both modes are released.",
+			long: "Without flags, both modes are released. Every door of the site follows: on a terminal the command asks for confirmation first; " +
+				"elsewhere (a script) give --yes.",
 			flags: []flagSpec{{name: "lockdown", kind: fBool, usage: "lock every door"}, {name: "evacuation", kind: fBool, usage: "unlock every door"}},
-			ex:    "  access --fake doors emergency set --lockdown",
+			ex:    "  access --fake doors emergency set --lockdown --yes",
+			confirm: func(x *inv) string {
+				req, _ := fromData(x, func() (access.EmergencyStatus, error) { return emergencyFlags(x), nil })
+				return emergencyQuestion(req)
+			},
 			run: func(x *inv) (any, error) {
-				req, _ := fromData(x, func() (access.EmergencyStatus, error) {
-					return access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")}, nil
-				})
+				req, _ := fromData(x, func() (access.EmergencyStatus, error) { return emergencyFlags(x), nil })
 				_, err := x.c.Doors.SetEmergency(x.a.ctx, &req)
 				return done{"emergency status set"}, err
 			}},
@@ -192,6 +195,26 @@ func flatDevices(groups [][]access.Device) []access.Device {
 		}
 	}
 	return flat
+}
+
+// emergencyFlags is the emergency status of the flags of doors emergency
+// set.
+func emergencyFlags(x *inv) access.EmergencyStatus {
+	return access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")}
+}
+
+// emergencyQuestion says what setting the emergency status st does to the
+// site, for the confirmation.
+func emergencyQuestion(st access.EmergencyStatus) string {
+	switch {
+	case st.Lockdown && st.Evacuation:
+		return "this starts a lockdown (every door locks) and an evacuation (every door unlocks)"
+	case st.Lockdown:
+		return "this starts a lockdown (every door locks) and ends an evacuation if one is on"
+	case st.Evacuation:
+		return "this starts an evacuation (every door unlocks) and ends a lockdown if one is on"
+	}
+	return "this ends any lockdown or evacuation (every door goes back to its rules)"
 }
 
 // methodSwitches builds an AccessMethods update from method names.

@@ -21,9 +21,9 @@ import (
 // stops when yield returns false or an error occurs.
 type stream func(yield func(any) bool) error
 
-// isTerminal reports whether w is a terminal. ACCESS_FORCE_TTY=1 makes
+// isTerminal reports whether w (a stream) is a terminal. ACCESS_FORCE_TTY=1 makes
 // every stream count as one (for tests of the terminal output).
-func (a *app) isTerminal(w io.Writer) bool {
+func (a *app) isTerminal(w any) bool {
 	if a.getenv("ACCESS_FORCE_TTY") == "1" {
 		return true
 	}

@@ -102,6 +102,10 @@ type opSpec struct {
 	write  bool     // changes the console
 	run    func(x *inv) (any, error)
 	ex     string
+	// confirm, when set, is the question a terminal is asked before the
+	// write ("this starts a lockdown…"; "" asks nothing); the command
+	// then takes --yes, needed where there is no terminal.
+	confirm func(x *inv) string
 }
 
 // inv is one invocation of an operation: its resolved arguments and flags.
@@ -428,6 +432,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if spec.body != nil {
 		fs.String("data", "", "the request body as "+bodyDescription(spec.body())+": inline, @FILE or - for stdin")
 	}
+	if spec.confirm != nil {
+		fs.Bool("yes", false, "do not ask for confirmation (needed without a terminal)")
+	}
 	if spec.paged {
 		fs.Bool("all", false, "fetch every page (streamed)")
 		fs.Int("page", 0, "page number (1-based)")
@@ -437,6 +444,13 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		x := &inv{a: a, cmd: c, args: args, spec: spec}
 		if err := x.decodeData(); err != nil {
 			return err
+		}
+		if spec.confirm != nil {
+			if q := spec.confirm(x); q != "" {
+				if err := a.confirm(c.CommandPath(), q, x.b("yes")); err != nil {
+					return err
+				}
+			}
 		}
 		cl, err := a.Client()
 		if err != nil {
