@@ -36,10 +36,11 @@ prints the fingerprint to check) or, at your own risk, used with --insecure.`,
 
 func (a *app) logoutCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout [PROFILE]",
-		Short: "Remove a profile and its token from the config file",
-		Long:  "Remove a profile and its token from the config file.\n\nPROFILE is a profile's name (default: --profile, $ACCESS_PROFILE or the current one).",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "logout [PROFILE]",
+		Short:   "Remove a profile and its token from the config file",
+		Long:    "Remove a profile and its token from the config file.\n\nPROFILE is a profile's name (default: --profile, $ACCESS_PROFILE or the current one).",
+		Example: "  access logout lab",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, path, err := a.loadConfig()
 			if err != nil {

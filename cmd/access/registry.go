@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -328,6 +329,45 @@ func (a *app) serviceCommands() []*cobra.Command {
 		parent.AddCommand(a.opCommand(spec, words[len(words)-1]))
 	}
 	return top
+}
+
+// groupExamples gives a command that only holds subcommands (and has no
+// example of its own) the first example of each of them, so that its
+// help shows how they are used; sub-groups first get theirs.
+func groupExamples(c *cobra.Command) {
+	var lines []string
+	for _, sub := range c.Commands() {
+		if sub.Hidden {
+			continue
+		}
+		groupExamples(sub)
+		if first, _, _ := strings.Cut(sub.Example, "\n"); first != "" && c.Example == "" {
+			lines = append(lines, first)
+		}
+	}
+	// Examples that run against --fake, when there are some.
+	var fake []string
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "access --fake ") {
+			fake = append(fake, l)
+		}
+	}
+	if len(fake) > 0 {
+		lines = fake
+	}
+	if c.Example == "" {
+		// The everyday verbs first, at most four lines.
+		rank := func(l string) int {
+			for i, verb := range []string{" list", " get", " create"} {
+				if strings.Contains(l, " "+c.Name()+verb) {
+					return i
+				}
+			}
+			return 3
+		}
+		slices.SortStableFunc(lines, func(x, y string) int { return rank(x) - rank(y) })
+		c.Example = strings.Join(lines[:min(len(lines), 4)], "\n")
+	}
 }
 
 // serviceShort describes the services and sub-groups.

@@ -236,9 +236,22 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), simulator.NewCommand())
 	// cobra's completion command, made now so that an unknown shell is
-	// a usage error (it printed the help and exited 0).
+	// a usage error (it printed the help and exited 0). It takes its
+	// output stream when made.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "fake":
+			if c.Example == "" {
+				c.Example = "  access fake\n  access fake --state site.json --addr 127.0.0.1:12445"
+			}
+		case "completion":
+			for _, sh := range c.Commands() {
+				sh.Example = "  access completion " + sh.Name()
+			}
+		}
 		if c.Name() == "completion" {
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = func(c *cobra.Command, args []string) error {
@@ -249,6 +262,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 			}
 		}
 	}
+	groupExamples(root)
 	return root
 }
 
