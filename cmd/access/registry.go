@@ -434,6 +434,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			long += fmt.Sprintf("\n  %-*s  %s", width+3, n, aboutArg(ar))
 		}
 	}
+	if spec.body != nil {
+		long += "\n\nRequest body (--data takes it as JSON, the console's wire form; flags and arguments\nare the other way to give it):\n" + indent(bodyExample(spec), "  ")
+	}
 	long += "\n\n" + factsHelp(spec.sdk, spec.perm)
 	if spec.write {
 		long += "\nThis command changes the console; it is never sent twice."
@@ -470,7 +473,11 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		}
 	}
 	if spec.body != nil {
-		fs.String("data", "", "the request body as "+bodyDescription(spec.body())+": inline, @FILE or - for stdin")
+		what := bodyDescription(spec.body()) + " (see Request body)"
+		if spec.member != "" {
+			what = "the object under Request body or its bare value, " + bodyDescription(spec.body())
+		}
+		fs.String("data", "", "the request body as "+what+": inline, @FILE or - for stdin")
 	}
 	if spec.confirm != nil {
 		fs.Bool("yes", false, "do not ask for confirmation (needed without a terminal)")
@@ -525,16 +532,101 @@ func bodyDescription(v any) string {
 		if t.Elem().Kind() == reflect.String {
 			return "a JSON array of strings"
 		}
-		return "a JSON array of " + t.Elem().String() + " (in its wire form)"
+		return "a JSON array"
 	case reflect.String:
 		return "a JSON string"
 	case reflect.Int:
 		return "a JSON number"
 	}
-	if t.PkgPath() != reflect.TypeOf(access.Client{}).PkgPath() {
-		return "a JSON object with " + strings.Join(jsonKeys(t), ", ")
+	return "a JSON object"
+}
+
+// bodyExample is the request body of an operation as --data takes it,
+// with a sample value in every member: the body type filled by
+// sampleValue and encoded by the SDK's own encoding (so times read as the
+// console takes them). An operation whose method takes a bare value
+// shows the vendor's one-member object ({"pin_code": …}).
+func bodyExample(spec *opSpec) string {
+	v := reflect.New(reflect.TypeOf(spec.body()).Elem()).Elem()
+	fillSample(v, 0)
+	var doc any = v.Interface()
+	if spec.member != "" {
+		doc = map[string]any{spec.member: doc}
 	}
-	return "JSON (" + t.String() + " in its wire form)"
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return string(b)
+}
+
+// sampleTime is the time of every sample body.
+var sampleTime = time.Date(2026, 1, 31, 8, 0, 0, 0, time.UTC)
+
+// fillSample sets v, and every member of it, to a sample value: "…" for
+// text, 1 for numbers, true, one element for lists and maps, sampleTime.
+func fillSample(v reflect.Value, depth int) {
+	if depth > 6 || !v.CanSet() {
+		return
+	}
+	if v.Type() == reflect.TypeOf(time.Time{}) {
+		v.Set(reflect.ValueOf(sampleTime))
+		return
+	}
+	if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
+		v.SetBytes([]byte("{}"))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("…")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(1)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(1)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fillSample(p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		fillSample(s.Index(0), depth+1)
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k := reflect.New(v.Type().Key()).Elem()
+		if k.Kind() == reflect.String {
+			k.SetString("NAME")
+		} else {
+			fillSample(k, depth+1)
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		fillSample(e, depth+1)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			fillSample(v.Field(i), depth+1)
+			// A time in Unix seconds (since, until, …_time).
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if k := f.Type.Kind(); (k == reflect.Int || k == reflect.Int64) && (name == "since" || name == "until" || strings.HasSuffix(name, "_time")) {
+				v.Field(i).SetInt(sampleTime.Unix())
+			}
+		}
+	}
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // jsonKeys lists the JSON member names of a struct type, with those of

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -349,4 +350,40 @@ func TestEveryArgumentSaysWhatItAccepts(t *testing.T) {
 		}
 	}
 	walk(a.rootCommand())
+}
+
+// TestRequestBodiesDocumented: the help of every command with a request
+// body shows it as --data takes it, and that document is one --data
+// accepts (decoded as --data is, unknown members refused), with no Go
+// type name in the flag's usage.
+func TestRequestBodiesDocumented(t *testing.T) {
+	t.Parallel()
+	a := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	n := 0
+	for _, op := range operations() {
+		if op.body == nil {
+			continue
+		}
+		n++
+		doc := bodyExample(op)
+		cmd := a.opCommand(op, op.path)
+		if !strings.Contains(cmd.Long, "Request body (--data") || !strings.Contains(cmd.Long, indent(doc, "  ")) {
+			t.Errorf("%s: the help does not show the request body:\n%s", op.path, cmd.Long)
+		}
+		var into any = op.body()
+		if op.member != "" {
+			into = &memberBody{name: op.member, v: into}
+		}
+		d := json.NewDecoder(strings.NewReader(doc))
+		d.DisallowUnknownFields()
+		if err := d.Decode(into); err != nil {
+			t.Errorf("%s: --data refuses its documented body %s: %v", op.path, doc, err)
+		}
+		if usage := cmd.Flags().Lookup("data").Usage; strings.Contains(usage, "access.") || strings.Contains(usage, "wire form") {
+			t.Errorf("%s: --data's usage names a Go type: %q", op.path, usage)
+		}
+	}
+	if n < 40 {
+		t.Errorf("%d commands with a request body, want 40 or more", n)
+	}
 }
