@@ -84,7 +84,7 @@ func peopleOps(r *registry) {
 					return nil, err
 				}
 				_, err = x.c.Users.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated user " + x.arg(0)}, err
+				return x.then("updated user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users get", ex: `  access --fake users get "Ada Lovelace"`, sdk: "Users.Get", perm: "view:user", short: "Fetch a user", args: idArg,
 			flags: []flagSpec{{name: "expand-policies", kind: fBool, usage: "embed the access policies"}},
@@ -136,7 +136,9 @@ func peopleOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
-				return done{"set the access policies of user " + x.arg(0)}, err
+				return x.then("set the access policies of user "+x.arg(0), err, reader(func() ([]access.AccessPolicy, *access.Response, error) {
+					return x.c.Users.ListAccessPolicies(x.a.ctx, x.arg(0), nil)
+				}), polCols...)
 			}},
 		&opSpec{path: "users policies", ex: `  access --fake users policies ada.lovelace@example.com`, sdk: "Users.ListAccessPolicies", perm: "view:user", short: "List a user's access policies", args: idArg, cols: polCols,
 			flags: []flagSpec{{name: "only-user", kind: fBool, usage: "leave out the policies of the user's groups"}},
@@ -156,26 +158,26 @@ func peopleOps(r *registry) {
 					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
 				})
 				_, err := x.c.Users.AssignNFCCard(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the card to user " + x.arg(0)}, err
+				return x.then("assigned the card to user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users unassign-nfc-card", ex: `  access --fake users unassign-nfc-card dmitri.umarov1@example.com 5ca691404212bd90319f767b22cdc07c5c6549102ffe034f938048bb3c9a10ef`, sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](), member: "token",
 			args: []argSpec{{name: "user", kind: "user"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), token)
-				return done{"unassigned the card from user " + x.arg(0)}, err
+				return x.then("unassigned the card from user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users assign-pin", ex: `  access --fake users assign-pin "Ada Lovelace" 975310`, sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](), member: "pin_code",
 			args: []argSpec{{name: "user", kind: "user"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
-				return done{"assigned the PIN to user " + x.arg(0)}, err
+				return x.then("assigned the PIN to user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users unassign-pin", ex: `  access --fake users unassign-pin "Ada Lovelace"`, sdk: "Users.UnassignPINCode", perm: "edit:user", short: "Remove a user's PIN code", write: true, args: idArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignPINCode(x.a.ctx, x.arg(0))
-				return done{"removed the PIN of user " + x.arg(0)}, err
+				return x.then("removed the PIN of user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users assign-touch-pass", ex: `  access --fake users assign-touch-pass rafael.moreau2@example.com 506fea0b-6425-4165-a78c-342e97f2177f`, sdk: "Users.AssignTouchPass", perm: "edit:user", short: "Assign a touch pass to a user", write: true,
 			args: []argSpec{{name: "user", kind: "user"}, {name: "touch-pass"}}, cols: touchCols,
@@ -223,13 +225,13 @@ func peopleOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
-				return done{"assigned the plates to user " + x.arg(0)}, err
+				return x.then("assigned the plates to user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users unassign-license-plate", ex: `  access --fake users unassign-license-plate "Ada Lovelace" 5cac1825-f5e9-410d-a32e-a1fb9fc83b92`, sdk: "Users.UnassignLicensePlate", perm: "edit:user", short: "Remove a licence plate from a user", write: true,
 			args: []argSpec{{name: "user", kind: "user"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
-				return done{"removed the plate from user " + x.arg(0)}, err
+				return x.then("removed the plate from user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users upload-avatar", ex: `  access --fake users upload-avatar "Ada Lovelace" ada.png`, sdk: "Users.UploadAvatar", perm: "edit:user", short: "Upload a user's profile picture (local users only)", write: true,
 			args: []argSpec{{name: "user", kind: "user"}, {name: "file"}},
@@ -269,7 +271,7 @@ func peopleOps(r *registry) {
 					return nil, err
 				}
 				_, err = x.c.UserGroups.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated user group " + x.arg(0)}, err
+				return x.then("updated user group "+x.arg(0), err, reader(func() (*access.UserGroup, *access.Response, error) { return x.c.UserGroups.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "user-groups delete", ex: `  access --fake user-groups delete "Temporary staff"`, sdk: "UserGroups.Delete", perm: "edit:user", short: "Delete an empty user group", write: true, args: gArg,
 			run: func(x *inv) (any, error) {
@@ -281,14 +283,14 @@ func peopleOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), ids)
-				return done{"added the users to group " + x.arg(0)}, err
+				return x.then("added the users to group "+x.arg(0), err, reader(func() ([]access.User, *access.Response, error) { return x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0)) }), userCols...)
 			}},
 		&opSpec{path: "user-groups remove-users", ex: `  access --fake user-groups remove-users Facilities "Blake Castillo"`, sdk: "UserGroups.RemoveUsers", perm: "edit:user", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", kind: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), ids)
-				return done{"removed the users from group " + x.arg(0)}, err
+				return x.then("removed the users from group "+x.arg(0), err, reader(func() ([]access.User, *access.Response, error) { return x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0)) }), userCols...)
 			}},
 		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user",
 			short: "List a group's members", args: gArg, cols: userCols,
@@ -307,7 +309,9 @@ func peopleOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
-				return done{"set the access policies of group " + x.arg(0)}, err
+				return x.then("set the access policies of group "+x.arg(0), err, reader(func() ([]access.AccessPolicy, *access.Response, error) {
+					return x.c.UserGroups.ListAccessPolicies(x.a.ctx, x.arg(0))
+				}), polCols...)
 			}},
 		&opSpec{path: "user-groups policies", ex: `  access --fake user-groups policies Facilities -o json`, sdk: "UserGroups.ListAccessPolicies", perm: "view:user", short: "List a group's access policies", args: gArg, cols: polCols,
 			run: func(x *inv) (any, error) {
@@ -371,7 +375,9 @@ func peopleOps(r *registry) {
 					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
 				})
 				_, err := x.c.Identity.AssignToUser(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the resources to user " + x.arg(0)}, err
+				return x.then("assigned the resources to user "+x.arg(0), err, reader(func() (*access.IdentityResources, *access.Response, error) {
+					return x.c.Identity.ListForUser(x.a.ctx, x.arg(0))
+				}))
 			}},
 		&opSpec{path: "identity user-resources", ex: `  access --fake identity user-resources "Ada Lovelace"`, sdk: "Identity.ListForUser", perm: "view:user", short: "List a user's Identity resources",
 			args: []argSpec{{name: "user", kind: "user"}},
@@ -384,7 +390,9 @@ func peopleOps(r *registry) {
 					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
 				})
 				_, err := x.c.Identity.AssignToUserGroup(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the resources to group " + x.arg(0)}, err
+				return x.then("assigned the resources to group "+x.arg(0), err, reader(func() (*access.IdentityResources, *access.Response, error) {
+					return x.c.Identity.ListForUserGroup(x.a.ctx, x.arg(0))
+				}))
 			}},
 		&opSpec{path: "identity group-resources", ex: `  access --fake identity group-resources Facilities`, sdk: "Identity.ListForUserGroup", perm: "view:user", short: "List a user group's Identity resources",
 			args: gArg,

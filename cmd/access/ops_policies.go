@@ -157,7 +157,9 @@ func policyOps(r *registry) {
 					return nil, err
 				}
 				_, err = x.c.AccessPolicies.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated access policy " + x.arg(0)}, err
+				return x.then("updated access policy "+x.arg(0), err, reader(func() (*access.AccessPolicy, *access.Response, error) {
+					return x.c.AccessPolicies.Get(x.a.ctx, x.arg(0))
+				}))
 			}},
 		&opSpec{path: "access-policies delete", ex: `  access --fake access-policies delete "Former contractors"`, sdk: "AccessPolicies.Delete", perm: "edit:policy", short: "Delete an access policy", write: true, args: pArg,
 			run: func(x *inv) (any, error) {
@@ -224,7 +226,7 @@ func policyOps(r *registry) {
 					return nil, err
 				}
 				_, err = x.c.Schedules.Update(x.a.ctx, x.arg(0), req)
-				return done{"updated schedule " + x.arg(0)}, err
+				return x.then("updated schedule "+x.arg(0), err, reader(func() (*access.Schedule, *access.Response, error) { return x.c.Schedules.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "schedules get", ex: `  access --fake schedules get "Office hours" -o yaml`, sdk: "Schedules.Get", perm: "view:policy", short: "Fetch a schedule", args: sArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Schedules.Get(x.a.ctx, x.arg(0)); return v, err }},

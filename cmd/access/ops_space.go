@@ -68,7 +68,7 @@ func spaceOps(r *registry) {
 					return access.LockRuleRequest{Type: access.LockRuleType(x.arg(1)), Interval: x.i("interval")}, nil
 				})
 				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &req)
-				return done{"set lock rule " + string(req.Type) + " on door " + x.arg(0)}, err
+				return x.then("set lock rule "+string(req.Type)+" on door "+x.arg(0), err, reader(func() (*access.LockRule, *access.Response, error) { return x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "doors lock-rule get", ex: `  access --fake doors lock-rule get "Main entrance"`, sdk: "Doors.GetLockRule", perm: "view:space", short: "Fetch a door's locking rule", args: dArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
@@ -84,7 +84,7 @@ func spaceOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.EmergencyStatus, error) { return emergencyFlags(x), nil })
 				_, err := x.c.Doors.SetEmergency(x.a.ctx, &req)
-				return done{"emergency status set"}, err
+				return x.then("emergency status set", err, reader(func() (*access.EmergencyStatus, *access.Response, error) { return x.c.Doors.GetEmergency(x.a.ctx) }))
 			}},
 		&opSpec{path: "doors emergency get", ex: `  access --fake doors emergency get`, sdk: "Doors.GetEmergency", perm: "view:space", short: "Fetch the site's emergency status",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetEmergency(x.a.ctx); return v, err }},
@@ -165,7 +165,9 @@ func spaceOps(r *registry) {
 					return nil, err
 				}
 				_, err = x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), &upd)
-				return done{"updated the settings of device " + x.arg(0)}, err
+				return x.then("updated the settings of device "+x.arg(0), err, reader(func() (*access.DeviceSettings, *access.Response, error) {
+					return x.c.Devices.GetSettings(x.a.ctx, x.arg(0))
+				}))
 			}},
 		&opSpec{path: "devices trigger-doorbell", ex: `  access --fake devices trigger-doorbell "UA Intercom Main"`, sdk: "Devices.TriggerDoorbell", perm: "edit:device", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
 			flags: []flagSpec{{name: "room", usage: "intercom directory name (empty rings the default)"}, {name: "cancel", kind: fBool, usage: "stop the ringing"}},

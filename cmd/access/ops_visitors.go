@@ -189,49 +189,49 @@ func visitorOps(r *registry) {
 					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
 				})
 				_, err := x.c.Visitors.AssignNFCCard(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the card to visitor " + x.arg(0)}, err
+				return x.then("assigned the card to visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors unassign-nfc-card", ex: `  access --fake visitors unassign-nfc-card "Rafael Moreau" 114cf2a2944437d9298425d4471a85bde4948fa30529695fb191161ae35e0c0a`, sdk: "Visitors.UnassignNFCCard", perm: "edit:visitor", short: "Take an NFC card from a visitor", write: true, body: bodyOf[string](), member: "token",
 			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), token)
-				return done{"unassigned the card from visitor " + x.arg(0)}, err
+				return x.then("unassigned the card from visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors assign-pin", ex: `  access --fake visitors assign-pin "Rafael Moreau" 246810`, sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
 			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "pin", body: true}},
 			run: func(x *inv) (any, error) {
 				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
-				return done{"assigned the PIN to visitor " + x.arg(0)}, err
+				return x.then("assigned the PIN to visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors unassign-pin", ex: `  access --fake visitors unassign-pin "Rafael Moreau"`, sdk: "Visitors.UnassignPINCode", perm: "edit:visitor", short: "Remove a visitor's PIN code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignPINCode(x.a.ctx, x.arg(0))
-				return done{"removed the PIN of visitor " + x.arg(0)}, err
+				return x.then("removed the PIN of visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors assign-qr-code", ex: `  access --fake visitors assign-qr-code "Rafael Moreau"`, sdk: "Visitors.AssignQRCode", perm: "edit:visitor", short: "Give a visitor a QR code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.AssignQRCode(x.a.ctx, x.arg(0))
-				return done{"assigned a QR code to visitor " + x.arg(0)}, err
+				return x.then("assigned a QR code to visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors unassign-qr-code", ex: `  access --fake visitors unassign-qr-code "Rafael Moreau"`, sdk: "Visitors.UnassignQRCode", perm: "edit:visitor", short: "Remove a visitor's QR code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignQRCode(x.a.ctx, x.arg(0))
-				return done{"removed the QR code of visitor " + x.arg(0)}, err
+				return x.then("removed the QR code of visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors assign-license-plates", ex: `  access --fake visitors assign-license-plates "Rafael Moreau" B-RM-2026`, sdk: "Visitors.AssignLicensePlates", perm: "edit:visitor", short: "Add licence plates to a visitor", write: true, body: bodyOf[[]string](),
 			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Visitors.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
-				return done{"assigned the plates to visitor " + x.arg(0)}, err
+				return x.then("assigned the plates to visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 		&opSpec{path: "visitors unassign-license-plate", ex: `  access --fake visitors unassign-license-plate wen.v4@example.org 2cf9b416-ac54-4953-adc6-70a1efa40d99`, sdk: "Visitors.UnassignLicensePlate", perm: "edit:visitor", short: "Remove a licence plate from a visitor", write: true,
 			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Visitors.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
-				return done{"removed the plate from visitor " + x.arg(0)}, err
+				return x.then("removed the plate from visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
 	)
 
@@ -307,7 +307,7 @@ func visitorOps(r *registry) {
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.NFCCardUpdate, error) { return access.NFCCardUpdate{Alias: x.sp("alias")}, nil })
 				_, err := x.c.NFCCards.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated card " + x.arg(0)}, err
+				return x.then("updated card "+x.arg(0), err, reader(func() (*access.NFCCard, *access.Response, error) { return x.c.NFCCards.Get(x.a.ctx, x.arg(0)) }))
 			}},
 	)
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -327,7 +328,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 		for _, rec := range x {
 			cells := make([]string, len(cols))
 			for i, k := range keys {
-				cells[i] = cell(lookup(rec, k))
+				cells[i] = a.cellOf(k, lookup(rec, k))
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
@@ -348,7 +349,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 			sort.Strings(keys)
 		}
 		for _, k := range keys {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, cell(lookup(x, k)))
+			fmt.Fprintf(tw, "%s:\t%s\n", k, a.cellOf(k, lookup(x, k)))
 		}
 		tw.Flush()
 		_, err = w.Write(buf.Bytes())
@@ -391,6 +392,75 @@ func lookup(v any, path string) any {
 		v = m[p]
 	}
 	return v
+}
+
+// cellOf is the table cell of the member at path: a time as a local date
+// and time (the zone of $TZ, else the system's), anything else by cell.
+// JSON and YAML keep the console's values.
+func (a *app) cellOf(path string, v any) string {
+	if isTimeKey(path[strings.LastIndex(path, ".")+1:]) {
+		if t, ok := asTime(v); ok {
+			if t.IsZero() {
+				return "-"
+			}
+			return t.In(a.location()).Format(time.DateTime)
+		}
+	}
+	return cell(v)
+}
+
+// location is the time zone of the tables: $TZ, else the system's.
+func (a *app) location() *time.Location {
+	if tz := a.getenv("TZ"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}
+
+// isTimeKey reports whether a member holds a time, by its name.
+func isTimeKey(k string) bool {
+	switch k {
+	case "@timestamp", "published", "since", "until", "last_activity", "last_seen", "door_thumbnail_last_update":
+		return true
+	}
+	return strings.HasSuffix(k, "_time") || strings.HasSuffix(k, "_at")
+}
+
+// asTime reads the forms the console writes times in: Unix seconds or
+// milliseconds (a number or digits), RFC 3339, or "2006-01-02 15:04:05"
+// with a zone or Z. A zero number is the zero time (unset).
+func asTime(v any) (time.Time, bool) {
+	var n int64
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case float64:
+		n = int64(x)
+	case string:
+		if d, err := strconv.ParseInt(x, 10, 64); err == nil {
+			n = d
+			break
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z"} {
+			if t, err := time.Parse(layout, x); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	default:
+		return time.Time{}, false
+	}
+	switch {
+	case n == 0:
+		return time.Time{}, true
+	case n > 1e11: // milliseconds
+		return time.UnixMilli(n), true
+	}
+	return time.Unix(n, 0), true
 }
 
 func cell(v any) string {

@@ -288,6 +288,38 @@ type done struct {
 	Message string `json:"-"`
 }
 
+// written is the result of a write whose answer holds no record: the
+// record it changed, read after it. A terminal gets the message and the
+// record; JSON (and YAML) the record alone.
+type written struct {
+	Message string
+	Record  any
+	Cols    []string // the record's table columns, for a list
+}
+
+// then is the result of a write that answered err: on success, the
+// record read reads back. A failed read does not fail the command (the
+// write took effect and is never sent again): it says so on stderr.
+func (x *inv) then(msg string, err error, read func() (any, error), cols ...string) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	rec, err := read()
+	if err != nil {
+		fmt.Fprintf(x.a.stderr, "access: %s, but reading it back failed: %s\n", msg, oneLine(err.Error()))
+		return done{msg}, nil
+	}
+	return written{Message: msg, Record: rec, Cols: cols}, nil
+}
+
+// reader adapts an SDK read to then.
+func reader[T any](read func() (T, *access.Response, error)) func() (any, error) {
+	return func() (any, error) {
+		v, _, err := read()
+		return v, err
+	}
+}
+
 // registry collects the rows of the operation registry: each service
 // file has a function that adds its rows, and operations calls them all.
 type registry struct{ rows []*opSpec }
@@ -518,6 +550,12 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 				fmt.Fprintln(a.stdout, d.Message)
 			}
 			return nil
+		}
+		if w, ok := res.(written); ok {
+			if a.format() == "table" {
+				fmt.Fprintln(a.stdout, w.Message)
+			}
+			return a.emit(w.Record, w.Cols)
 		}
 		return a.emit(res, spec.cols)
 	}
