@@ -246,8 +246,3 @@ func TestRecorderPassesLargeAnswersWhole(t *testing.T) {
 		t.Fatalf("recorded %+v", ex)
 	}
 }
-
-// transportFunc is an http.RoundTripper made of a function.
-type transportFunc func(*http.Request) (*http.Response, error)
-
-func (f transportFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -297,7 +297,8 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	cl, err := access.NewClient(c.URL, c.Token(), clientOptions(c)...)
+	a.sent = &sentKeys{}
+	cl, err := access.NewClient(c.URL, c.Token(), append(clientOptions(c), access.WithTransportWrapper(a.sent.wrap))...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

@@ -554,8 +554,13 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if w, ok := res.(written); ok {
 			if a.format() == "table" {
 				fmt.Fprintln(a.stdout, w.Message)
+			} else {
+				w.Record = a.sent.pruneResult(w.Record)
 			}
 			return a.emit(w.Record, w.Cols)
+		}
+		if a.format() != "table" {
+			res = a.sent.pruneResult(res)
 		}
 		return a.emit(res, spec.cols)
 	}

@@ -49,6 +49,7 @@ type app struct {
 	output, jq                               string
 
 	client  *access.Client
+	sent    *sentKeys // the member names of the console's answers (made with the client)
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
 

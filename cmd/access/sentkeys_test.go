@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/access-dev/access"
+)
+
+// TestJSONOutputHasNoUnsentZeroes: a console that leaves members out of a
+// user (employee number, onboarding time, status…) gets them left out of
+// -o json too, where the SDK's type would write "", 0 or false; a member
+// the console sent, empty or not, stays, in the console's order; a table
+// is unchanged.
+func TestJSONOutputHasNoUnsentZeroes(t *testing.T) {
+	t.Parallel()
+	const id = "3e763e5d-6804-437d-ae8d-3fee74119b80"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"code":"SUCCESS","msg":"success","data":{"id":"`+id+`","first_name":"Ada","last_name":"","user_email":"ada@example.com","status":"ACTIVE"}}`)
+	}))
+	defer srv.Close()
+	env := map[string]string{"ACCESS_URL": srv.URL, "ACCESS_TOKEN": "t0ken", "ACCESS_CONFIG_DIR": t.TempDir(),
+		"ACCESS_FINGERPRINT": access.CertificateFingerprint(srv.Certificate().Raw)}
+	out := func(args ...string) string {
+		t.Helper()
+		var o, e bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &o, &e, func(k string) string { return env[k] }); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, &e)
+		}
+		return o.String()
+	}
+	want := `{
+  "id": "` + id + `",
+  "first_name": "Ada",
+  "last_name": "",
+  "user_email": "ada@example.com",
+  "status": "ACTIVE"
+}
+`
+	if got := out("users", "get", id, "-o", "json"); got != want {
+		t.Errorf("-o json:\n%s\nwant\n%s", got, want)
+	}
+	if got := out("users", "get", id, "-o", "yaml"); strings.Contains(got, "employee_number") || strings.Contains(got, "onboard_time") {
+		t.Errorf("-o yaml holds members the console did not send:\n%s", got)
+	}
+	if got := out("users", "get", id, "-o", "table"); !strings.Contains(got, "employee_number:") {
+		t.Errorf("the table lost a column:\n%s", got)
+	}
+}
+
+// TestKeyScanner: the member names of a body read in pieces of any size,
+// not the strings that are values, nor escaped or overlong ones.
+func TestKeyScanner(t *testing.T) {
+	t.Parallel()
+	body := `{"a":"b:","list":[{"x" : 1},"y",{"z":{"\"q":2}}],"` + strings.Repeat("k", 200) + `":0,"end":"x"}`
+	for _, size := range []int{1, 3, 7, len(body)} {
+		s := &sentKeys{}
+		k := &keyScanner{rc: io.NopCloser(strings.NewReader(body)), set: s}
+		buf := make([]byte, size)
+		for {
+			if _, err := k.Read(buf); err != nil {
+				break
+			}
+		}
+		for _, name := range []string{"a", "list", "x", "z", "end"} {
+			if !s.has(name) {
+				t.Errorf("read by %d: %q not noted", size, name)
+			}
+		}
+		for _, name := range []string{"b:", "y", "\"q", `\"q`, strings.Repeat("k", 200)} {
+			if s.has(name) {
+				t.Errorf("read by %d: %q noted", size, name)
+			}
+		}
+		if len(s.keys) != 5 {
+			t.Errorf("read by %d: noted %v, want 5 names", size, s.keys)
+		}
+	}
+}
