@@ -194,7 +194,7 @@ type APIError struct {
 	Attempts int
 	// Body holds the response body (at most the client's size cap) with
 	// the values of members that carry secrets ("secret", "headers",
-	// "token", "pin_code") replaced by "REDACTED", so that printing,
+	// "token", "pin_code", "password") replaced by "REDACTED", so that printing,
 	// logging or marshalling the error never shows a webhook secret.
 	Body []byte
 	// RetryAfter is the wait a 429 or 503 asked for in its Retry-After
@@ -332,7 +332,15 @@ func checkID(op, field, id string) error {
 // secretMember matches a JSON member whose value may be a secret: a string
 // (possibly cut off by a truncated body) or, for "headers", an object of
 // strings. It works on bodies that are not valid JSON too.
-var secretMember = regexp.MustCompile(`"(secret|token|pin_code)"(\s*:\s*)"(?:[^"\\]|\\.)*"?|"(headers)"(\s*:\s*)\{(?:[^{}"]|"(?:[^"\\]|\\.)*"?)*\}?`)
+var secretMember = regexp.MustCompile(`"(secret|token|pin_code|password)"(\s*:\s*)"(?:[^"\\]|\\.)*"?|"(headers)"(\s*:\s*)\{(?:[^{}"]|"(?:[^"\\]|\\.)*"?)*\}?`)
+
+// RedactSecrets returns a copy of a request or response body with the
+// values of the JSON members that carry secrets ("secret", "token",
+// "pin_code", "password", and the "headers" object of a webhook endpoint)
+// replaced by "REDACTED", as [APIError.Body] holds them; body itself when
+// it has none. It works on bodies that are not valid JSON (one cut off)
+// too. Use it to log or print the traffic of a [WithTransportWrapper].
+func RedactSecrets(body []byte) []byte { return redactBody(body) }
 
 // redactBody returns raw with the values of secret members replaced, or raw
 // itself when it has none.

@@ -545,3 +545,13 @@ func TestSendOnceOverridesTheMethod(t *testing.T) {
 	assert.ErrorIs(t, err, ErrServer)
 	assert.Equal(t, int32(1), n.Load())
 }
+
+// TestRedactSecrets: the exported redaction of a body replaces the
+// secrets a request or an answer may carry, a password included, and
+// leaves the rest.
+func TestRedactSecrets(t *testing.T) {
+	t.Parallel()
+	in := `{"username":"admin","password":"hunter2-pw","rememberMe":true,"secret":"whsec_x1","token":"tk-9","pin_code":"4321","headers":{"X-Key":"hk-7"}}`
+	want := `{"username":"admin","password":"REDACTED","rememberMe":true,"secret":"REDACTED","token":"REDACTED","pin_code":"REDACTED","headers":{"REDACTED":"REDACTED"}}`
+	assert.Equal(t, want, string(RedactSecrets([]byte(in))))
+}

@@ -181,7 +181,7 @@ func BenchmarkCLIUsersListAllJSONL(b *testing.B) {
 
 // newLineEncoder writes values as JSON lines, as -o jsonl does.
 func newLineEncoder(w io.Writer) func(any) error {
-	return func(v any) error { return writeJSONValue(w, v, nil, false) }
+	return func(v any) error { return writeJSONValue(context.Background(), w, v, nil, false) }
 }
 
 // BenchmarkVersionStartup execs a built binary's "access --version": the

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -110,9 +112,24 @@ func (a *app) loadConfig() (*config, string, error) {
 		if cfg.Profiles == nil {
 			cfg.Profiles = map[string]profile{}
 		}
+		a.warnConfigMode(p)
 		return cfg, p, nil
 	}
 	return cfg, yamlPath, nil
+}
+
+// warnConfigMode warns, once a run, when the config file (which holds
+// tokens) can be read or written by others, as ssh does for its keys.
+func (a *app) warnConfigMode(path string) {
+	if a.configWarned || runtime.GOOS == "windows" {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	a.configWarned = true
+	fmt.Fprintf(a.stderr, "access: warning: %s holds tokens and is accessible by others (mode %04o): chmod 600 %s\n", path, fi.Mode().Perm(), path)
 }
 
 // parseTOML reads a config.toml: a top-level current = "name" and
@@ -159,10 +176,28 @@ func saveConfig(path string, cfg *config) error {
 		tmp.Close()
 		return err
 	}
+	// The new content reaches the disk before the rename makes it the
+	// config: a crash never leaves an empty or partial config behind.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // formatTOML writes the config as TOML.
@@ -183,49 +218,107 @@ func profileNames(cfg *config) []string {
 	return names
 }
 
-// resolveConnection merges flags, environment and profile.
+// resolveConnection resolves the console of this run as a whole: a URL
+// and a token from the flags and the environment (--url or ACCESS_URL,
+// --token-file or ACCESS_TOKEN, --insecure), or else a whole profile (its
+// URL, token, pin and insecure), the one --profile or ACCESS_PROFILE names
+// or the current one. A profile never lends its token or its insecure to a
+// URL from elsewhere, and a token from elsewhere is never sent to a
+// profile's URL: such a mix is a usage error that says where each part
+// came from. Only an explicit pin (--fingerprint or ACCESS_FINGERPRINT)
+// may be added to either, since it only tightens the connection. A URL
+// that is not https:// is refused unless --allow-http.
 func (a *app) resolveConnection() (connection, error) {
 	var c connection
 	cfg, path, err := a.loadConfig()
 	if err != nil {
 		return c, err
 	}
-	name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"))
+	urlSrc, rawURL := "--url", a.urlFlag
+	if rawURL == "" {
+		urlSrc, rawURL = "ACCESS_URL", a.getenv("ACCESS_URL")
+	}
+	tokSrc := ""
+	switch {
+	case a.tokenFile != "":
+		tokSrc = "--token-file"
+	case a.getenv("ACCESS_TOKEN") != "":
+		tokSrc = "ACCESS_TOKEN"
+	}
+	fp := firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT"))
+
+	// The profile: named explicitly, or the current one.
+	name, nameSrc := a.profile, "--profile"
+	if name == "" {
+		name, nameSrc = a.getenv("ACCESS_PROFILE"), "ACCESS_PROFILE"
+	}
 	var p profile
-	if name != "" {
+	switch {
+	case name != "":
 		var ok bool
 		if p, ok = cfg.Profiles[name]; !ok {
 			return c, usageErrorf("no profile %q in %s (have: %s)", name, path, strings.Join(profileNames(cfg), ", "))
 		}
-	} else if cfg.Current != "" {
-		p = cfg.Profiles[cfg.Current]
-		name = cfg.Current
+	case cfg.Current != "":
+		name, nameSrc = cfg.Current, ""
+		p = cfg.Profiles[name]
 	}
-	c.URL = firstNonEmpty(a.urlFlag, a.getenv("ACCESS_URL"), p.URL)
-	switch {
-	case a.urlFlag != "":
-		c.Source = "--url"
-	case a.getenv("ACCESS_URL") != "":
-		c.Source = "ACCESS_URL"
-	case p.URL != "":
-		c.Source = "profile " + name
+
+	if rawURL != "" {
+		// The console from the flags or the environment: its token too.
+		if nameSrc != "" && name != "" {
+			return c, usageErrorf("both %s (%s) and %s %q name a console: give one (a profile's token goes only to its own console)", urlSrc, rawURL, nameSrc, name)
+		}
+		c.URL, c.Source = rawURL, urlSrc
+		c.Insecure = a.insecure
+		if tokSrc == "" {
+			msg := fmt.Sprintf("no token for the console of %s: set ACCESS_TOKEN or use --token-file FILE", urlSrc)
+			if name != "" && p.Token != "" {
+				msg += fmt.Sprintf(" (the token of profile %q goes only to its own console, %s)", name, p.URL)
+			}
+			return c, usageErrorf("%s", msg)
+		}
+	} else {
+		if name == "" {
+			return c, usageErrorf("no console: set ACCESS_URL or --url, run access login, or try --fake")
+		}
+		where := fmt.Sprintf("profile %q", name)
+		if nameSrc == "" {
+			where = fmt.Sprintf("profile %q (the current one)", name)
+		}
+		if p.URL == "" {
+			return c, usageErrorf("%s in %s has no url: run access login again, or give --url with its token", where, path)
+		}
+		if tokSrc != "" {
+			return c, usageErrorf("the token comes from %s but the console from %s: a token goes only to the console it came with; give the URL too (--url or ACCESS_URL), or unset %s to use the profile's token", tokSrc, where, tokSrc)
+		}
+		if a.insecure && !p.Insecure {
+			return c, usageErrorf("--insecure applies to a console given with --url or ACCESS_URL, not to %s: pin its certificate with --fingerprint, or run access login again", where)
+		}
+		if p.Token == "" {
+			return c, usageErrorf("%s has no token: run access login again", where)
+		}
+		c.URL, c.Source = p.URL, "profile "+name
+		c.Fingerprint, c.Insecure = p.Fingerprint, p.Insecure
+		c.token = tokenOf(p.Token)
 	}
-	if c.URL == "" {
-		return c, usageErrorf("no console: set ACCESS_URL or --url, run access login, or try --fake")
+	if err := a.checkScheme(c.URL, c.Source); err != nil {
+		return c, err
 	}
-	c.Fingerprint = firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT"), p.Fingerprint)
-	c.Insecure = a.insecure || p.Insecure
-	switch {
-	case a.tokenFile != "":
+	if fp != "" {
+		// An explicit pin only tightens: it replaces the profile's pin
+		// and ends an insecure connection's trust in any certificate.
+		c.Fingerprint, c.Insecure = fp, false
+	}
+	switch tokSrc {
+	case "--token-file":
 		tok, err := a.readTokenFile(a.tokenFile)
 		if err != nil {
 			return c, err
 		}
 		c.token = tokenOf(tok)
-	case a.getenv("ACCESS_TOKEN") != "":
+	case "ACCESS_TOKEN":
 		c.token = tokenOf(strings.TrimSpace(a.getenv("ACCESS_TOKEN")))
-	default:
-		c.token = tokenOf(p.Token)
 	}
 	if c.Token() == "" {
 		return c, usageErrorf("no token: set ACCESS_TOKEN, use --token-file FILE or run access login")
@@ -233,7 +326,32 @@ func (a *app) resolveConnection() (connection, error) {
 	return c, nil
 }
 
+// checkScheme refuses a console URL that is not https://, unless
+// --allow-http allows http:// (the token then travels in clear text).
+func (a *app) checkScheme(raw, src string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return usageErrorf("the console URL of %s, %q, is not a URL", src, raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && a.allowHTTP:
+		return nil
+	case u.Scheme == "http":
+		return usageErrorf("the console URL of %s is http://: the token would travel in clear text; use https://, or --allow-http if you mean it", src)
+	}
+	return usageErrorf("the console URL of %s, %q, is not an https:// URL", src, raw)
+}
+
 func (a *app) readTokenFile(path string) (string, error) {
+	return a.readSecretFile("--token-file", path)
+}
+
+// readSecretFile reads a secret (a token, a webhook secret) from the file
+// a flag names, or stdin for "-", trimmed; an empty one is an error. The
+// error names the flag and the file, never the content.
+func (a *app) readSecretFile(flag, path string) (string, error) {
 	var b []byte
 	var err error
 	if path == "-" {
@@ -242,12 +360,11 @@ func (a *app) readTokenFile(path string) (string, error) {
 		b, err = os.ReadFile(path)
 	}
 	if err != nil {
-		// The error names the file, never its content.
-		return "", usageErrorf("--token-file: %v", err)
+		return "", usageErrorf("%s: %v", flag, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", usageErrorf("--token-file %s is empty", path)
+		return "", usageErrorf("%s %s is empty", flag, path)
 	}
 	return tok, nil
 }
@@ -298,7 +415,7 @@ func (a *app) Client() (*access.Client, error) {
 		}
 	}
 	a.sent = &sentKeys{}
-	cl, err := access.NewClient(c.URL, c.Token(), append(clientOptions(c), access.WithTransportWrapper(a.sent.wrap))...)
+	cl, err := access.NewClient(c.URL, c.Token(), a.sdkOptions(c, a.sent.wrap)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

@@ -113,7 +113,7 @@ func (a *app) doctor(captureDir string) error {
 	// 2. The token and its permissions, through a client that records
 	// the raw answers.
 	rec := &recorder{}
-	cl, err := access.NewClient(conn.URL, conn.Token(), append(clientOptions(conn), access.WithTransportWrapper(rec.wrap))...)
+	cl, err := access.NewClient(conn.URL, conn.Token(), a.sdkOptions(conn, rec.wrap)...)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ up, or an unknown card is held to the main reader.
 	tail.Flags().IntVar(&count, "count", 0, "stop after N events (0: run until Ctrl-C)")
 	_ = tail.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(eventTypeCompletions(), cobra.ShellCompDirectiveNoFileComp))
 
-	var forward, secret string
+	var forward, secretFile string
 	var all bool
 	var ltypes []string
 	var lcount int
@@ -97,7 +97,7 @@ up, or an unknown card is held to the main reader.
 		Use:   "listen --forward-to URL",
 		Short: "Forward live notifications to a local webhook handler, signed",
 		Long: `Turn every notification into a webhook delivery in the vendor's format, signed
-with --secret as the console signs (the Signature header, verified by
+with a webhook secret as the console signs (the Signature header, verified by
 access.ConstructEvent), and POST it to --forward-to: a webhook handler on a laptop
 can then run against a real console without registering an endpoint the console
 can reach. Each delivery's status and latency is printed.
@@ -105,11 +105,12 @@ can reach. Each delivery's status and latency is printed.
 Doorbells become access.doorbell.incoming and access.doorbell.completed, remote
 unlocks access.door.unlock and emergency changes access.device.emergency_status;
 --all-events forwards the other notifications too, under their own names.
-Without --secret (or $ACCESS_WEBHOOK_SECRET) a random secret is made and printed.
+The secret comes from $ACCESS_WEBHOOK_SECRET or --secret-file FILE (- for stdin), never
+from a flag value; without either a random secret is made and printed.
 With --fake the demo site is busy while the command listens (see events tail).
 
 ` + factsHelp("Notifications.Subscribe, SignPayload", "view:device"),
-		Example: "  access --fake events listen --forward-to http://localhost:8080/webhook --secret s3cret --count 2",
+		Example: "  access --fake events listen --forward-to http://localhost:8080/webhook --secret-file secret.txt --count 2",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if forward == "" {
@@ -118,8 +119,12 @@ With --fake the demo site is busy while the command listens (see events tail).
 			if !strings.HasPrefix(forward, "http://") && !strings.HasPrefix(forward, "https://") {
 				return usageErrorf("--forward-to %q: want an http:// or https:// URL", forward)
 			}
-			if secret == "" {
-				secret = a.getenv("ACCESS_WEBHOOK_SECRET")
+			secret := a.getenv("ACCESS_WEBHOOK_SECRET")
+			if secretFile != "" {
+				var err error
+				if secret, err = a.readSecretFile("--secret-file", secretFile); err != nil {
+					return err
+				}
 			}
 			if secret == "" {
 				b := make([]byte, 16)
@@ -133,7 +138,9 @@ With --fake the demo site is busy while the command listens (see events tail).
 	}
 	lf := listen.Flags()
 	lf.StringVar(&forward, "forward-to", "", "the URL to POST deliveries to")
-	lf.StringVar(&secret, "secret", "", "the webhook secret to sign with (default $ACCESS_WEBHOOK_SECRET or a new one)")
+	lf.StringVar(&secretFile, "secret-file", "", "read the webhook secret to sign with from `FILE` (- for stdin; default $ACCESS_WEBHOOK_SECRET or a new one)")
+	lf.Var(refusedFlag{&secretFlagError{"a webhook secret", "ACCESS_WEBHOOK_SECRET or --secret-file FILE"}}, "secret", "not accepted: a secret on the command line shows in ps and the shell history")
+	_ = lf.MarkHidden("secret")
 	lf.BoolVar(&all, "all-events", false, "forward every notification, not only those with a webhook event")
 	lf.StringSliceVar(&ltypes, "type", nil, "only these notifications (as for tail)")
 	lf.IntVar(&lcount, "count", 0, "stop after N deliveries")

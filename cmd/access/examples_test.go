@@ -60,6 +60,7 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	files := map[string]string{
 		"people.csv": "first_name,last_name,email\nGrace,Hopper,grace@example.com\n",
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
+		"secret.txt": "s3cret\n",
 	}
 	certPEM, keyPEM := selfSignedPEM(t)
 	files["cert.pem"], files["key.pem"] = certPEM, keyPEM

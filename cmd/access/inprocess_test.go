@@ -84,8 +84,8 @@ func TestEventsListenForwardsSignedDeliveries(t *testing.T) {
 	var stdout, stderr syncBuffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL + "/hook", "--secret", secret, "--count", "2"},
-			strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL + "/hook", "--secret-file", "-", "--count", "2"},
+			strings.NewReader(secret+"\n"), &stdout, &stderr, fakeEnv(srv, nil))
 	}()
 	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
 	_, err := srv.Client().Devices.TriggerDoorbell(ctx, accesstest.DemoIntercomID, &access.DoorbellRequest{})
@@ -136,8 +136,8 @@ func TestEventsListenWrongSecretIsRejected(t *testing.T) {
 	var stdout, stderr syncBuffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL, "--secret", "mine", "--count", "1", "--type", "door.unlock"},
-			strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+		code <- run(ctx, []string{"events", "listen", "--forward-to", handler.URL, "--count", "1", "--type", "door.unlock"},
+			strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, map[string]string{"ACCESS_WEBHOOK_SECRET": "mine"}))
 	}()
 	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
 	_, err := srv.Client().Doors.Unlock(ctx, accesstest.DemoDoorID, nil)

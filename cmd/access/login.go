@@ -72,7 +72,7 @@ func (a *app) login(name string) error {
 		return usageErrorf("login: --url (or ACCESS_URL) is required")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
+	if err != nil || u.Host == "" || u.Scheme != "https" && !(u.Scheme == "http" && a.allowHTTP) {
 		return usageErrorf("login: %q is not an https:// URL", raw)
 	}
 	var token string
@@ -98,7 +98,7 @@ func (a *app) login(name string) error {
 	}
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
 	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
-	cl, err := access.NewClient(conn.URL, token, clientOptions(conn)...)
+	cl, err := access.NewClient(conn.URL, token, a.sdkOptions(conn)...)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

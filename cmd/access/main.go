@@ -21,9 +21,14 @@ func main() {
 }
 
 // mainExit runs the command line of the process and returns its exit code.
-// Ctrl-C cancels the running command, which then exits with 130.
+// Ctrl-C (or SIGTERM, SIGHUP) cancels the running command, which then
+// exits with 130; a second one ends the process at once.
 func mainExit() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, interruptSignals...)
+	defer signal.Stop(sigs)
+	go onSignals(ctx, sigs, cancel, os.Exit)
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 }

@@ -75,6 +75,11 @@ func scriptParams() testscript.Params {
 			"writeenv": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(ts.Getenv(args[1])+"\n"), 0o600))
 			},
+			// expandenv FILE replaces $VAR in FILE with the script's
+			// environment (for a URL in a hand-written config).
+			"expandenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o600))
+			},
 			// filemode FILE MODE checks a file's permission bits (octal).
 			"filemode": func(ts *testscript.TestScript, neg bool, args []string) {
 				fi, err := os.Stat(ts.MkAbs(args[0]))
@@ -131,6 +136,16 @@ func scriptParams() testscript.Params {
 				}
 				if len(args) > 3 {
 					f.Times, _ = strconv.Atoi(args[3])
+				}
+				server(ts).Inject(accesstest.Op(args[0]), f)
+			},
+			// delay OP DURATION [TIMES] holds the fake's answers to OP back.
+			"delay": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[1])
+				ts.Check(err)
+				f := accesstest.Fault{Delay: d}
+				if len(args) > 2 {
+					f.Times, _ = strconv.Atoi(args[2])
 				}
 				server(ts).Inject(accesstest.Op(args[0]), f)
 			},

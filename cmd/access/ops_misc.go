@@ -111,7 +111,9 @@ func miscOps(r *registry) {
 	}
 	whFlags := []flagSpec{{name: "endpoint", usage: "the URL deliveries go to (required)"}, {name: "name", usage: "endpoint name (required)"},
 		{name: "event", kind: fStrings, usage: "events to deliver (required)", values: events},
-		{name: "header", kind: fStrings, usage: "NAME=VALUE headers sent with each delivery (3.1.30 or later)"}}
+		{name: "header-file", usage: "read the headers sent with each delivery from `FILE`, one NAME=VALUE a line (- for stdin; 3.1.30 or later)"},
+		{name: "header", usage: "not accepted: a header's value (often the endpoint's secret) on the command line shows in ps and the shell history",
+			refuse: &secretFlagError{"a webhook header", "--header-file FILE (NAME=VALUE lines) or --data @FILE"}}}
 	whCols := []string{"id", "name", "endpoint", "events"}
 	r.add(
 		&opSpec{path: "webhooks list", ex: `  access --fake webhooks list`, sdk: "Webhooks.List", perm: "view:webhook", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
@@ -193,17 +195,43 @@ func webhookFields(x *inv) (access.WebhookEndpointRequest, error) {
 	for _, e := range x.ss("event") {
 		req.Events = append(req.Events, access.EventType(e))
 	}
-	for _, h := range x.ss("header") {
-		k, v, okk := strings.Cut(h, "=")
-		if !okk {
-			return req, usageErrorf("--header %q: want NAME=VALUE", h)
+	if path := x.s("header-file"); path != "" {
+		h, err := x.a.readHeaderFile(path)
+		if err != nil {
+			return req, err
 		}
-		if req.Headers == nil {
-			req.Headers = map[string]string{}
-		}
-		req.Headers[k] = v
+		req.Headers = h
 	}
 	return req, nil
+}
+
+// readHeaderFile reads a webhook endpoint's headers, NAME=VALUE lines
+// (blank lines and # comments skipped), from a file or stdin ("-"). An
+// error names the line, never a value.
+func (a *app) readHeaderFile(path string) (map[string]string, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20))
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, usageErrorf("--header-file: %v", err)
+	}
+	h := map[string]string{}
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return nil, usageErrorf("--header-file %s: line %d: want NAME=VALUE", path, i+1)
+		}
+		h[k] = strings.TrimSpace(v)
+	}
+	return h, nil
 }
 
 // runExport exports the range month by month (the console refuses longer

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,7 +98,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 	switch format {
 	case "jsonl":
 		if !isStream {
-			return writeJSONValue(w, v, jq, false)
+			return writeJSONValue(a.ctx, w, v, jq, false)
 		}
 		p := a.newProgress("record")
 		p.active = p.active && lazy
@@ -105,7 +106,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		cw := &countingWriter{w: w}
 		var err error
 		serr := s(func(rec any) bool {
-			if err = writeJSONValue(cw, rec, jq, false); err != nil {
+			if err = writeJSONValue(a.ctx, cw, rec, jq, false); err != nil {
 				return false
 			}
 			p.add(1, cw.n)
@@ -139,7 +140,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 			if err != nil {
 				return err
 			}
-			return writeJSONValue(w, all, jq, true)
+			return writeJSONValue(a.ctx, w, all, jq, true)
 		}
 		// Stream the array: records are written as they arrive.
 		p := a.newProgress("record")
@@ -253,7 +254,9 @@ func fixNumbers(v any) any {
 	return v
 }
 
-func writeJSONValue(w io.Writer, v any, jq *gojq.Code, indent bool) error {
+// writeJSONValue writes v as JSON, or what the jq program makes of it.
+// The program runs with ctx: Ctrl-C ends one that computes for long.
+func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, indent bool) error {
 	if jq == nil {
 		var b []byte
 		var err error
@@ -273,13 +276,16 @@ func writeJSONValue(w io.Writer, v any, jq *gojq.Code, indent bool) error {
 	if err != nil {
 		return err
 	}
-	it := jq.Run(g)
+	it := jq.RunWithContext(ctx, g)
 	for {
 		out, ok := it.Next()
 		if !ok {
 			return nil
 		}
 		if err, isErr := out.(error); isErr {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if h, ok := err.(*gojq.HaltError); ok && h.Value() == nil {
 				return nil
 			}

@@ -36,6 +36,10 @@ type flagSpec struct {
 	shorthand   string
 	values      []string // completion values
 	notBody     bool     // of an operation with a body: a flag that is not part of it (combines with --data)
+	// refuse, when set, makes the flag a hidden one that takes no value:
+	// giving it fails with refuse while the flags are parsed (a secret
+	// never taken from the command line).
+	refuse error
 }
 
 // argSpec is one positional argument; kind names the records a name is
@@ -480,9 +484,15 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		Example:           spec.ex,
 		Args:              argsValidator(spec),
 		ValidArgsFunction: a.completeArgs(spec),
+		Annotations:       map[string]string{permAnnotation: spec.perm},
 	}
 	fs := cmd.Flags()
 	for _, f := range spec.flags {
+		if f.refuse != nil {
+			fs.Var(refusedFlag{f.refuse}, f.name, f.usage)
+			_ = fs.MarkHidden(f.name)
+			continue
+		}
 		switch f.kind {
 		case fBool:
 			fs.Bool(f.name, f.def == "true", f.usage)

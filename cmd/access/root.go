@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
@@ -24,13 +25,16 @@ const exitCodesHelp = `Exit codes:
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
-  130  interrupted (Ctrl-C)`
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP; a second Ctrl-C ends the process at once)`
 
-const configHelp = `Configuration (flags win over the environment, the environment over the profile):
-  ACCESS_URL          the console, e.g. https://192.168.1.1:12445 (--url)
+const configHelp = `Configuration: a console is a URL and a token from the flags and the environment, or else a whole
+profile (its URL, token, pin and --insecure); the two are never mixed (a profile's token goes only to
+its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to either.
+  ACCESS_URL          the console, e.g. https://192.168.1.1:12445 (--url); http:// needs --allow-http
   ACCESS_TOKEN        the API token (or --token-file FILE; never a flag value)
   ACCESS_FINGERPRINT  the SHA-256 fingerprint of the console's certificate to pin (--fingerprint)
   ACCESS_PROFILE      the profile of the config file to use (--profile)
+  ACCESS_DEBUG=1      print each request and answer on stderr, secrets redacted (--debug)
   NO_COLOR            no colours on a terminal
 Profiles live in the user's config directory (access/config.yaml or access/config.toml) and are
 written with mode 0600 by "access login". --fake runs the command against an embedded demo console.`
@@ -45,13 +49,16 @@ type app struct {
 
 	// Global flags.
 	urlFlag, profile, tokenFile, fingerprint string
-	insecure, fake                           bool
+	insecure, fake, allowHTTP, debugFlag     bool
+	timeout                                  time.Duration
 	output, jq                               string
 
 	client  *access.Client
 	sent    *sentKeys // the member names of the console's answers (made with the client)
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
+
+	configWarned bool // the config file's mode was warned about
 
 	// exportHook, when set (by tests), sees the bytes an export has written.
 	exportHook func(int64)
@@ -65,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
-	return &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return &app{ctx: ctx, stdin: newCtxReader(ctx, stdin), stdout: stdout, stderr: stderr, getenv: getenv}
 }
 
 // execute runs the command line args and returns the exit code.
@@ -77,10 +84,15 @@ func (a *app) execute(args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
+	var perm string
+	if cmd != nil {
+		perm = cmd.Annotations[permAnnotation]
+	}
+	err = namePermission(err, perm)
 	code := exitCode(ctx, err)
 	msg := strings.TrimPrefix(oneLine(err.Error()), "access: ")
 	if code == 130 {
@@ -124,10 +136,12 @@ func notFoundErrorf(format string, args ...any) error {
 func exitCode(ctx context.Context, err error) int {
 	var ec interface{ ExitCode() int }
 	switch {
+	case ctx.Err() != nil, errors.Is(err, errInterrupted):
+		// Interrupted: whatever the command made of it (a read of
+		// stdin that ended, a usage error around it), the run was cut.
+		return 130
 	case errors.As(err, &ec):
 		return ec.ExitCode()
-	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, errInterrupted):
-		return 130
 	case errors.Is(err, access.ErrValidation):
 		return 2
 	case errors.Is(err, access.ErrNotFound):
@@ -196,8 +210,10 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if errors.Is(err, errTokenFlag) {
-			return usageErrorf("a token is never accepted as a flag value (it would show in ps and the shell history): use ACCESS_TOKEN, --token-file FILE or access login")
+		var secret *secretFlagError
+		if errors.As(err, &secret) {
+			// pflag's message quotes the value: only the reason is shown.
+			return usageErrorf("%s", secret.Error())
 		}
 		return &exitError{code: 2, err: err}
 	})
@@ -207,10 +223,13 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.StringVar(&a.tokenFile, "token-file", "", "read the API token from `FILE` (- for stdin)")
 	pf.StringVar(&a.fingerprint, "fingerprint", "", "pin the console's certificate by its SHA-256 fingerprint (default $ACCESS_FINGERPRINT)")
 	pf.BoolVar(&a.insecure, "insecure", false, "do not verify the console's certificate (anyone on the path can read the token)")
+	pf.BoolVar(&a.allowHTTP, "allow-http", false, "allow an http:// console URL (the token then travels in clear text)")
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
+	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "per attempt: the longest wait for the console without progress (0: none); a failed attempt is retried where safe")
+	pf.BoolVar(&a.debugFlag, "debug", false, "print each request and answer (method, URL, status, timing, bodies; secrets redacted) on stderr (or ACCESS_DEBUG=1)")
 	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
-	pf.Var(refusedToken{}, "token", "not accepted: a token on the command line shows in ps and the shell history")
+	pf.Var(refusedFlag{errTokenFlag}, "token", "not accepted: a token on the command line shows in ps and the shell history")
 	_ = pf.MarkHidden("token")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
@@ -219,6 +238,9 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		case "", "table", "json", "jsonl", "yaml":
 		default:
 			return usageErrorf("unknown output format %q: want table, json, jsonl or yaml", a.output)
+		}
+		if a.timeout < 0 {
+			return usageErrorf("--timeout %s: give 0 (no limit) or a positive duration", a.timeout)
 		}
 		if a.jq != "" && (a.output == "table" || a.output == "yaml") {
 			return usageErrorf("--jq works on JSON output, not -o %s", a.output)
@@ -267,19 +289,31 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	return root
 }
 
+// secretFlagError refuses a secret given as a flag value: it would show
+// in ps and the shell history. Its message says what to use instead and
+// never holds the value.
+type secretFlagError struct {
+	what string // "a token"
+	use  string // "ACCESS_TOKEN, --token-file FILE or access login"
+}
+
+func (e *secretFlagError) Error() string {
+	return e.what + " is never accepted as a flag value (it would show in ps and the shell history): use " + e.use
+}
+
 // errTokenFlag is the parse error of --token.
-var errTokenFlag = errors.New("a token is never accepted as a flag value")
+var errTokenFlag = &secretFlagError{"a token", "ACCESS_TOKEN, --token-file FILE or access login"}
 
-// refusedToken is the hidden --token flag: setting it fails while the
-// flags are parsed, so that it is refused before anything runs (--help
-// and --version included) and its value is never kept. A subcommand with
-// a --token of its own (access fake: the token the simulator accepts)
-// shadows it.
-type refusedToken struct{}
+// refusedFlag is a flag that takes no value: setting it fails with err
+// while the flags are parsed, so that it is refused before anything runs
+// (--help and --version included) and its value is never kept. The
+// hidden --token is one; a subcommand with a --token of its own (access
+// fake) shadows it.
+type refusedFlag struct{ err error }
 
-func (refusedToken) String() string   { return "" }
-func (refusedToken) Type() string     { return "string" }
-func (refusedToken) Set(string) error { return errTokenFlag }
+func (refusedFlag) String() string     { return "" }
+func (refusedFlag) Type() string       { return "string" }
+func (r refusedFlag) Set(string) error { return r.err }
 
 // groupCommand makes a command that only holds subcommands; an unknown
 // subcommand is a usage error.

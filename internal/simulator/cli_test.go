@@ -267,6 +267,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"users":[{"id":`), 0o600))
 	newer := filepath.Join(dir, "newer.json")
 	require.NoError(t, os.WriteFile(newer, []byte(`{"version":999}`), 0o600))
+	emptyFile := filepath.Join(dir, "empty-token")
+	require.NoError(t, os.WriteFile(emptyFile, []byte("\n"), 0o600))
 	asDir := filepath.Join(dir, "a-directory")
 	require.NoError(t, os.Mkdir(asDir, 0o700))
 
@@ -282,11 +284,16 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, "", ""},
 		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt, ""},
 		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer, ""},
-		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"--ui-password", "--no-ui"}, "", ""},
+		{"non-loopback without a password", []string{"--addr", "0.0.0.0:0"}, []string{"ACCESS_FAKE_UI_PASSWORD", "--ui-password-file", "--no-ui"}, "", ""},
 		{"bad permission", []string{"--addr", "127.0.0.1:0", "--permissions", "view:space,fly:plane"}, []string{`"fly:plane"`}, "", ""},
 		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, "", ""},
 		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, "", ""},
 		{"unknown flag", []string{"--nope"}, []string{"--nope"}, "", ""},
+		{"token as a flag value", []string{"--addr", "127.0.0.1:0", "--token", "tok-in-argv-0123"},
+			[]string{"a token is never accepted as a flag value (it would show in the process list): use ACCESS_FAKE_TOKEN or --token-file FILE"}, "", ""},
+		{"password as a flag value", []string{"--addr", "127.0.0.1:0", "--ui-password=pw-in-argv-0123"},
+			[]string{"a password is never accepted as a flag value (it would show in the process list): use ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "", ""},
+		{"empty token file", []string{"--addr", "127.0.0.1:0", "--token-file", emptyFile}, []string{"--token-file " + emptyFile + " is empty"}, "", ""},
 		{"webhook retries out of range", []string{"--addr", "127.0.0.1:0", "--webhook-retries", "11"}, []string{"--webhook-retries 11", "0 to 10"}, "", ""},
 	}
 	// An hour old: a rewrite shows in the modification time whatever the
@@ -313,6 +320,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 			for _, w := range c.want {
 				assert.Contains(t, stderr, w)
 			}
+			assert.NotContains(t, stderr, "in-argv", "a secret given as a flag value is not echoed")
 			if c.absent != "" {
 				assert.NoFileExists(t, c.absent, "nothing written")
 			}
@@ -356,7 +364,9 @@ func TestKillNineKeepsAcknowledgedChanges(t *testing.T) {
 		interval = 100 * time.Millisecond
 	)
 	state := filepath.Join(t.TempDir(), "state.json")
-	args := []string{"--state", state, "--demo=false", "--token", "kill-test-token", "--log-saves"}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("kill-test-token\n"), 0o600))
+	args := []string{"--state", state, "--demo=false", "--token-file", tokenFile, "--log-saves"}
 	type ack struct {
 		name string
 		at   time.Time

@@ -2,8 +2,11 @@ package simulator
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -19,6 +22,8 @@ func NewCommand() *cobra.Command {
 		logSaves    bool
 		interval    = DefaultSaveInterval
 		demoDefault = true
+		tokenFile   string
+		uiPassFile  string
 	)
 	cmd := &cobra.Command{
 		Use:   "fake",
@@ -37,8 +42,10 @@ fingerprint; with --print-env it prints them as export lines to source:
   printf 'Authorization: Bearer %s' "$ACCESS_TOKEN" |
     curl -s --pinnedpubkey "$ACCESS_PUBKEY_PIN" -k -H @- "$ACCESS_URL/api/v1/developer/doors"
 
-A token given with --token shows in the process list; leave it out to get a
-generated one.`,
+The token clients use comes from $ACCESS_FAKE_TOKEN or --token-file FILE, the
+web console's password from $ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE
+("-" reads stdin); neither is ever a flag value, which would show in the process
+list. Without a token one is generated.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -63,12 +70,21 @@ generated one.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			var err error
+			if cfg.Token, err = readSecret(ctx, "--token-file", tokenFile, "ACCESS_FAKE_TOKEN", cmd.InOrStdin()); err != nil {
+				return err
+			}
+			if cfg.UIPassword, err = readSecret(ctx, "--ui-password-file", uiPassFile, "ACCESS_FAKE_UI_PASSWORD", cmd.InOrStdin()); err != nil {
+				return err
+			}
 			return Run(ctx, cfg, printEnv, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (host:port; port 0 picks a free one; no host is loopback, 0.0.0.0 every interface)")
-	f.StringVar(&cfg.Token, "token", "", "API token clients use (default: generated)")
+	f.StringVar(&tokenFile, "token-file", "", "read the API token clients use from `FILE` (- for stdin; default $ACCESS_FAKE_TOKEN or a generated one)")
+	f.Var(refusedSecret{"a token", "ACCESS_FAKE_TOKEN or --token-file FILE"}, "token", "not accepted: a token on the command line shows in the process list")
+	_ = f.MarkHidden("token")
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
 	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change")
 	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "longest wait before a change is saved (at most 100ms)")
@@ -79,10 +95,67 @@ generated one.`,
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
 	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
-	f.StringVar(&cfg.UIPassword, "ui-password", "", "password of the web console (HTTP basic auth); required off loopback unless --no-ui")
+	f.StringVar(&uiPassFile, "ui-password-file", "", "read the web console's password (HTTP basic auth) from `FILE` (- for stdin; default $ACCESS_FAKE_UI_PASSWORD); required off loopback unless --no-ui")
+	f.Var(refusedSecret{"a password", "ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "ui-password", "not accepted: a password on the command line shows in the process list")
+	_ = f.MarkHidden("ui-password")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	cmd.SetContext(context.Background())
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		var secret refusedSecret
+		if errors.As(err, &secret) {
+			return usageErrorf("%s", secret.Error()) // pflag's message quotes the value
+		}
+		return usageErrorf("%v", err)
+	})
 	return cmd
+}
+
+// refusedSecret is a flag that takes no value, a secret that would show
+// in the process list: setting it fails with itself while the flags are
+// parsed, before anything runs, and its value is never kept.
+type refusedSecret struct{ what, use string }
+
+func (r refusedSecret) Error() string {
+	return r.what + " is never accepted as a flag value (it would show in the process list): use " + r.use
+}
+func (refusedSecret) String() string     { return "" }
+func (refusedSecret) Type() string       { return "string" }
+func (r refusedSecret) Set(string) error { return r }
+
+// readSecret reads a secret from the file a flag names (stdin for "-"),
+// or else from the environment variable env; "" when neither is given.
+// A read of stdin ends when ctx does (Ctrl-C). Errors name the flag and
+// the file, never the content.
+func readSecret(ctx context.Context, flag, path, env string, stdin io.Reader) (string, error) {
+	if path == "" {
+		return os.Getenv(env), nil
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		var r result
+		if path == "-" {
+			r.b, r.err = io.ReadAll(io.LimitReader(stdin, 64<<10))
+		} else {
+			r.b, r.err = os.ReadFile(path)
+		}
+		got <- r
+	}()
+	var r result
+	select {
+	case r = <-got:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if r.err != nil {
+		return "", usageErrorf("%s: %v", flag, r.err)
+	}
+	s := strings.TrimSpace(string(r.b))
+	if s == "" {
+		return "", usageErrorf("%s %s is empty", flag, path)
+	}
+	return s, nil
 }

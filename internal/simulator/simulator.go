@@ -181,7 +181,7 @@ func Start(cfg Config) (*Simulator, error) {
 		return nil, usageErrorf("--sites %d: ports past 65535", cfg.Sites)
 	}
 	if !isLoopback(host) && !cfg.NoUI && cfg.UIPassword == "" {
-		return nil, usageErrorf("--addr %s is not a loopback address: give --ui-password to protect the web console, or --no-ui", cfg.Addr)
+		return nil, usageErrorf("--addr %s is not a loopback address: protect the web console with a password ($ACCESS_FAKE_UI_PASSWORD or --ui-password-file), or give --no-ui", cfg.Addr)
 	}
 	if cfg.WebhookRetries < 0 || cfg.WebhookRetries > MaxWebhookRetries {
 		return nil, usageErrorf("--webhook-retries %d: give 0 to %d", cfg.WebhookRetries, MaxWebhookRetries)
@@ -280,7 +280,7 @@ func (st *Site) load(cfg Config) error {
 	case cfg.Permissions == nil:
 		fake.AddToken(st.token, accesstest.AllPermissions()...)
 	case st.token == fake.Token():
-		return usageErrorf("--token: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
+		return usageErrorf("ACCESS_FAKE_TOKEN or --token-file: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
 	default:
 		if st.token == "" {
 			st.token = accesstest.NewToken()

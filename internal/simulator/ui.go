@@ -108,7 +108,7 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, pw, ok := r.BasicAuth()
 		if !ok || subtle.ConstantTimeCompare([]byte(pw), []byte(c.password)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="access fake", charset="UTF-8"`)
-			http.Error(w, "The web console needs the password given with --ui-password.", http.StatusUnauthorized)
+			http.Error(w, "The web console needs the password given with $ACCESS_FAKE_UI_PASSWORD or --ui-password-file.", http.StatusUnauthorized)
 			return
 		}
 	}
