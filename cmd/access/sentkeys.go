@@ -22,6 +22,9 @@ import (
 type sentKeys struct {
 	mu   sync.Mutex
 	keys map[string]bool
+	// covered holds the types every one of whose zero members an answer
+	// held: names only add up, so they stay covered.
+	covered map[reflect.Type]bool
 }
 
 // wrap is the access.WithTransportWrapper that records the answers'
@@ -32,7 +35,7 @@ func (s *sentKeys) wrap(next http.RoundTripper) http.RoundTripper {
 		if err != nil || resp.Body == nil || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
 			return resp, err
 		}
-		resp.Body = &keyScanner{rc: resp.Body, set: s}
+		resp.Body = &keyScanner{rc: resp.Body, set: s, seen: map[string]bool{}}
 		return resp, nil
 	})
 }
@@ -66,7 +69,8 @@ func (s *sentKeys) has(k string) bool {
 type keyScanner struct {
 	rc    io.ReadCloser
 	set   *sentKeys
-	state int // 0 outside strings, 1 in a string, 2 after an escape, 3 after a string
+	seen  map[string]bool // the names this body gave set already
+	state int             // 0 outside strings, 1 in a string, 2 after an escape, 3 after a string
 	cur   []byte
 	long  bool // the string is too long to be a name
 }
@@ -98,7 +102,8 @@ func (k *keyScanner) Read(p []byte) (int, error) {
 			switch c {
 			case ' ', '\t', '\r', '\n':
 			case ':':
-				if !k.long {
+				if !k.long && !k.seen[string(k.cur)] {
+					k.seen[string(k.cur)] = true
 					k.set.add(k.cur)
 				}
 				k.state = 0
@@ -123,7 +128,8 @@ func (k *keyScanner) note(c byte) {
 func (k *keyScanner) Close() error { return k.rc.Close() }
 
 // zeroMembers lists, per Go type, the JSON names of the members its
-// encoding writes even when zero (no omitempty), its nested types' too.
+// encoding writes even when zero (no omitempty), and those of the types
+// such members hold.
 var zeroMembers sync.Map // reflect.Type → []string
 
 func zeroMembersOf(t reflect.Type) []string {
@@ -158,9 +164,12 @@ func zeroMembersOf(t reflect.Type) []string {
 			if name == "" {
 				name = f.Name
 			}
-			if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
-				names = append(names, name)
+			if strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
+				// Left out when empty; when there, the console
+				// sent it (its members are not looked into).
+				continue
 			}
+			names = append(names, name)
 			walk(f.Type)
 		}
 	}
@@ -199,11 +208,21 @@ func (s *sentKeys) pruneResult(res any) any {
 
 // lacksAny reports whether t writes a zero member no answer held.
 func (s *sentKeys) lacksAny(t reflect.Type) bool {
-	for _, n := range zeroMembersOf(t) {
-		if !s.has(n) {
+	names := zeroMembersOf(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.covered[t] {
+		return false
+	}
+	for _, n := range names {
+		if !s.keys[n] {
 			return true
 		}
 	}
+	if s.covered == nil {
+		s.covered = map[reflect.Type]bool{}
+	}
+	s.covered[t] = true
 	return false
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
 )
 
 // TestJSONOutputHasNoUnsentZeroes: a console that leaves members out of a
@@ -61,7 +63,7 @@ func TestKeyScanner(t *testing.T) {
 	body := `{"a":"b:","list":[{"x" : 1},"y",{"z":{"\"q":2}}],"` + strings.Repeat("k", 200) + `":0,"end":"x"}`
 	for _, size := range []int{1, 3, 7, len(body)} {
 		s := &sentKeys{}
-		k := &keyScanner{rc: io.NopCloser(strings.NewReader(body)), set: s}
+		k := &keyScanner{rc: io.NopCloser(strings.NewReader(body)), set: s, seen: map[string]bool{}}
 		buf := make([]byte, size)
 		for {
 			if _, err := k.Read(buf); err != nil {
@@ -82,4 +84,51 @@ func TestKeyScanner(t *testing.T) {
 			t.Errorf("read by %d: noted %v, want 5 names", size, s.keys)
 		}
 	}
+}
+
+// BenchmarkAnswerRead reads a page of 1,000 users as the SDK does, plain
+// (the baseline) and through the keyScanner that notes member names.
+func BenchmarkAnswerRead(b *testing.B) {
+	srv := accesstest.New(b, accesstest.WithDemoData())
+	var users []access.User
+	for u, err := range srv.Client().Users.All(context.Background(), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		users = append(users, u)
+	}
+	for len(users) < 1000 {
+		users = append(users, users...)
+	}
+	body, err := json.Marshal(map[string]any{"code": "SUCCESS", "msg": "success", "data": users[:1000]})
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B, wrap func(io.ReadCloser) io.ReadCloser) {
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			var env struct{ Data []access.User }
+			if err := json.NewDecoder(wrap(io.NopCloser(bytes.NewReader(body)))).Decode(&env); err != nil || len(env.Data) != 1000 {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("plain", func(b *testing.B) { read(b, func(rc io.ReadCloser) io.ReadCloser { return rc }) })
+	b.Run("scanned", func(b *testing.B) {
+		s := &sentKeys{}
+		read(b, func(rc io.ReadCloser) io.ReadCloser { return &keyScanner{rc: rc, set: s, seen: map[string]bool{}} })
+	})
+	b.Run("scanned+prune", func(b *testing.B) {
+		s := &sentKeys{}
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			var env struct{ Data []access.User }
+			if err := json.NewDecoder(&keyScanner{rc: io.NopCloser(bytes.NewReader(body)), set: s, seen: map[string]bool{}}).Decode(&env); err != nil {
+				b.Fatal(err)
+			}
+			if out := s.pruneResult(env.Data); out == nil {
+				b.Fatal("nothing")
+			}
+		}
+	})
 }
