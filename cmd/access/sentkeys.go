@@ -80,49 +80,67 @@ const maxKeyLen = 128
 
 func (k *keyScanner) Read(p []byte) (int, error) {
 	n, err := k.rc.Read(p)
-	for _, c := range p[:n] {
+	k.scan(p[:n])
+	return n, err
+}
+
+// scan moves through b from string to string (bytes.IndexByte and
+// IndexAny, not byte by byte).
+func (k *keyScanner) scan(b []byte) {
+	for len(b) > 0 {
 		switch k.state {
-		case 0:
-			if c == '"' {
-				k.state, k.cur, k.long = 1, k.cur[:0], false
+		case 0: // outside strings: to the next one
+			j := bytes.IndexByte(b, '"')
+			if j < 0 {
+				return
 			}
-		case 1:
-			switch c {
-			case '\\':
+			b = b[j+1:]
+			k.state, k.cur, k.long = 1, k.cur[:0], false
+		case 1: // in a string: to its end or an escape
+			j := bytes.IndexAny(b, `"\`)
+			if j < 0 {
+				k.note(b)
+				return
+			}
+			k.note(b[:j])
+			if b[j] == '\\' {
 				k.state = 2
-			case '"':
+			} else {
 				k.state = 3
-			default:
-				k.note(c)
 			}
-		case 2:
+			b = b[j+1:]
+		case 2: // the escaped byte
+			b = b[1:]
 			k.state = 1
 			k.long = true // an escaped name is not one of the SDK's
-		case 3:
-			switch c {
+		case 3: // after a string: a colon makes it a name
+			switch c := b[0]; c {
 			case ' ', '\t', '\r', '\n':
+				b = b[1:]
 			case ':':
 				if !k.long && !k.seen[string(k.cur)] {
 					k.seen[string(k.cur)] = true
 					k.set.add(k.cur)
 				}
 				k.state = 0
-			case '"':
-				k.state, k.cur, k.long = 1, k.cur[:0], false
+				b = b[1:]
 			default:
-				k.state = 0
+				k.state = 0 // a value: the next string starts again
 			}
 		}
 	}
-	return n, err
 }
 
-func (k *keyScanner) note(c byte) {
-	if len(k.cur) >= maxKeyLen {
+// note keeps the bytes of the current string while it may be a name.
+func (k *keyScanner) note(b []byte) {
+	if k.long {
+		return
+	}
+	if len(k.cur)+len(b) > maxKeyLen {
 		k.long = true
 		return
 	}
-	k.cur = append(k.cur, c)
+	k.cur = append(k.cur, b...)
 }
 
 func (k *keyScanner) Close() error { return k.rc.Close() }
