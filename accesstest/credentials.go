@@ -48,12 +48,13 @@ const (
 
 // credState is the credential side of the store.
 type credState struct {
-	touchPasses []*access.TouchPass
-	cards       []*cardRec             // nfc.go: the card list
-	sessions    map[string]*sessionRec // nfc.go: enrollment sessions by id
-	generated   map[string]bool        // PINs handed out by Generate, not yet assigned
-	visitTimers map[string][]*timer    // visitors.go: status timers by visitor id
-	qr          map[string]bool        // visitors holding a QR code
+	touchPasses table[access.TouchPass, touchPassID]
+	cards       table[cardRec, cardKey] // nfc.go: the card list, by token
+	holders     map[string]cardHolder   // nfc.go: who holds a card, by token
+	sessions    map[string]*sessionRec  // nfc.go: enrollment sessions by id
+	generated   map[string]bool         // PINs handed out by Generate, not yet assigned
+	visitTimers map[string][]*timer     // visitors.go: status timers by visitor id
+	qr          map[string]bool         // visitors holding a QR code
 }
 
 // cr returns the credential state, making its maps. The caller holds s.mu.
@@ -61,6 +62,7 @@ func (s *Server) cr() *credState {
 	c := &s.creds
 	if c.sessions == nil {
 		c.sessions = map[string]*sessionRec{}
+		c.holders = map[string]cardHolder{}
 		c.generated = map[string]bool{}
 		c.visitTimers = map[string][]*timer{}
 		c.qr = map[string]bool{}
@@ -79,12 +81,12 @@ func pinHash(pin string) string {
 // pinHolder returns the id of the user or visitor whose PIN hashes to
 // token, or "". The caller holds s.mu.
 func (s *Server) pinHolder(token string) string {
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		if u.PINCode != nil && u.PINCode.Token == token {
 			return u.ID
 		}
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		if v.PINCode != nil && v.PINCode.Token == token {
 			return v.ID
 		}
@@ -200,7 +202,7 @@ func readNFCBody(w http.ResponseWriter, r *http.Request) (nfcBody, bool) {
 
 // assignNFC gives the holder (a user or visitor, by id) the card; cards
 // is the holder's list. It answers the request. The caller holds s.mu.
-func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, cards *[]access.NFCCard) {
+func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, visitor bool, cards *[]access.NFCCard) {
 	rec := s.card(b.Token)
 	if rec == nil {
 		writeError(w, http.StatusBadRequest, access.CodeResourceNotFound, "The NFC card does not exist.")
@@ -216,6 +218,7 @@ func (s *Server) assignNFC(w http.ResponseWriter, b nfcBody, holderID string, ca
 	if !slices.ContainsFunc(*cards, func(c access.NFCCard) bool { return c.Token == b.Token }) {
 		*cards = append(*cards, access.NFCCard{ID: rec.DisplayID, Token: b.Token, Type: rec.CardType})
 	}
+	s.cr().holders[b.Token] = cardHolder{id: holderID, visitor: visitor}
 	writeSuccess(w)
 }
 
@@ -236,7 +239,7 @@ func (s *Server) assignUserNFC(w http.ResponseWriter, r *http.Request) {
 	}
 	s.withUser(w, r, func(u *access.User) {
 		s.mu.touch()
-		s.assignNFC(w, b, u.ID, &u.NFCCards)
+		s.assignNFC(w, b, u.ID, false, &u.NFCCards)
 	})
 }
 
@@ -256,7 +259,7 @@ func (s *Server) assignVisitorNFC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); s.assignNFC(w, b, v.ID, &v.NFCCards) })
+	s.withVisitor(w, r, func(v *access.Visitor) { s.mu.touch(); s.assignNFC(w, b, v.ID, true, &v.NFCCards) })
 }
 
 func (s *Server) unassignVisitorNFC(w http.ResponseWriter, r *http.Request) {
@@ -288,16 +291,16 @@ func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
 			}
 			return tp.ID
 		},
-		func(tp *access.TouchPass) bool { return s.touchPass(tp.ID) != nil },
-		appendTo(&s.creds.touchPasses))
+		func(tp *access.TouchPass) bool { return s.creds.touchPasses.has(tp.ID) },
+		s.creds.touchPasses.add)
 }
 
 // TouchPasses returns every touch pass, purchased ones included.
 func (s *Server) TouchPasses() []access.TouchPass {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]access.TouchPass, len(s.creds.touchPasses))
-	for i, tp := range s.creds.touchPasses {
+	out := make([]access.TouchPass, s.creds.touchPasses.len())
+	for i, tp := range s.creds.touchPasses.list {
 		out[i] = clone(*tp)
 	}
 	return out
@@ -331,7 +334,7 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 	for i := range out {
 		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,
 			LastActivity: access.DateTime(now.Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
-		s.creds.touchPasses = append(s.creds.touchPasses, tp)
+		s.creds.touchPasses.add(tp)
 		out[i] = clone(*tp)
 	}
 	s.mu.Unlock()
@@ -350,7 +353,7 @@ func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	out := []access.TouchPass{}
-	for _, tp := range s.creds.touchPasses {
+	for _, tp := range s.creds.touchPasses.list {
 		if strings.Contains(strings.ToLower(tp.CardID), cond) || strings.Contains(strings.ToLower(tp.UserName), cond) {
 			out = append(out, clone(*tp))
 		}
@@ -360,14 +363,7 @@ func (s *Server) searchTouchPasses(w http.ResponseWriter, r *http.Request) {
 }
 
 // touchPass finds a pass. The caller holds s.mu.
-func (s *Server) touchPass(id string) *access.TouchPass {
-	for _, tp := range s.creds.touchPasses {
-		if tp.ID == id {
-			return tp
-		}
-	}
-	return nil
-}
+func (s *Server) touchPass(id string) *access.TouchPass { return s.creds.touchPasses.get(id) }
 
 // syncPass copies a pass into its user's record (the user's touch_pass),
 // or removes it from userID's record when the pass no longer names them.
@@ -387,7 +383,7 @@ func (s *Server) syncPass(tp *access.TouchPass, userID string) {
 // it was in a wallet, else INACTIVE). Call it, under s.mu, when a user is
 // deleted; their NFC cards and PIN are freed with the record.
 func (s *Server) releaseUserCredentials(userID string) {
-	for _, tp := range s.creds.touchPasses {
+	for _, tp := range s.creds.touchPasses.list {
 		if tp.UserID == userID {
 			s.unlinkPass(tp)
 		}
@@ -443,7 +439,7 @@ func (s *Server) assignUserTouchPass(w http.ResponseWriter, r *http.Request) {
 		case !assignable(tp):
 			operationForbidden(w, "The touch pass is not assignable.")
 			return
-		case slices.ContainsFunc(s.creds.touchPasses, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
+		case slices.ContainsFunc(s.creds.touchPasses.list, func(x *access.TouchPass) bool { return x.UserID == u.ID }):
 			operationForbidden(w, "A user can only be assigned one touch pass.")
 			return
 		}
@@ -486,14 +482,14 @@ func (s *Server) batchAssignTouchPasses(w http.ResponseWriter, r *http.Request) 
 			userNotFound(w)
 			return
 		}
-		if slices.Contains(users, u) || slices.ContainsFunc(s.creds.touchPasses, func(x *access.TouchPass) bool { return x.UserID == id }) {
+		if slices.Contains(users, u) || slices.ContainsFunc(s.creds.touchPasses.list, func(x *access.TouchPass) bool { return x.UserID == id }) {
 			operationForbidden(w, "A user can only be assigned one touch pass.")
 			return
 		}
 		users = append(users, u)
 	}
 	var free []*access.TouchPass
-	for _, tp := range s.creds.touchPasses {
+	for _, tp := range s.creds.touchPasses.list {
 		if assignable(tp) {
 			free = append(free, tp)
 		}
@@ -542,7 +538,7 @@ func (s *Server) listTouchPasses(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []access.TouchPass
-	for _, tp := range s.creds.touchPasses {
+	for _, tp := range s.creds.touchPasses.list {
 		if status == "" || tp.Status == status {
 			c := *tp // the list form has no activation objects
 			c.ActivatedAt, c.ExpiredAt = nil, nil
@@ -560,7 +556,7 @@ func (s *Server) listAssignableTouchPasses(w http.ResponseWriter, _ *http.Reques
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []access.TouchPass{}
-	for _, tp := range s.creds.touchPasses {
+	for _, tp := range s.creds.touchPasses.list {
 		if assignable(tp) {
 			out = append(out, clone(*tp))
 		}

@@ -27,6 +27,12 @@
 // connection, a raw body such as a proxy's HTML page), and deliver signed
 // webhook events to registered endpoints with [Server.Emit].
 //
+// A server keeps every request, delivery and system-log entry unless
+// [WithRetention] bounds them (`access fake` keeps [DefaultRetention]).
+// Every store is indexed by id and the system log by time, topic and
+// actor, so that lookups cost the same however large the site, and a page
+// of the system log O(page + log N).
+//
 // # People and policies
 //
 // Users, user groups ([Server.AddUserGroup]), access policies, schedules,

@@ -89,10 +89,10 @@ type ringRec struct {
 type spaceState struct {
 	buildingID   string
 	buildingName string
-	floors       []floorRec
-	doors        []*doorRec
-	groups       []*access.DoorGroup // access groups; Resources carry ids and type only
-	hw           []*hwRec
+	floors       table[floorRec, floorID]
+	doors        table[doorRec, doorID]
+	groups       table[access.DoorGroup, doorGroupID] // access groups; Resources carry ids and type only
+	hw           table[hwRec, deviceID]
 	emergency    access.EmergencyStatus
 	rings        map[string]*ringRec
 	// settings are the devices' access-method settings (handlers.go), in
@@ -133,41 +133,13 @@ func (s *Server) hubDoor(w http.ResponseWriter, r *http.Request) (*spaceState, *
 	return sp, d
 }
 
-func (sp *spaceState) door(id string) *doorRec {
-	for _, d := range sp.doors {
-		if d.door.ID == id {
-			return d
-		}
-	}
-	return nil
-}
+func (sp *spaceState) door(id string) *doorRec { return sp.doors.get(id) }
 
-func (sp *spaceState) floor(id string) *floorRec {
-	for i := range sp.floors {
-		if sp.floors[i].id == id {
-			return &sp.floors[i]
-		}
-	}
-	return nil
-}
+func (sp *spaceState) floor(id string) *floorRec { return sp.floors.get(id) }
 
-func (sp *spaceState) group(id string) *access.DoorGroup {
-	for _, g := range sp.groups {
-		if g.ID == id {
-			return g
-		}
-	}
-	return nil
-}
+func (sp *spaceState) group(id string) *access.DoorGroup { return sp.groups.get(id) }
 
-func (sp *spaceState) device(id string) *hwRec {
-	for _, h := range sp.hw {
-		if h.dev.ID == id {
-			return h
-		}
-	}
-	return nil
-}
+func (sp *spaceState) device(id string) *hwRec { return sp.hw.get(id) }
 
 // relay computes a door's lock relay: an emergency mode first, then a
 // remote unlock in progress, then the lock rule.
@@ -218,7 +190,7 @@ func (s *Server) AddFloor(id, name string) string {
 		if sp.floor(id) != nil {
 			return "", fmt.Errorf("accesstest: AddFloor: duplicate floor id %q", id)
 		}
-		sp.floors = append(sp.floors, floorRec{id: id, name: name})
+		sp.floors.add(&floorRec{id: id, name: name})
 		return id, nil
 	})
 }
@@ -247,7 +219,7 @@ func (s *Server) AddDoor(d access.Door) access.Door {
 		}
 		d.LockRelayStatus = ""
 		rec := &doorRec{door: d}
-		sp.doors = append(sp.doors, rec)
+		sp.doors.add(rec)
 		return sp.wireDoor(rec), nil
 	})
 }
@@ -271,7 +243,7 @@ func (s *Server) AddDoorGroup(g access.DoorGroup) access.DoorGroup {
 			return access.DoorGroup{}, fmt.Errorf("accesstest: AddDoorGroup %q: %s", g.Name, msg)
 		}
 		rec := &access.DoorGroup{ID: g.ID, Name: g.Name, Type: access.DoorGroupAccess, Resources: doorResources(ids)}
-		sp.groups = append(sp.groups, rec)
+		sp.groups.add(rec)
 		return clone(*rec), nil
 	})
 }
@@ -304,7 +276,7 @@ func (s *Server) AddDeviceInfo(d access.Device, alsoAt ...string) access.Device 
 			d.Capabilities = []string{}
 		}
 		c := clone(d)
-		sp.hw = append(sp.hw, &hwRec{dev: c, doors: doors})
+		sp.hw.add(&hwRec{dev: c, doors: doors})
 		return clone(c), nil
 	})
 }
@@ -332,8 +304,8 @@ func (s *Server) Doors() []access.Door {
 
 func (s *Server) doorList() []access.Door {
 	sp := s.sp()
-	out := make([]access.Door, len(sp.doors))
-	for i, d := range sp.doors {
+	out := make([]access.Door, sp.doors.len())
+	for i, d := range sp.doors.list {
 		out[i] = sp.wireDoor(d)
 	}
 	return out
@@ -379,8 +351,8 @@ func (s *Server) DoorGroups() []access.DoorGroup {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := s.sp()
-	out := make([]access.DoorGroup, len(sp.groups))
-	for i, g := range sp.groups {
+	out := make([]access.DoorGroup, sp.groups.len())
+	for i, g := range sp.groups.list {
 		out[i] = clone(*g)
 	}
 	return out
@@ -409,9 +381,9 @@ func (s *Server) DeviceList() access.DeviceGroups {
 func (s *Server) deviceGroups() access.DeviceGroups {
 	sp := s.sp()
 	out := access.DeviceGroups{}
-	for _, d := range sp.doors {
+	for _, d := range sp.doors.list {
 		var grp []access.Device
-		for _, h := range sp.hw {
+		for _, h := range sp.hw.list {
 			if slices.Contains(h.doors, d.door.ID) {
 				grp = append(grp, h.dev)
 			}
@@ -420,7 +392,7 @@ func (s *Server) deviceGroups() access.DeviceGroups {
 			out = append(out, grp)
 		}
 	}
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if len(h.doors) == 0 {
 			out = append(out, []access.Device{h.dev})
 		}
@@ -450,7 +422,7 @@ func eventDevice(h *hwRec) *access.EventDevice {
 // door with the is_hub capability, else its first device.
 func (sp *spaceState) hubOf(doorID string) *hwRec {
 	var first *hwRec
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if !slices.Contains(h.doors, doorID) {
 			continue
 		}
@@ -679,7 +651,7 @@ func (sp *spaceState) checkGroup(self, name string, doors []string) (access.Erro
 	if name == sp.buildingName {
 		return access.CodeParamsInvalid, "The provided name already exists."
 	}
-	for _, g := range sp.groups {
+	for _, g := range sp.groups.list {
 		if g.ID != self && g.Name == name {
 			return access.CodeParamsInvalid, "The provided name already exists."
 		}
@@ -697,7 +669,7 @@ func (s *Server) namedGroup(id string) (access.DoorGroup, bool) {
 	sp := s.sp()
 	if id == sp.buildingID {
 		g := access.DoorGroup{ID: sp.buildingID, Name: sp.buildingName, Type: access.DoorGroupBuilding, Resources: []access.Resource{}}
-		for _, d := range sp.doors {
+		for _, d := range sp.doors.list {
 			g.Resources = append(g.Resources, access.Resource{ID: d.door.ID, Name: d.door.Name, Type: "door"})
 		}
 		return g, true
@@ -718,9 +690,9 @@ func (s *Server) namedGroup(id string) (access.DoorGroup, bool) {
 // topologyOf lays doors out by floor, in floor order.
 func (sp *spaceState) topologyOf(doorIDs []string) []access.FloorTopology {
 	out := []access.FloorTopology{}
-	for _, f := range sp.floors {
+	for _, f := range sp.floors.list {
 		ft := access.FloorTopology{ID: f.id, Name: f.name, Type: "floor", Doors: []access.TopologyDoor{}}
-		for _, d := range sp.doors {
+		for _, d := range sp.doors.list {
 			if d.door.FloorID == f.id && slices.Contains(doorIDs, d.door.ID) {
 				ft.Doors = append(ft.Doors, access.TopologyDoor{ID: d.door.ID, Name: d.door.Name, Type: "door", IsBindHub: d.door.IsBindHub})
 			}
@@ -735,12 +707,12 @@ func (sp *spaceState) topologyOf(doorIDs []string) []access.FloorTopology {
 func (s *Server) doorGroupTopology(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	sp := s.sp()
-	all := make([]string, len(sp.doors))
-	for i, d := range sp.doors {
+	all := make([]string, sp.doors.len())
+	for i, d := range sp.doors.list {
 		all[i] = d.door.ID
 	}
 	out := []access.DoorGroupTopology{{ID: sp.buildingID, Name: sp.buildingName, Type: access.DoorGroupBuilding, Floors: sp.topologyOf(all)}}
-	for _, g := range sp.groups {
+	for _, g := range sp.groups.list {
 		ids := make([]string, len(g.Resources))
 		for i, r := range g.Resources {
 			ids[i] = r.ID
@@ -768,7 +740,7 @@ func (s *Server) createDoorGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &access.DoorGroup{ID: newID(), Name: req.GroupName, Type: access.DoorGroupAccess, Resources: doorResources(*req.Resources)}
-	sp.groups = append(sp.groups, g)
+	sp.groups.add(g)
 	s.publish(change{Log: "door group created: " + g.ID})
 	writeData(w, g)
 }
@@ -839,17 +811,15 @@ func (s *Server) deleteDoorGroup(w http.ResponseWriter, r *http.Request) {
 		operationForbidden(w, "The building group cannot be deleted.")
 		return
 	}
-	i := slices.IndexFunc(sp.groups, func(g *access.DoorGroup) bool { return g.ID == id })
-	if i < 0 {
+	if sp.groups.remove(id) == nil {
 		resourceNotFound(w)
 		return
 	}
-	sp.groups = slices.Delete(sp.groups, i, i+1)
 	isGroup := func(r access.Resource) bool { return r.ID == id && r.Type == "door_group" }
 	for _, p := range s.people.policies {
 		p.Resources = slices.DeleteFunc(p.Resources, isGroup)
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		v.Resources = slices.DeleteFunc(v.Resources, isGroup)
 	}
 	s.publish(change{Log: "door group deleted: " + id})

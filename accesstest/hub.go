@@ -72,7 +72,8 @@ type hubState struct {
 	pending  int           // queued or in flight
 	running  bool          // the delivery goroutine runs
 	idle     chan struct{} // closed when pending drops to 0
-	done     []Delivery
+
+	done ring[Delivery] // retention.go: bounded by Retention.Deliveries
 }
 
 // hubJob is one queued output: a webhook delivery, or (ws set) a
@@ -221,7 +222,7 @@ func (s *Server) locationV2(d *doorRec) access.LocationUpdateV2Data {
 		st.RemainLock = &access.LocationLockRule{Type: string(d.rule), Until: access.UnixTimeOf(d.ruleEnds), State: "locked"}
 	}
 	var devs []string
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if slices.Contains(h.doors, d.door.ID) {
 			devs = append(devs, h.dev.ID)
 		}
@@ -246,7 +247,7 @@ func (s *Server) queueNotification(n *access.Notification) {
 // access.logs.add notification. The caller holds s.mu.
 func (s *Server) appendSystemLog(c change, at time.Time) {
 	e := s.logEntryOf(c, at)
-	s.logs.entries = append(s.logs.entries, e)
+	s.logs.log.add(at, e)
 	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 
@@ -287,7 +288,7 @@ func (s *Server) dropped(j hubJob, attempt int) *Delivery {
 func (s *Server) finish(j hubJob, d *Delivery) {
 	h := &s.hub
 	if d != nil {
-		h.done = append(h.done, *d)
+		h.done.add(*d)
 	}
 	if j.sent != nil {
 		close(j.sent)
@@ -329,7 +330,7 @@ func (s *Server) runDeliveries() {
 		if d != nil && s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
 			// The job stays pending until its retries end. Recorded
 			// under the lock, before the retry can record its own.
-			h.done = append(h.done, *d)
+			h.done.add(*d)
 		} else {
 			s.finish(j, d)
 		}
@@ -359,7 +360,7 @@ func (s *Server) retryDelivery(j hubJob, last Delivery) {
 			s.mu.Unlock()
 			return
 		}
-		s.hub.done = append(s.hub.done, last)
+		s.hub.done.add(last)
 		s.mu.Unlock()
 	}
 }
@@ -389,9 +390,10 @@ func (s *Server) WaitDeliveries(ctx context.Context) error {
 // state changes, in the order they were made (not those of
 // [Server.Emit]), one per attempt ([Delivery.Attempt]): a retry comes
 // after the deliveries made while it waited. Call [Server.WaitDeliveries]
-// first to include the queued ones.
+// first to include the queued ones. With [Retention.Deliveries] set, only
+// the newest deliveries are kept.
 func (s *Server) Deliveries() []Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.hub.done)
+	return s.hub.done.items()
 }

@@ -54,23 +54,70 @@ type sessionRec struct {
 	expiry       *timer
 }
 
+// cardHolder is who holds a card: a user or a visitor.
+type cardHolder struct {
+	id      string
+	visitor bool
+}
+
 // nfcHolder returns the id and kind (USER or VISITOR) of the holder of a
-// card, or "". The caller holds s.mu.
+// card, or "", from the index of holders (credState.holders), in O(1).
+// Every card given to someone is indexed (holdCards); an entry whose
+// holder no longer has the card (unassigned, deleted with its holder) is
+// dropped when met. The caller holds s.mu.
 func (s *Server) nfcHolder(token string) (id, kind string) {
-	has := func(cards []access.NFCCard) bool {
-		return slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token })
+	c := s.cr()
+	h, ok := c.holders[token]
+	if !ok {
+		return "", ""
 	}
-	for _, u := range s.people.users {
-		if has(u.NFCCards) {
-			return u.ID, "USER"
+	var cards []access.NFCCard
+	kind = "USER"
+	if h.visitor {
+		kind = "VISITOR"
+		if v := s.visitor(h.id); v != nil {
+			cards = v.NFCCards
+		}
+	} else if u := s.user(h.id); u != nil {
+		cards = u.NFCCards
+	}
+	if !slices.ContainsFunc(cards, func(c access.NFCCard) bool { return c.Token == token }) {
+		delete(c.holders, token)
+		return "", ""
+	}
+	return h.id, kind
+}
+
+// holdCards indexes the cards a user or visitor was given (a card held
+// already stays with its first holder, as the scan of users, then
+// visitors, found it before) and adds those not in the card list to it.
+// The caller holds s.mu.
+func (s *Server) holdCards(id string, visitor bool, cards []access.NFCCard) {
+	c := s.cr()
+	for _, card := range cards {
+		if h, _ := s.nfcHolder(card.Token); h == "" {
+			c.holders[card.Token] = cardHolder{id: id, visitor: visitor}
+		}
+		if !c.cards.has(card.Token) {
+			typ := card.Type
+			if typ == "" {
+				typ = "ua_card"
+			}
+			c.cards.add(&cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
 		}
 	}
-	for _, v := range s.people.visitors {
-		if has(v.NFCCards) {
-			return v.ID, "VISITOR"
-		}
+}
+
+// indexCards indexes every held card from scratch (a state read from a
+// file). The caller holds s.mu.
+func (s *Server) indexCards() {
+	s.cr().holders = map[string]cardHolder{}
+	for _, u := range s.people.users.list {
+		s.holdCards(u.ID, false, u.NFCCards)
 	}
-	return "", ""
+	for _, v := range s.people.visitors.list {
+		s.holdCards(v.ID, true, v.NFCCards)
+	}
 }
 
 // releaseNFC takes a card from whoever holds it. The caller holds s.mu.
@@ -78,10 +125,10 @@ func (s *Server) releaseNFC(token string) {
 	drop := func(cards *[]access.NFCCard) {
 		*cards = slices.DeleteFunc(*cards, func(c access.NFCCard) bool { return c.Token == token })
 	}
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		drop(&u.NFCCards)
 	}
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		drop(&v.NFCCards)
 	}
 }
@@ -95,43 +142,9 @@ func (s *Server) NFCHolder(token string) string {
 	return id
 }
 
-// syncCards adds to the card list the cards seeded on users and visitors.
-// The caller holds s.mu.
-func (s *Server) syncCards() {
-	c := s.cr()
-	known := make(map[string]bool, len(c.cards))
-	for _, rec := range c.cards {
-		known[rec.Token] = true
-	}
-	add := func(cards []access.NFCCard) {
-		for _, card := range cards {
-			if !known[card.Token] {
-				known[card.Token] = true
-				typ := card.Type
-				if typ == "" {
-					typ = "ua_card"
-				}
-				c.cards = append(c.cards, &cardRec{Token: card.Token, DisplayID: card.ID, CardType: typ})
-			}
-		}
-	}
-	for _, u := range s.people.users {
-		add(u.NFCCards)
-	}
-	for _, v := range s.people.visitors {
-		add(v.NFCCards)
-	}
-}
-
 // card returns the card with the token, or nil. The caller holds s.mu.
 func (s *Server) card(token string) *cardRec {
-	s.syncCards()
-	for _, rec := range s.cr().cards {
-		if rec.Token == token {
-			return rec
-		}
-	}
-	return nil
+	return s.cr().cards.get(token)
 }
 
 // wireCard is a card as the card list shows it. The caller holds s.mu.
@@ -156,9 +169,8 @@ func (s *Server) wireCard(rec *cardRec) access.NFCCard {
 func (s *Server) NFCCards() []access.NFCCard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.syncCards()
-	out := make([]access.NFCCard, len(s.cr().cards))
-	for i, rec := range s.cr().cards {
+	out := make([]access.NFCCard, s.cr().cards.len())
+	for i, rec := range s.cr().cards.list {
 		out[i] = s.wireCard(rec)
 	}
 	return out
@@ -203,7 +215,7 @@ func (s *Server) TapCard(deviceID, cardNumber string) (string, error) {
 	token := cardToken(cardNumber)
 	ss.token, ss.cardID, ss.code = token, cardNumber, ""
 	if s.card(token) == nil {
-		s.cr().cards = append(s.cr().cards, &cardRec{Token: token, DisplayID: cardNumber, CardType: "ua_card"})
+		s.cr().cards.add(&cardRec{Token: token, DisplayID: cardNumber, CardType: "ua_card"})
 	}
 	return token, nil
 }
@@ -358,8 +370,7 @@ func (s *Server) listNFCCards(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.syncCards()
-	cards := s.cr().cards
+	cards := s.cr().cards.list
 	total := len(cards)
 	start, end := pageBounds(page, size, total)
 	out := make([]cardWire, 0, end-start)
@@ -386,7 +397,7 @@ func (s *Server) deleteNFCCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := s.cr()
-	c.cards = slices.DeleteFunc(c.cards, func(rec *cardRec) bool { return rec.Token == token })
+	c.cards.remove(token)
 	writeSuccess(w)
 }
 
@@ -454,7 +465,6 @@ func (s *Server) importNFCCards(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.touch()
-	s.syncCards()
 	c := s.cr()
 	type result struct {
 		NFCID string `json:"nfc_id"`
@@ -468,10 +478,10 @@ func (s *Server) importNFCCards(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		token := cardToken(rw.id)
-		if s.card(token) != nil || rw.alias != "" && slices.ContainsFunc(c.cards, func(rec *cardRec) bool { return rec.Alias == rw.alias }) {
+		if s.card(token) != nil || rw.alias != "" && slices.ContainsFunc(c.cards.list, func(rec *cardRec) bool { return rec.Alias == rw.alias }) {
 			continue
 		}
-		c.cards = append(c.cards, &cardRec{Token: token, DisplayID: rw.id, Alias: rw.alias, CardType: "third_party"})
+		c.cards.add(&cardRec{Token: token, DisplayID: rw.id, Alias: rw.alias, CardType: "third_party"})
 		out[i].Token = token
 	}
 	writeData(w, out)

@@ -213,7 +213,7 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 			res.Reason = "no access policy of the user opens this door"
 		}
 	case "VISITOR":
-		for _, v := range s.people.visitors {
+		for _, v := range s.people.visitors.list {
 			if v.ID == id {
 				actor = &access.EventActor{ID: v.ID, Name: v.FirstName + " " + v.LastName, Type: "visitor"}
 				res.Granted = s.opens(v.Resources, d.door.ID)
@@ -286,7 +286,7 @@ func (s *Server) switchEmergency(next access.EmergencyStatus, atSite bool) {
 	prev := sp.emergency
 	sp.emergency = next
 	var dev *access.EventDevice
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		if slices.Contains(h.dev.Capabilities, "emergency_settings") || slices.Contains(h.dev.Capabilities, "is_hub") {
 			dev = eventDevice(h)
 			break
@@ -320,8 +320,8 @@ func (s *Server) Floors() []Floor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := s.sp()
-	out := make([]Floor, len(sp.floors))
-	for i, f := range sp.floors {
+	out := make([]Floor, sp.floors.len())
+	for i, f := range sp.floors.list {
 		out[i] = Floor{ID: f.id, Name: f.name}
 	}
 	return out

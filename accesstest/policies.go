@@ -173,13 +173,13 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request) {
 		resourceNotFound(w)
 		return
 	}
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		if slices.Contains(u.AccessPolicyIDs, id) {
 			operationForbidden(w, "The access policy is assigned to users.")
 			return
 		}
 	}
-	for _, g := range s.ppl().groups {
+	for _, g := range s.ppl().groups.list {
 		if slices.Contains(g.policyIDs, id) {
 			operationForbidden(w, "The access policy is assigned to user groups.")
 			return

@@ -78,8 +78,8 @@ func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
 			}
 			return g.ID
 		},
-		func(g *access.HolidayGroup) bool { return s.holidayGroup(g.ID) != nil },
-		appendTo(&s.people.holidayGroups))
+		func(g *access.HolidayGroup) bool { return s.people.holidayGroups.has(g.ID) },
+		s.people.holidayGroups.add)
 }
 
 // HolidayGroup returns a stored holiday group.
@@ -92,14 +92,7 @@ func (s *Server) HolidayGroup(id string) (access.HolidayGroup, bool) {
 	return access.HolidayGroup{}, false
 }
 
-func (s *Server) holidayGroup(id string) *access.HolidayGroup {
-	for _, g := range s.people.holidayGroups {
-		if g.ID == id {
-			return g
-		}
-	}
-	return nil
-}
+func (s *Server) holidayGroup(id string) *access.HolidayGroup { return s.people.holidayGroups.get(id) }
 
 func scheduleNotFound(w http.ResponseWriter) {
 	writeError(w, http.StatusBadRequest, access.CodeAccessPolicyScheduleNotFound, "The requested schedule could not be found.")
@@ -292,7 +285,7 @@ func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
 		scheduleNotFound(w)
 		return
 	}
-	used := slices.ContainsFunc(s.people.visitors, func(v *access.Visitor) bool { return v.ScheduleID == id })
+	used := slices.ContainsFunc(s.people.visitors.list, func(v *access.Visitor) bool { return v.ScheduleID == id })
 	for _, p := range s.people.policies {
 		used = used || p.ScheduleID == id
 	}
@@ -311,8 +304,8 @@ func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listHolidayGroups(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	out := make([]access.HolidayGroupSummary, len(s.people.holidayGroups))
-	for i, g := range s.people.holidayGroups {
+	out := make([]access.HolidayGroupSummary, s.people.holidayGroups.len())
+	for i, g := range s.people.holidayGroups.list {
 		out[i] = access.HolidayGroupSummary{ID: g.ID, Name: g.Name, Description: g.Description, Count: len(g.Holidays), IsDefault: g.IsDefault}
 	}
 	s.mu.Unlock()
@@ -354,7 +347,7 @@ func (s *Server) holidays(w http.ResponseWriter, req *holidayGroupRequest, self 
 		badParams(w, "name is required.")
 		return nil, false
 	}
-	for _, g := range s.people.holidayGroups {
+	for _, g := range s.people.holidayGroups.list {
 		if g.ID != self && g.Name == *req.Name {
 			writeError(w, http.StatusBadRequest, access.CodeAccessPolicyHolidayGroupNameExist, "The provided holiday group name already exists.")
 			return nil, false
@@ -407,7 +400,7 @@ func (s *Server) createHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	if req.Description != nil {
 		g.Description = *req.Description
 	}
-	s.people.holidayGroups = append(s.people.holidayGroups, g)
+	s.people.holidayGroups.add(g)
 	s.publish(change{Log: "holiday group created: " + g.ID})
 	writeData(w, clone(*g))
 }
@@ -469,7 +462,7 @@ func (s *Server) deleteHolidayGroup(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.people.holidayGroups = slices.DeleteFunc(s.people.holidayGroups, func(x *access.HolidayGroup) bool { return x.ID == id })
+	s.people.holidayGroups.remove(id)
 	s.publish(change{Log: "holiday group deleted: " + id})
 	writeSuccess(w)
 }

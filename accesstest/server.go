@@ -176,7 +176,8 @@ type Server struct {
 	clock     clockState // clock.go: Advance's offset and the timers
 	token     string
 	tokens    map[string][]Permission
-	requests  []Request
+	requests  ring[Request] // retention.go: bounded by retention.Requests
+	retention Retention     // retention.go: WithRetention
 	faults    []*activeFault
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -213,6 +214,7 @@ func NewServer(opts ...Option) *Server {
 		s.token = NewToken()
 	}
 	s.tokens[s.token] = AllPermissions()
+	s.logs.log.setBounds(s.retention, s.now())
 	if s.demo {
 		s.LoadDemoData()
 	}
@@ -426,11 +428,12 @@ func (s *Server) ClearFaults() {
 	s.faults = nil
 }
 
-// Requests returns the requests received so far, oldest first.
+// Requests returns the requests received so far, oldest first: the
+// newest [Retention.Requests] of them when that is set.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.requests.items()
 }
 
 // RequestsFor returns the requests received for one operation.
@@ -448,7 +451,7 @@ func (s *Server) RequestsFor(op Op) []Request {
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = nil
+	s.requests.reset()
 }
 
 func (s *Server) fail(format string, args ...any) {
@@ -690,7 +693,7 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.requests.add(Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
 		if af.op != op || op == opUnknown {
 			continue

@@ -257,8 +257,11 @@ func (s *Server) WriteState(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("accesstest: WriteState: %w", err)
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, b, "", "  "); err != nil {
+	// Sized once for the indented form (about 1.5 times the compact one
+	// here): growing by doubling left three times the state as garbage
+	// at every save.
+	buf := bytes.NewBuffer(make([]byte, 0, 2*len(b)+1))
+	if err := json.Indent(buf, b, "", "  "); err != nil {
 		return fmt.Errorf("accesstest: WriteState: %w", err)
 	}
 	buf.WriteByte('\n')
@@ -269,29 +272,28 @@ func (s *Server) WriteState(w io.Writer) error {
 // stateFile collects the state. The caller holds s.mu.
 func (s *Server) stateFile() *stateFile {
 	sp, p, c := s.sp(), s.ppl(), s.cr()
-	s.syncCards()
 	p.identity.init()
 	f := &stateFile{
 		Version:       StateVersion,
 		Token:         s.token,
 		Tokens:        s.tokens,
 		Clock:         clockFile{Offset: int64(s.clock.offset), Seq: s.clock.seq, Timers: []timerFile{}},
-		Users:         s.people.users,
+		Users:         s.people.users.list,
 		UserGroups:    []groupFile{},
 		Policies:      []*access.AccessPolicy{},
 		Schedules:     []*access.Schedule{},
-		HolidayGroups: s.people.holidayGroups,
-		Visitors:      s.people.visitors,
+		HolidayGroups: s.people.holidayGroups.list,
+		Visitors:      s.people.visitors.list,
 		Avatars:       p.avatars,
 		Identity: identityFile{Resources: p.identity.resources, Users: p.identity.users, Groups: p.identity.groups,
 			Invited: p.identity.invited},
 		Space: spaceFile{BuildingID: sp.buildingID, BuildingName: sp.buildingName, Floors: []floorFile{}, Doors: []doorFile{},
-			DoorGroups: sp.groups, Devices: []deviceFile{}, Emergency: sp.emergency, Rings: map[string]string{}},
+			DoorGroups: sp.groups.list, Devices: []deviceFile{}, Emergency: sp.emergency, Rings: map[string]string{}},
 		Devices:      []*access.DeviceSettings{},
 		Webhooks:     s.hub.webhooks,
-		TouchPasses:  s.creds.touchPasses,
-		Credentials:  credFile{Cards: c.cards, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
-		SystemLogs:   make([]logEntryFile, len(s.logs.entries)),
+		TouchPasses:  s.creds.touchPasses.list,
+		Credentials:  credFile{Cards: c.cards.list, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
+		SystemLogs:   make([]logEntryFile, s.logs.log.len()),
 		LogResources: s.logs.resources,
 		StaticFiles:  map[string]staticFileFile{},
 	}
@@ -300,7 +302,7 @@ func (s *Server) stateFile() *stateFile {
 			f.Clock.Timers = append(f.Clock.Timers, timerFile{timerKey: t.key, Due: t.due, Seq: t.seq})
 		}
 	}
-	for _, g := range p.groups {
+	for _, g := range p.groups.list {
 		f.UserGroups = append(f.UserGroups, groupFile{ID: g.id, Name: g.name, UpID: g.upID, Members: g.members, PolicyIDs: g.policyIDs})
 	}
 	for _, id := range p.policyOrder {
@@ -313,13 +315,13 @@ func (s *Server) stateFile() *stateFile {
 			f.Schedules = append(f.Schedules, sc)
 		}
 	}
-	for _, fl := range sp.floors {
+	for _, fl := range sp.floors.list {
 		f.Space.Floors = append(f.Space.Floors, floorFile{ID: fl.id, Name: fl.name})
 	}
-	for _, d := range sp.doors {
+	for _, d := range sp.doors.list {
 		f.Space.Doors = append(f.Space.Doors, doorFile{Door: d.door, Unlocked: d.unlocked, Rule: d.rule, RuleEnds: d.ruleEnds})
 	}
-	for _, h := range sp.hw {
+	for _, h := range sp.hw.list {
 		f.Space.Devices = append(f.Space.Devices, deviceFile{Device: h.dev, Doors: h.doors})
 	}
 	for id, r := range sp.rings {
@@ -335,7 +337,7 @@ func (s *Server) stateFile() *stateFile {
 		f.Credentials.Sessions = append(f.Credentials.Sessions, sessionFile{ID: ss.id, DeviceID: ss.deviceID, Reset: ss.reset,
 			Token: ss.token, CardID: ss.cardID, Code: ss.code})
 	}
-	for i, e := range s.logs.entries {
+	for i, e := range s.logs.log.all() {
 		f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
 	}
 	for k, v := range s.logs.static {
@@ -452,21 +454,27 @@ func (f *stateFile) build() (*loadedState, error) {
 
 	sp := &st.space
 	sp.buildingID, sp.buildingName, sp.emergency = f.Space.BuildingID, f.Space.BuildingName, f.Space.Emergency
-	sp.groups, sp.rings = f.Space.DoorGroups, map[string]*ringRec{}
+	sp.rings = map[string]*ringRec{}
+	if err := sp.groups.set("door group", f.Space.DoorGroups); err != nil {
+		return nil, err
+	}
 	for _, fl := range f.Space.Floors {
-		sp.floors = append(sp.floors, floorRec{id: fl.ID, name: fl.Name})
+		if sp.floor(fl.ID) != nil {
+			return nil, fmt.Errorf("duplicate floor %q", fl.ID)
+		}
+		sp.floors.add(&floorRec{id: fl.ID, name: fl.Name})
 	}
 	for _, d := range f.Space.Doors {
 		if sp.door(d.Door.ID) != nil {
 			return nil, fmt.Errorf("duplicate door %q", d.Door.ID)
 		}
-		sp.doors = append(sp.doors, &doorRec{door: d.Door, unlocked: d.Unlocked, rule: d.Rule, ruleEnds: d.RuleEnds})
+		sp.doors.add(&doorRec{door: d.Door, unlocked: d.Unlocked, rule: d.Rule, ruleEnds: d.RuleEnds})
 	}
 	for _, h := range f.Space.Devices {
 		if sp.device(h.Device.ID) != nil {
 			return nil, fmt.Errorf("duplicate device %q", h.Device.ID)
 		}
-		sp.hw = append(sp.hw, &hwRec{dev: h.Device, doors: h.Doors})
+		sp.hw.add(&hwRec{dev: h.Device, doors: h.Doors})
 	}
 	for id, req := range f.Space.Rings {
 		if sp.device(id) == nil {
@@ -477,7 +485,12 @@ func (f *stateFile) build() (*loadedState, error) {
 
 	sp.settings, sp.settingsOrder = st.devices, st.devOrder
 	p := &st.people
-	p.users, p.visitors, p.holidayGroups = f.Users, f.Visitors, f.HolidayGroups
+	for _, err := range []error{p.users.set("user", f.Users), p.visitors.set("visitor", f.Visitors),
+		p.holidayGroups.set("holiday group", f.HolidayGroups)} {
+		if err != nil {
+			return nil, err
+		}
+	}
 	p.policies, p.schedules = st.policies, st.scheds
 	p.avatars = f.Avatars
 	if p.avatars == nil {
@@ -487,7 +500,7 @@ func (f *stateFile) build() (*loadedState, error) {
 		if p.group(g.ID) != nil {
 			return nil, fmt.Errorf("duplicate user group %q", g.ID)
 		}
-		p.groups = append(p.groups, &groupRec{id: g.ID, name: g.Name, upID: g.UpID, members: nonNil(g.Members), policyIDs: nonNil(g.PolicyIDs)})
+		p.groups.add(&groupRec{id: g.ID, name: g.Name, upID: g.UpID, members: nonNil(g.Members), policyIDs: nonNil(g.PolicyIDs)})
 	}
 	p.policyOrder, p.scheduleOrder = st.polOrder, st.schOrder
 	p.identity = identityState{resources: f.Identity.Resources, users: f.Identity.Users, groups: f.Identity.Groups, invited: f.Identity.Invited}
@@ -500,7 +513,12 @@ func (f *stateFile) build() (*loadedState, error) {
 	}
 
 	c := &st.creds
-	c.cards, c.touchPasses = f.Credentials.Cards, f.TouchPasses
+	if err := c.cards.set("NFC card", f.Credentials.Cards); err != nil {
+		return nil, err
+	}
+	if err := c.touchPasses.set("touch pass", f.TouchPasses); err != nil {
+		return nil, err
+	}
 	c.sessions, c.generated, c.visitTimers, c.qr = map[string]*sessionRec{}, map[string]bool{}, map[string][]*timer{}, map[string]bool{}
 	for _, ss := range f.Credentials.Sessions {
 		if c.sessions[ss.ID] != nil {
@@ -516,10 +534,11 @@ func (f *stateFile) build() (*loadedState, error) {
 	}
 
 	l := &st.logs
-	l.entries = make([]SystemLogEntry, len(f.SystemLogs))
+	entries := make([]SystemLogEntry, len(f.SystemLogs))
 	for i, e := range f.SystemLogs {
-		l.entries[i] = SystemLogEntry{Topic: e.Topic, SystemLog: e.Entry}
+		entries[i] = SystemLogEntry{Topic: e.Topic, SystemLog: e.Entry}
 	}
+	l.log.load(time.Time{}, entries) // no bounds yet: install applies the server's
 	l.resources = f.LogResources
 	l.static = map[string]staticFile{}
 	for k, v := range f.StaticFiles {
@@ -564,8 +583,7 @@ func (st *loadedState) checkTimer(k timerKey) error {
 		ok = st.creds.sessions[k.ID] != nil
 	case timerVisit:
 		n, err := strconv.Atoi(k.Arg)
-		ok = err == nil && access.VisitorStatus(n).Valid() &&
-			slices.ContainsFunc(st.f.Visitors, func(v *access.Visitor) bool { return v.ID == k.ID })
+		ok = err == nil && access.VisitorStatus(n).Valid() && st.people.visitors.has(k.ID)
 	default:
 		return fmt.Errorf("unknown timer kind %q", k.Kind)
 	}
@@ -587,6 +605,8 @@ func (s *Server) install(st *loadedState) {
 		s.tokens = map[string][]Permission{}
 	}
 	s.space, s.people, s.creds, s.logs = st.space, st.people, st.creds, st.logs
+	s.logs.log.setBounds(s.retention, s.clockNow())
+	s.indexCards()              // and the cards seeded on people join the card list
 	s.hub.webhooks = f.Webhooks // the hub's queue stays
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil

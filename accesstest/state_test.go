@@ -145,7 +145,14 @@ func TestReadStateRefusesBadInput(t *testing.T) {
 		"unknown timer":  `{"version":1,"clock":{"timers":[{"kind":"explode","id":"x","due":"2026-01-01T00:00:00Z","seq":1}]}}`,
 		"bad cert":       `{"version":1,"certificate":{"key_pem":"","cert_pem":"","uploaded_at":"2026-01-01T00:00:00Z"}}`,
 		"duplicate door": `{"version":1,"space":{"doors":[{"door":{"id":"d"}},{"door":{"id":"d"}}]}}`,
-		"trailing data":  `{"version":1} {}`,
+		// Every store is indexed by id: an id held twice cannot be read.
+		"duplicate user":       `{"version":1,"users":[{"id":"u"},{"id":"u"}]}`,
+		"duplicate visitor":    `{"version":1,"visitors":[{"id":"v"},{"id":"v"}]}`,
+		"duplicate card":       `{"version":1,"credentials":{"nfc_cards":[{"token":"t"},{"token":"t"}]}}`,
+		"duplicate touch pass": `{"version":1,"touch_passes":[{"id":"p"},{"id":"p"}]}`,
+		"duplicate door group": `{"version":1,"space":{"door_groups":[{"id":"g"},{"id":"g"}]}}`,
+		"duplicate floor":      `{"version":1,"space":{"floors":[{"id":"f"},{"id":"f"}]}}`,
+		"trailing data":        `{"version":1} {}`,
 	} {
 		err := srv.ReadState(strings.NewReader(in))
 		var se *accesstest.StateError

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -39,7 +40,7 @@ type staticFile struct {
 // logState is the system log, the media its entries refer to, the static
 // files and the API server's certificate.
 type logState struct {
-	entries   []SystemLogEntry // oldest first
+	log       logStore // retention.go: in time order, bounded, indexed
 	resources map[string]access.SystemLogResource
 	static    map[string]staticFile
 	cert      *APICertificate
@@ -155,14 +156,16 @@ func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 
 // ---- seeding and inspection ----
 
-// SystemLogs returns the system log, oldest entry first: an entry for
+// SystemLogs returns the system log, oldest entry first (by Published
+// time; at the same time, in the order they were added): an entry for
 // every state change of the fake (see the package documentation for the
-// topics, actors and targets) and those added with [Server.AddSystemLog].
+// topics, actors and targets) and those added with [Server.AddSystemLog],
+// as many as [Retention] keeps.
 func (s *Server) SystemLogs() []SystemLogEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
-	return clone(s.logs.entries)
+	return clone(s.logs.log.all())
 }
 
 // AddSystemLog appends entries to the system log, as a console's history
@@ -174,6 +177,7 @@ func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.touch()
+	batch := make([]SystemLogEntry, 0, len(entries))
 	for _, e := range entries {
 		e = clone(e)
 		if e.ID == "" {
@@ -188,8 +192,9 @@ func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 		if e.Timestamp == "" {
 			e.Timestamp = access.DateTime(e.Source.Event.Published.Time().Format("2006-01-02T15:04:05.000Z"))
 		}
-		s.logs.entries = append(s.logs.entries, e)
+		batch = append(batch, e)
 	}
+	s.logs.log.add(s.clockNow(), batch...)
 }
 
 // AddSystemLogResource stores the media of a system-log entry, served by
@@ -290,34 +295,21 @@ func readFilter(w http.ResponseWriter, r *http.Request, export bool) (*logFilter
 	return &f, true
 }
 
-func (f *logFilter) match(e *SystemLogEntry) bool {
-	t := e.Source.Event.Published.Time()
-	switch {
-	case f.Topic != access.SystemLogTopicAll && e.Topic != f.Topic:
-		return false
-	case !f.since.IsZero() && t.Before(f.since):
-		return false
-	case !f.until.IsZero() && t.After(f.until.Add(time.Second-time.Millisecond)):
-		return false
-	case f.ActorID != "" && e.Source.Actor.ID != f.ActorID:
-		return false
+// selected returns the matching entries (listed newest first; at the
+// same time, the one added last first) from the store's indexes, without
+// a walk of the log: since and until are whole seconds, until's second
+// included. The caller holds s.mu and must not change the log while it
+// uses the span.
+func (s *Server) selected(f *logFilter) logSpan {
+	s.logs.log.trim(s.clockNow())
+	since, until := int64(math.MinInt64), int64(math.MaxInt64)
+	if !f.since.IsZero() {
+		since = f.since.UnixMilli()
 	}
-	return true
-}
-
-// selected returns the matching entries, newest first (at the same time,
-// the one added last first). The caller holds s.mu.
-func (s *Server) selected(f *logFilter) []*SystemLogEntry {
-	var out []*SystemLogEntry
-	for i := len(s.logs.entries) - 1; i >= 0; i-- {
-		if e := &s.logs.entries[i]; f.match(e) {
-			out = append(out, e)
-		}
+	if !f.until.IsZero() {
+		until = f.until.UnixMilli() + 999
 	}
-	slices.SortStableFunc(out, func(a, b *SystemLogEntry) int {
-		return int(b.Source.Event.Published - a.Source.Event.Published)
-	})
-	return out
+	return s.logs.log.match(f.Topic, f.ActorID, since, until)
 }
 
 func (s *Server) listSystemLogs(w http.ResponseWriter, r *http.Request) {
@@ -333,12 +325,12 @@ func (s *Server) listSystemLogs(w http.ResponseWriter, r *http.Request) {
 	s.runDue()
 	all := s.selected(f)
 	hits := []logWire{}
-	if from := (num - 1) * size; from < len(all) {
-		for _, e := range all[from:min(from+size, len(all))] {
+	if num-1 <= all.n/size { // (num-1)*size cannot overflow
+		for _, e := range all.newest((num-1)*size, size) {
 			hits = append(hits, logView(e.SystemLog))
 		}
 	}
-	b, err := json.Marshal(envelope{Code: access.CodeSuccess, Msg: "success", Data: map[string]any{"hits": hits, "page": num, "total": len(all)}})
+	b, err := json.Marshal(envelope{Code: access.CodeSuccess, Msg: "success", Data: map[string]any{"hits": hits, "page": num, "total": all.n}})
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, access.CodeSystemError, err.Error())
@@ -360,7 +352,8 @@ func (s *Server) exportSystemLogs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.runDue()
 	var rows [][]string
-	for _, e := range s.selected(f) {
+	all := s.selected(f)
+	for _, e := range all.newest(0, all.n) {
 		var door, dev string
 		for _, t := range e.Source.Target {
 			switch {

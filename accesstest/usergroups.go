@@ -32,14 +32,7 @@ type groupRec struct {
 	policyIDs      []string
 }
 
-func (p *peopleState) group(id string) *groupRec {
-	for _, g := range p.groups {
-		if g.id == id {
-			return g
-		}
-	}
-	return nil
-}
+func (p *peopleState) group(id string) *groupRec { return p.groups.get(id) }
 
 // ancestors returns the ids of g's ancestors, nearest first.
 func (p *peopleState) ancestors(g *groupRec) []string {
@@ -84,7 +77,7 @@ func (s *Server) AddUserGroup(id, name, upID string, members ...string) string {
 				return "", fmt.Errorf("accesstest: AddUserGroup: no user %q", m)
 			}
 		}
-		p.groups = append(p.groups, &groupRec{id: id, name: name, upID: upID, members: uniq(members), policyIDs: []string{}})
+		p.groups.add(&groupRec{id: id, name: name, upID: upID, members: uniq(members), policyIDs: []string{}})
 		return id, nil
 	})
 }
@@ -94,8 +87,8 @@ func (s *Server) UserGroups() []access.UserGroup {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.ppl()
-	out := make([]access.UserGroup, len(p.groups))
-	for i, g := range p.groups {
+	out := make([]access.UserGroup, p.groups.len())
+	for i, g := range p.groups.list {
 		out[i] = p.wire(g)
 	}
 	return out
@@ -143,7 +136,7 @@ func (s *Server) checkGroupName(w http.ResponseWriter, self *groupRec, name, upI
 			return false
 		}
 	}
-	for _, g := range p.groups {
+	for _, g := range p.groups.list {
 		if g != self && g.upID == upID && g.name == name {
 			writeError(w, http.StatusBadRequest, access.CodeUserNameDuplicated, "The provided name already exists.")
 			return false
@@ -170,7 +163,7 @@ func (s *Server) createUserGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &groupRec{id: newID(), name: *req.Name, upID: req.UpID, members: []string{}, policyIDs: []string{}}
-	s.ppl().groups = append(s.ppl().groups, g)
+	s.ppl().groups.add(g)
 	s.publish(change{Log: "user group created: " + g.id})
 	writeSuccess(w)
 }
@@ -227,14 +220,14 @@ func (s *Server) deleteUserGroup(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.ppl()
 	switch {
-	case slices.ContainsFunc(p.groups, func(x *groupRec) bool { return x.upID == g.id }):
+	case slices.ContainsFunc(p.groups.list, func(x *groupRec) bool { return x.upID == g.id }):
 		operationForbidden(w, "The user group has subgroups.")
 		return
 	case len(g.members) > 0:
 		operationForbidden(w, "The user group has members.")
 		return
 	}
-	p.groups = slices.DeleteFunc(p.groups, func(x *groupRec) bool { return x == g })
+	p.groups.remove(g.id)
 	delete(p.identity.groups, g.id)
 	s.publish(change{Log: "user group deleted: " + g.id})
 	writeSuccess(w)
@@ -293,8 +286,17 @@ func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
 // The caller holds s.mu.
 func (s *Server) usersOf(groups ...*groupRec) []memberWire {
 	out := []memberWire{}
-	for _, u := range s.people.users {
-		if slices.ContainsFunc(groups, func(g *groupRec) bool { return slices.Contains(g.members, u.ID) }) {
+	in := map[string]bool{}
+	for _, g := range groups {
+		for _, m := range g.members {
+			in[m] = true
+		}
+	}
+	if len(in) == 0 {
+		return out
+	}
+	for _, u := range s.people.users.list {
+		if in[u.ID] {
 			out = append(out, memberView(u))
 		}
 	}
@@ -320,7 +322,7 @@ func (s *Server) listAllGroupUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.ppl()
 	tree := []*groupRec{g}
-	for _, x := range p.groups {
+	for _, x := range p.groups.list {
 		if slices.Contains(p.ancestors(x), g.id) {
 			tree = append(tree, x)
 		}

@@ -38,12 +38,12 @@ const (
 // (and the order they were added in), schedules, holiday groups,
 // visitors, avatars and Identity assignments.
 type peopleState struct {
-	users         []*access.User
+	users         table[access.User, userID]
 	policies      map[string]*access.AccessPolicy
 	schedules     map[string]*access.Schedule
-	holidayGroups []*access.HolidayGroup
-	visitors      []*access.Visitor
-	groups        []*groupRec
+	holidayGroups table[access.HolidayGroup, holidayGroupID]
+	visitors      table[access.Visitor, visitorID]
+	groups        table[groupRec, userGroupID]
 	policyOrder   []string
 	scheduleOrder []string
 	avatars       map[string]Avatar
@@ -85,8 +85,8 @@ func (s *Server) AddUser(u access.User) access.User {
 			}
 			return u.ID
 		},
-		func(u *access.User) bool { return s.user(u.ID) != nil },
-		appendTo(&s.people.users))
+		func(u *access.User) bool { return s.people.users.has(u.ID) },
+		func(u *access.User) { s.people.users.add(u); s.holdCards(u.ID, false, u.NFCCards) })
 }
 
 // User returns the stored user with the given id.
@@ -103,8 +103,8 @@ func (s *Server) User(id string) (access.User, bool) {
 func (s *Server) Users() []access.User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]access.User, len(s.people.users))
-	for i, u := range s.people.users {
+	out := make([]access.User, s.people.users.len())
+	for i, u := range s.people.users.list {
 		out[i] = clone(*u)
 	}
 	return out
@@ -122,14 +122,7 @@ func (s *Server) Avatar(userID string) (Avatar, bool) {
 }
 
 // user returns the stored user; the caller holds s.mu.
-func (s *Server) user(id string) *access.User {
-	for _, u := range s.people.users {
-		if u.ID == id {
-			return u
-		}
-	}
-	return nil
-}
+func (s *Server) user(id string) *access.User { return s.people.users.get(id) }
 
 // withUser runs f, under the lock, on the user named by the request's
 // {id}, or answers that there is none.
@@ -228,7 +221,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 	if u.OnboardTime == 0 {
 		u.OnboardTime = access.UnixTimeOf(s.clockNow())
 	}
-	s.people.users = append(s.people.users, u)
+	s.people.users.add(u)
 	s.publish(change{Log: "user created: " + u.ID})
 	writeData(w, struct {
 		ID        string `json:"id"`
@@ -324,13 +317,13 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pg := pageOf(s.people.users, num, size)
+	pg := pageOf(s.people.users.list, num, size)
 	out := make([]userWire, len(pg))
 	for i, u := range pg {
 		out[i] = s.wireUser(u, expand)
 	}
 	writeJSON(w, http.StatusOK, envelope{Code: access.CodeSuccess, Msg: "success", Data: out,
-		Pagination: &pagination{PageNum: num, PageSize: size, Total: len(s.people.users)}})
+		Pagination: &pagination{PageNum: num, PageSize: size, Total: s.people.users.len()}})
 }
 
 // searchUsers filters by keyword (a case-insensitive substring of the
@@ -359,7 +352,7 @@ func (s *Server) searchUsers(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []*access.User
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		switch {
 		case onlyAdmin == "true":
 			continue
@@ -387,19 +380,19 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.people.users, func(u *access.User) bool { return u.ID == id })
-	if i < 0 {
+	u := s.user(id)
+	if u == nil {
 		userNotFound(w)
 		return
 	}
-	if s.people.users[i].Status != access.UserStatusDeactivated {
+	if u.Status != access.UserStatusDeactivated {
 		operationForbidden(w, "Only deactivated users can be deleted.")
 		return
 	}
-	s.people.users = slices.Delete(s.people.users, i, i+1)
+	s.people.users.remove(id)
 	s.releaseUserCredentials(id)
 	p := s.ppl()
-	for _, g := range p.groups {
+	for _, g := range p.groups.list {
 		g.members = slices.DeleteFunc(g.members, func(m string) bool { return m == id })
 	}
 	delete(p.avatars, id)
@@ -463,7 +456,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 		ids := slices.Clone(u.AccessPolicyIDs)
 		if only != "true" {
 			p := s.ppl()
-			for _, g := range p.groups {
+			for _, g := range p.groups.list {
 				if slices.Contains(g.members, u.ID) {
 					ids = append(ids, g.policyIDs...)
 					for _, up := range p.ancestors(g) {
@@ -491,7 +484,7 @@ func (s *Server) policiesOf(ids []string) []access.AccessPolicy {
 // plateTaken reports whether another user already has the plate number.
 // The caller holds s.mu.
 func (s *Server) plateTaken(number, self string) bool {
-	for _, u := range s.people.users {
+	for _, u := range s.people.users.list {
 		if u.ID == self {
 			continue
 		}

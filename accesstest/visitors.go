@@ -86,8 +86,8 @@ func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
 			}
 			return v.ID
 		},
-		func(v *access.Visitor) bool { return s.visitor(v.ID) != nil },
-		appendTo(&s.people.visitors))
+		func(v *access.Visitor) bool { return s.people.visitors.has(v.ID) },
+		func(v *access.Visitor) { s.people.visitors.add(v); s.holdCards(v.ID, true, v.NFCCards) })
 }
 
 // Visitors returns every stored visitor, in insertion order, their status
@@ -96,8 +96,8 @@ func (s *Server) Visitors() []access.Visitor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
-	out := make([]access.Visitor, len(s.people.visitors))
-	for i, v := range s.people.visitors {
+	out := make([]access.Visitor, s.people.visitors.len())
+	for i, v := range s.people.visitors.list {
 		out[i] = clone(*v)
 	}
 	return out
@@ -136,7 +136,7 @@ func (s *Server) listVisitors(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.runDue() // visitors due to start or end on a clock that moves by itself
 	var matched []*access.Visitor
-	for _, v := range s.people.visitors {
+	for _, v := range s.people.visitors.list {
 		switch {
 		case keyword != "": // the status filter is off while searching
 			if !strings.HasPrefix(strings.ToLower(v.FirstName), keyword) && !strings.HasPrefix(strings.ToLower(v.LastName), keyword) &&
@@ -197,14 +197,7 @@ func (s *Server) Visitor(id string) (access.Visitor, bool) {
 }
 
 // visitor finds a stored visitor. The caller holds s.mu.
-func (s *Server) visitor(id string) *access.Visitor {
-	for _, v := range s.people.visitors {
-		if v.ID == id {
-			return v
-		}
-	}
-	return nil
-}
+func (s *Server) visitor(id string) *access.Visitor { return s.people.visitors.get(id) }
 
 // setVisitorStatus changes a visitor's status and publishes the change.
 // The caller holds s.mu.
@@ -397,7 +390,7 @@ func (s *Server) createVisitor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Status = ""
-	s.people.visitors = append(s.people.visitors, v)
+	s.people.visitors.add(v)
 	s.planVisit(v)
 	s.publish(change{Log: "visitor created: " + v.ID, LogTopic: access.SystemLogTopicVisitor})
 	writeData(w, wireVisitorOf(v))
@@ -460,7 +453,7 @@ func (s *Server) deleteVisitor(w http.ResponseWriter, r *http.Request) {
 	}
 	delete(s.cr().visitTimers, id)
 	if force {
-		s.people.visitors = slices.DeleteFunc(s.people.visitors, func(x *access.Visitor) bool { return x.ID == id })
+		s.people.visitors.remove(id)
 		delete(s.cr().qr, id)
 		s.publish(change{Log: "visitor deleted: " + id, LogTopic: access.SystemLogTopicVisitor})
 	} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +31,8 @@ var (
 // and the command line so that both page through the same data.
 func benchServer(b *testing.B) *accesstest.Server {
 	benchOnce.Do(func() {
-		benchSrv = accesstest.NewServer()
+		// One request kept: the passes do not grow the fake's journal.
+		benchSrv = accesstest.NewServer(accesstest.WithRetention(accesstest.Retention{Requests: 1}))
 		for i := 0; i < benchUsers; i++ {
 			benchSrv.AddUser(access.User{FirstName: "First", LastName: fmt.Sprintf("Last%06d", i),
 				UserEmail: fmt.Sprintf("user%06d@example.com", i), EmployeeNumber: fmt.Sprintf("E%06d", i), Status: access.UserStatusActive})
@@ -204,4 +207,109 @@ func BenchmarkVersionStartup(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/start")
 	_ = os.Remove(bin)
+}
+
+// buildBench builds a main package of this module (".", or a program
+// under testdata) into a temporary directory.
+func buildBench(b *testing.B, pkg, name string) string {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go tool")
+	}
+	bin := filepath.Join(b.TempDir(), name)
+	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter struct{ n int }
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.n += bytes.Count(p, []byte{'\n'})
+	return len(p), nil
+}
+
+// procRun is one run of a process: its wall and CPU time, its garbage
+// collections (GODEBUG=gctrace=1) and the lines it wrote.
+type procRun struct {
+	wall, cpu time.Duration
+	gcs       int
+	lines     int
+}
+
+func execStream(b *testing.B, env []string, bin string, args ...string) procRun {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(env, "GODEBUG=gctrace=1")
+	out, errs := &lineCounter{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, errs
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, errs)
+	}
+	wall := time.Since(start)
+	st := cmd.ProcessState
+	return procRun{wall: wall, cpu: st.UserTime() + st.SystemTime(), gcs: strings.Count(errs.String(), "\ngc ") + boolInt(strings.HasPrefix(errs.String(), "gc ")), lines: out.n}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// BenchmarkStreamProcesses is issue 24's measure of the command line's
+// stream, as processes: the built command and a plain SDK program
+// writing the same output (testdata/sdkjsonl) take turns against one fake
+// of benchUsers users. It reports the command line's wall time and CPU
+// time (user and system) as multiples of the program's (the goal: at most
+// 1.05 each) and both processes' garbage collections per pass:
+//
+//   - /jsonl: "users list --all -o jsonl" and the program's JSON lines;
+//   - /json: "-o json", one indented array, and the program's;
+//   - /jsonl-gogc100: /jsonl with GOGC=100 set for both, which turns off
+//     the command's collector setting for streams (output.go): the cost
+//     of the command's own path alone;
+//   - /table: "-o table" against the program's JSON lines: a table
+//     streams too, in blocks of rows, but converts every record.
+func BenchmarkStreamProcesses(b *testing.B) {
+	srv := benchServer(b)
+	cli := buildBench(b, ".", "access")
+	sdk := buildBench(b, "./testdata/sdkjsonl", "sdkjsonl")
+	env := append(os.Environ(), "ACCESS_URL="+srv.URL(), "ACCESS_TOKEN="+srv.Token(), "ACCESS_FINGERPRINT="+srv.Fingerprint(),
+		"ACCESS_CONFIG_DIR=/nonexistent-access-config", "TZ=UTC")
+	list := []string{"users", "list", "--all", "-o"}
+	for _, c := range []struct {
+		name          string
+		cli, sdk, env []string
+		extraLines    int // lines the command writes beyond the program's
+	}{
+		{name: "jsonl", cli: append(list, "jsonl")},
+		{name: "json", cli: append(list, "json"), sdk: []string{"-json"}},
+		{name: "jsonl-gogc100", cli: append(list, "jsonl"), env: []string{"GOGC=100"}},
+		{name: "table", cli: append(list, "table"), extraLines: 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			env := append(slices.Clone(env), c.env...)
+			var s, k procRun
+			for range b.N {
+				r := execStream(b, env, sdk, c.sdk...)
+				s.wall, s.cpu, s.gcs = s.wall+r.wall, s.cpu+r.cpu, s.gcs+r.gcs
+				want := r.lines + c.extraLines
+				r = execStream(b, env, cli, c.cli...)
+				if r.lines != want || want < benchUsers {
+					b.Fatalf("access wrote %d lines, the program %d", r.lines, want-c.extraLines)
+				}
+				k.wall, k.cpu, k.gcs = k.wall+r.wall, k.cpu+r.cpu, k.gcs+r.gcs
+			}
+			b.ReportMetric(float64(k.wall)/float64(s.wall), "cli/sdk-wall")
+			b.ReportMetric(float64(k.cpu)/float64(s.cpu), "cli/sdk-cpu")
+			b.ReportMetric(float64(s.gcs)/float64(b.N), "sdk-gcs/pass")
+			b.ReportMetric(float64(k.gcs)/float64(b.N), "cli-gcs/pass")
+			b.ReportMetric(s.cpu.Seconds()/float64(b.N), "sdk-cpu-s/pass")
+			b.ReportMetric(k.cpu.Seconds()/float64(b.N), "cli-cpu-s/pass")
+		})
+	}
 }

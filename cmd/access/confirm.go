@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// confirm asks the question on a terminal and goes on only on "y" or
+// confirmWrite asks the question on a terminal and goes on only on "y" or
 // "yes"; without a terminal to ask on, --yes must have been given. It is
 // for the writes whose effect reaches every door (an emergency mode).
-func (a *app) confirm(cmdPath, question string, yes bool) error {
+func (a *app) confirmWrite(cmdPath, question string, yes bool) error {
 	if yes {
 		return nil
 	}

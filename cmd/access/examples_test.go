@@ -31,6 +31,11 @@ var notFakeExamples = map[string]string{
 	"fake":                        "it serves a simulated console until Ctrl-C (internal/simulator's tests start it)",
 	"nfc-cards enrollment-status": "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
 	"nfc-cards end-enrollment":    "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
+	// The profiles of the config file: --fake uses none.
+	"config":      "its commands work on the profiles of the config file, which --fake does not use",
+	"config list": "it lists the profiles of the config file, which --fake does not use",
+	"config use":  "it switches the profiles of the config file, which --fake does not use",
+	"config show": "it shows a profile of the config file, which --fake does not use",
 }
 
 // noConsoleExamples are commands whose examples need no console: they
@@ -60,6 +65,7 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	files := map[string]string{
 		"people.csv": "first_name,last_name,email\nGrace,Hopper,grace@example.com\n",
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
+		"site.yaml":  "user_groups:\n  - name: Facilities\n  - name: Night crew\n    parent: Facilities\n",
 		"secret.txt": "s3cret\n",
 	}
 	certPEM, keyPEM := selfSignedPEM(t)

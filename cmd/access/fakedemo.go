@@ -35,7 +35,7 @@ const (
 	fakeVPNID         = "7c3a4d5e-6f7a-4b82-8c9d-1e2f3a4b5c6d"
 	fakeResourceID    = "demo-clip-7"
 	fakeThumbnailPath = "/activities_resource/thumbnail/demo-clip-7.jpg"
-	fakeVisitorID     = "e0f019b5-2db6-4708-af84-1b81b6aae7f1" // Rafael Moreau, upcoming
+	fakeVisitorID     = accesstest.DemoVisitorID // upcoming
 )
 
 // fakeDemoCard is the card the demo holds to a reader that waits for one

@@ -121,7 +121,7 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 func visitorOps(r *registry) {
 	vArg := []argSpec{{name: "visitor", kind: "visitor"}}
 	r.add(
-		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
+		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: requiredFlags(visitorFlags, "first-name", "last-name", "reason", "start", "end"), cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.VisitorRequest, error) {
@@ -198,12 +198,14 @@ func visitorOps(r *registry) {
 				_, err := x.c.Visitors.UnassignNFCCard(x.a.ctx, x.arg(0), token)
 				return x.then("unassigned the card from visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
 			}},
-		&opSpec{path: "visitors assign-pin", ex: `  access --fake visitors assign-pin "Rafael Moreau" 246810`, sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
-			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "pin", body: true}},
+		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
+			long: pinHelp, ex: pinExample("visitors", demoVisitorID), flags: []flagSpec{pinFlag}, cols: []string{"id", "pin_code"},
+			args: []argSpec{{name: "visitor", kind: "visitor"}, {name: "pin", body: true, optional: true}},
 			run: func(x *inv) (any, error) {
-				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
-				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
-				return x.then("assigned the PIN to visitor "+x.arg(0), err, reader(func() (*access.Visitor, *access.Response, error) { return x.c.Visitors.Get(x.a.ctx, x.arg(0)) }))
+				return assignPIN(x, "visitor", func(pin string) error {
+					_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
+					return err
+				})
 			}},
 		&opSpec{path: "visitors unassign-pin", ex: `  access --fake visitors unassign-pin "Rafael Moreau"`, sdk: "Visitors.UnassignPINCode", perm: "edit:visitor", short: "Remove a visitor's PIN code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {

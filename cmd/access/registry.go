@@ -262,10 +262,20 @@ func (x *inv) data(v any) (bool, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return true, usageErrorf("--data: malformed JSON for %s: %v", x.spec.sdk, err)
+	err = d.Decode(v)
+	if mb, ok := v.(*memberBody); ok {
+		if err != nil && strings.Contains(err.Error(), "exactly one member") {
+			return true, usageErrorf("--data: %v", err)
+		}
+		if err != nil {
+			return true, usageErrorf("--data: want a JSON object with %s, or %s", mb.name, jsonShape(reflect.TypeOf(mb.v)))
+		}
+		return true, nil
 	}
-	return true, nil
+	if err != nil {
+		return true, dataError(err, v)
+	}
+	return true, unknownMembers(b, v)
 }
 
 // page returns the paging flags.
@@ -488,6 +498,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	for _, f := range spec.flags {
+		if f.required && !strings.Contains(f.usage, "required") {
+			f.usage = strings.TrimSpace(f.usage + " (required)")
+		}
 		if f.refuse != nil {
 			fs.Var(refusedFlag{f.refuse}, f.name, f.usage)
 			_ = fs.MarkHidden(f.name)
@@ -505,9 +518,6 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		default:
 			fs.StringP(f.name, f.shorthand, f.def, f.usage)
 		}
-		if f.required {
-			_ = cmd.MarkFlagRequired(f.name)
-		}
 		if f.values != nil {
 			_ = cmd.RegisterFlagCompletionFunc(f.name, cobra.FixedCompletions(f.values, cobra.ShellCompDirectiveNoFileComp))
 		} else if _, named := kindLabel[f.name]; named { // --door, --schedule…: names from the console
@@ -515,11 +525,11 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		}
 	}
 	if spec.body != nil {
-		what := bodyDescription(spec.body()) + " (see Request body)"
+		what := bodyDescription(spec.body())
 		if spec.member != "" {
-			what = "the object under Request body or its bare value, " + bodyDescription(spec.body())
+			what = "the object under Request body or its bare value, " + what
 		}
-		fs.String("data", "", "the request body as "+what+": inline, @FILE or - for stdin")
+		fs.String("data", "", "the request body as "+what+": inline, @FILE or - for stdin (see Request body)")
 	}
 	if spec.confirm != nil {
 		fs.Bool("yes", false, "do not ask for confirmation (needed without a terminal)")
@@ -531,12 +541,15 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		x := &inv{a: a, cmd: c, args: args, spec: spec}
+		if err := checkRequired(c, spec); err != nil {
+			return err
+		}
 		if err := x.decodeData(); err != nil {
 			return err
 		}
 		if spec.confirm != nil {
 			if q := spec.confirm(x); q != "" {
-				if err := a.confirm(c.CommandPath(), q, x.b("yes")); err != nil {
+				if err := a.confirmWrite(c.CommandPath(), q, x.b("yes")); err != nil {
 					return err
 				}
 			}
@@ -553,7 +566,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		x.c, x.args = cl, resolved
 		res, err := spec.run(x)
 		if err != nil {
-			return err
+			return inUserWords(c, spec, err)
+		}
+		if names := tableNameCols[spec.path]; names != nil && a.format() == "table" {
+			a.loadTableNames(c.Context(), cl, names)
 		}
 		if d, ok := res.(done); ok {
 			if a.format() == "table" {
@@ -577,22 +593,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	return cmd
 }
 
-// bodyDescription names what --data takes, for its usage line.
-func bodyDescription(v any) string {
-	t := reflect.TypeOf(v).Elem()
-	switch t.Kind() {
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.String {
-			return "a JSON array of strings"
-		}
-		return "a JSON array"
-	case reflect.String:
-		return "a JSON string"
-	case reflect.Int:
-		return "a JSON number"
-	}
-	return "a JSON object"
-}
+// bodyDescription names what --data takes, for its usage line, in JSON
+// terms.
+func bodyDescription(v any) string { return jsonShape(reflect.TypeOf(v)) }
 
 // bodyExample is the request body of an operation as --data takes it,
 // with a sample value in every member: the body type filled by

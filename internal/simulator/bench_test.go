@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,7 +92,9 @@ func BenchmarkREST(b *testing.B) {
 		run(b, sim.Sites[0].URL, sim.Sites[0].Token())
 	})
 	b.Run("baseline", func(b *testing.B) {
-		srv := accesstest.New(b, accesstest.WithDemoData())
+		// The simulator's bounds: the request journal does not grow with
+		// b.N on either side.
+		srv := accesstest.New(b, accesstest.WithDemoData(), accesstest.WithRetention(accesstest.DefaultRetention()))
 		run(b, srv.URL(), srv.Token())
 	})
 }
@@ -220,6 +224,88 @@ func demoRSS(b *testing.B) int64 {
 		}
 	}
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
+
+// BenchmarkUnlocksResidentMemory is issue 22's bound: the real `access
+// fake --state` takes 30,000 unlocks with a webhook endpoint that refuses
+// every connection, then reports its resident memory (VmRSS) and the size
+// of its state file; /keep-all is the same with every bound off (--keep-*
+// 0), the simulator as it was before the bounds.
+func BenchmarkUnlocksResidentMemory(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("no /proc")
+	}
+	const unlocks = 30000
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"bounded", nil},
+		{"keep-all", []string{"--keep-logs", "0", "--keep-log-days", "0", "--keep-deliveries", "0", "--keep-requests", "0"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				state := filepath.Join(b.TempDir(), "state.json")
+				cmd, env := startBenchFake(b, append([]string{"--state", state}, c.args...)...)
+				cl, err := access.NewClient(env["ACCESS_URL"], env["ACCESS_TOKEN"], access.WithPinnedCertificate(env["ACCESS_FINGERPRINT"]))
+				if err != nil {
+					b.Fatal(err)
+				}
+				deadWebhookUnlocks(b, cl, unlocks)
+				rss := vmRSS(b, cmd.Process.Pid)
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				fi, err := os.Stat(state)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(rss)/(1<<20), "RSS-MiB")
+				b.ReportMetric(float64(fi.Size())/(1<<20), "state-MiB")
+			}
+		})
+	}
+}
+
+// startBenchFake starts `access fake` on a free loopback port and returns
+// it with the environment it printed.
+func startBenchFake(b *testing.B, args ...string) (*exec.Cmd, map[string]string) {
+	cmd := exec.Command(accessBinary(b), append([]string{"fake", "--addr", "127.0.0.1:0", "--print-env"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	env := map[string]string{}
+	sc := bufio.NewScanner(out)
+	for len(env) < 4 && sc.Scan() {
+		k, v, _ := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+		env[k] = strings.Trim(v, "'")
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return cmd, env
+}
+
+// vmRSS is a process's resident memory in bytes.
+func vmRSS(b *testing.B, pid int) int64 {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
 	}

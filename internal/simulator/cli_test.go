@@ -295,6 +295,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 			[]string{"a password is never accepted as a flag value (it would show in the process list): use ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "", ""},
 		{"empty token file", []string{"--addr", "127.0.0.1:0", "--token-file", emptyFile}, []string{"--token-file " + emptyFile + " is empty"}, "", ""},
 		{"webhook retries out of range", []string{"--addr", "127.0.0.1:0", "--webhook-retries", "11"}, []string{"--webhook-retries 11", "0 to 10"}, "", ""},
+		{"negative retention", []string{"--addr", "127.0.0.1:0", "--keep-logs", "-1"}, []string{"--keep-logs", "0 (keep everything) or more"}, "", ""},
 	}
 	// An hour old: a rewrite shows in the modification time whatever the
 	// file system's timestamp resolution.

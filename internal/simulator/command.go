@@ -8,8 +8,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access/accesstest"
 )
 
 // NewCommand returns the `fake` command of the access command line: the
@@ -22,6 +25,8 @@ func NewCommand() *cobra.Command {
 		logSaves    bool
 		interval    = DefaultSaveInterval
 		demoDefault = true
+		keep        = accesstest.DefaultRetention()
+		keepDays    = int(keep.SystemLogAge / (24 * time.Hour))
 		tokenFile   string
 		uiPassFile  string
 	)
@@ -35,9 +40,11 @@ the physical site (doorbells, cards, doors, exit buttons, emergencies, faults,
 the clock).
 
 On start it prints the URL, the token and the certificate's SHA-256
-fingerprint; with --print-env it prints them as export lines to source:
+fingerprint; with --env-file FILE it writes them as export lines to source,
+to a file of mode 0600 (it holds the token), removed when it stops
+(--print-env prints them on stdout instead):
 
-  access fake --print-env > fake.env &
+  access fake --env-file fake.env &
   until [ -s fake.env ]; do sleep 0.2; done; . ./fake.env
   printf 'Authorization: Bearer %s' "$ACCESS_TOKEN" |
     curl -s --pinnedpubkey "$ACCESS_PUBKEY_PIN" -k -H @- "$ACCESS_URL/api/v1/developer/doors"
@@ -57,12 +64,20 @@ list. Without a token one is generated.`,
 				}
 				cfg.Permissions = p
 			}
+			if cfg.EnvFile != "" && printEnv {
+				return usageErrorf("--env-file and --print-env: give one")
+			}
 			if cfg.Sites < 1 {
 				return usageErrorf("--sites %d: give 1 or more", cfg.Sites)
 			}
 			if interval <= 0 || interval > DefaultSaveInterval {
 				return usageErrorf("--save-interval %s: give a positive duration up to %s", interval, DefaultSaveInterval)
 			}
+			if keep.SystemLogs < 0 || keepDays < 0 || keep.Deliveries < 0 || keep.Requests < 0 {
+				return usageErrorf("--keep-logs, --keep-log-days, --keep-deliveries and --keep-requests take 0 (keep everything) or more")
+			}
+			keep.SystemLogAge = time.Duration(keepDays) * 24 * time.Hour
+			cfg.Retention = &keep
 			cfg.SaveInterval = interval
 			cfg.Demo = demoDefault
 			if logSaves {
@@ -93,6 +108,7 @@ list. Without a token one is generated.`,
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
+	f.StringVar(&cfg.EnvFile, "env-file", "", "write ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT, ACCESS_PUBKEY_PIN (and ACCESS_CACERT) as export lines to `FILE`, mode 0600, removed at exit")
 	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
 	f.StringVar(&uiPassFile, "ui-password-file", "", "read the web console's password (HTTP basic auth) from `FILE` (- for stdin; default $ACCESS_FAKE_UI_PASSWORD); required off loopback unless --no-ui")
@@ -100,6 +116,10 @@ list. Without a token one is generated.`,
 	_ = f.MarkHidden("ui-password")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
+	f.IntVar(&keep.SystemLogs, "keep-logs", keep.SystemLogs, "system-log entries kept, the newest (0: all)")
+	f.IntVar(&keepDays, "keep-log-days", keepDays, "days of system log kept (0: all)")
+	f.IntVar(&keep.Deliveries, "keep-deliveries", keep.Deliveries, "webhook deliveries kept for the web console, the newest (0: all)")
+	f.IntVar(&keep.Requests, "keep-requests", keep.Requests, "requests kept in the request journal, the newest (0: all)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		var secret refusedSecret
 		if errors.As(err, &secret) {

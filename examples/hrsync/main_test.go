@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/access-dev/access/accesstest"
+)
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	var out strings.Builder
+	if err := run(context.Background(), srv.Client(), strings.NewReader(hrExport), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `pass 1: 6 to create, 0 to change
+  done: create user_group Engineering
+  done: create user_group Facilities
+  done: create user_group Night shift
+  done: create user HR-1906
+  done: create user HR-1912
+  done: create user HR-1914
+pass 2: 0 to create, 0 to change
+`
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if n := len(srv.Users()); n != accesstest.DemoUserCount+3 {
+		t.Errorf("%d users, want %d", n, accesstest.DemoUserCount+3)
+	}
+}

@@ -1,0 +1,26 @@
+// Package site keeps a UniFi Access console in step with a document that
+// describes what it should hold: holiday groups, schedules, door groups,
+// access policies, user groups, users and, optionally, webhook endpoints.
+//
+// The document ([Document]) names objects, never ids; a policy's or door
+// group's resources carry their type ([Resource]); a user is known by
+// their employee number, else by their email ([User.Key]). [Export] reads
+// a console into a document, [MakePlan] compares a document with a console
+// and returns the ordered changes as data (a [Plan]: the function cannot
+// share the type's name), and [Plan.Apply] makes them, reporting what was
+// done, skipped and failed, and why. [Document.ForSite] merges the
+// per-console overrides of one console.
+//
+// There is no state file: every plan reads the console, and every apply
+// reads it again and refuses a plan the console no longer matches
+// ([ErrStale]), so a run cut short only shortens the next plan. A create
+// whose answer was lost is followed by a read by key before anything else
+// is decided, so an object is never created twice. Deletion is explicit
+// ([PlanOptions].Prune) and limited to the kinds the document lists; built-in
+// objects (the default schedule and holiday group) are never deleted.
+//
+// The package reads no files and parses no YAML: the caller decodes the
+// document (JSON or YAML, the struct tags name both) and gives [Validate]
+// a [Locator] that turns a path in the document into a position, so that
+// errors carry the file, line and column.
+package site

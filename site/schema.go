@@ -1,0 +1,99 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// SchemaID is the $id of the document's JSON Schema.
+const SchemaID = "https://github.com/access-dev/access/site/site.schema.json"
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of a [Document],
+// generated from the Go types: members from their JSON names, required
+// members those without omitempty, no other member allowed. The
+// repository keeps its output in site/site.schema.json, for editors.
+func JSONSchema() ([]byte, error) {
+	defs := map[string]any{}
+	root := structSchema(reflect.TypeFor[Document](), defs)
+	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	root["$id"] = SchemaID
+	root["title"] = "access site document"
+	root["$defs"] = defs
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// extra holds what the types cannot say.
+var extra = map[string]map[string]any{
+	"Range.start":      {"pattern": timeOfDay.String()},
+	"Range.end":        {"pattern": timeOfDay.String()},
+	"Webhook.headers":  {"additionalProperties": map[string]any{"type": "string", "pattern": envRef.String()}},
+	"Resource":         {"minProperties": 1, "maxProperties": 1},
+	"User.status":      {"enum": []string{"ACTIVE", "DEACTIVATED", "PENDING"}},
+	"Webhook.endpoint": {"pattern": "^https?://"},
+}
+
+func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[Document]():
+		return map[string]any{"$ref": "#"} // a site override is a document
+	case t == timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case t.Kind() == reflect.String:
+		return map[string]any{"type": "string"}
+	case t.Kind() == reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case t.Kind() == reflect.Slice:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), defs)}
+	case t.Kind() == reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), defs)}
+	case t.Kind() != reflect.Struct:
+		return map[string]any{}
+	}
+	defs[t.Name()] = structSchema(t, defs)
+	return map[string]any{"$ref": "#/$defs/" + t.Name()}
+}
+
+// structSchema is the schema of a struct: its members by JSON name.
+func structSchema(t reflect.Type, defs map[string]any) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || !sf.IsExported() {
+			continue
+		}
+		s := schemaOf(sf.Type, defs)
+		for k, v := range extra[t.Name()+"."+name] {
+			s[k] = v
+		}
+		props[name] = s
+		if !strings.Contains(opts, "omitempty") {
+			required = append(required, name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	for k, v := range extra[t.Name()] {
+		s[k] = v
+	}
+	return s
+}
