@@ -196,12 +196,6 @@ func TestGoldenWireSocketPaths(t *testing.T) {
 	}
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestModeFromBaseURL(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

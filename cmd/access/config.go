@@ -481,7 +481,8 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	opts := a.sdkOptions(c)
+	a.sent = &sentKeys{}
+	opts := a.sdkOptions(c, a.sent.wrap)
 	if a.rate > 0 {
 		opts = append(opts, access.WithRateLimit(a.rate, 1)) // --rate of the bulk commands
 	}

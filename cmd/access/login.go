@@ -25,9 +25,10 @@ func (a *app) loginCommand() *cobra.Command {
 config file (os.UserConfigDir()/access/config.yaml, or the config.toml in use)
 with mode 0600, and make it the current one.
 
-The console is a URL (the argument, --url or $ACCESS_URL) or a bare host
-("access login 192.168.1.1"). For a bare host, login finds the way in: it tries
-the API port (https://HOST:12445, Authorization: Bearer), a UniFi OS console's
+HOST|URL is the console: a bare host ("access login 192.168.1.1", a name, or
+host:port) or a base URL; --url or $ACCESS_URL give it too. For a bare host,
+login finds the way in: it tries the API port (https://HOST:12445,
+Authorization: Bearer), a UniFi OS console's
 proxy (https://HOST/proxy/access/integration/v1/developer, X-API-KEY) and the
 older proxy path (https://HOST/proxy/access/api/v1/developer), reports what each
 answered, and saves the first that accepts the key or token. The same secret
@@ -50,9 +51,11 @@ prints the fingerprint to check) or, at your own risk, used with --insecure.`,
 
 func (a *app) logoutCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout [PROFILE]",
-		Short: "Remove a profile and its token from the config file",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "logout [PROFILE]",
+		Short:   "Remove a profile and its token from the config file",
+		Long:    "Remove a profile and its token from the config file.\n\nPROFILE is a profile's name (default: --profile, $ACCESS_PROFILE or the current one).",
+		Example: "  access logout lab",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, path, err := a.loadConfig()
 			if err != nil {
@@ -235,6 +238,9 @@ func (a *app) findWayIn(host, token, fingerprint string, insecure bool) (way, er
 // answer: ok when the API accepted the credential (a missing permission
 // included).
 func (a *app) probeWay(w way, token string, conn connection) (answer string, ok bool, err error) {
+	if err := a.trustCA(&conn); err != nil { // --cacert or ACCESS_CACERT
+		return "", false, err
+	}
 	opts := append(clientOptions(conn), access.WithRetryPolicy(access.RetryPolicy{}), access.WithTimeout(5*time.Second))
 	cl, err := access.NewClient(w.URL, token, opts...)
 	if err != nil {
@@ -275,21 +281,9 @@ func untrustedCertificate(err error) bool {
 
 // peekFingerprint reads the console's certificate without checking it.
 func (a *app) peekFingerprint(u *url.URL) string {
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
-	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
-	defer cancel()
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // only to show the fingerprint
-	nc, err := d.DialContext(ctx, "tcp", host)
+	chain, _, err := peekCertificate(a.ctx, u)
 	if err != nil {
 		return ""
 	}
-	defer nc.Close()
-	cs := nc.(*tls.Conn).ConnectionState()
-	if len(cs.PeerCertificates) == 0 {
-		return ""
-	}
-	return access.CertificateFingerprint(cs.PeerCertificates[0].Raw)
+	return access.CertificateFingerprint(chain[0].Raw)
 }
