@@ -394,6 +394,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if spec.body != nil {
 		fs.String("data", "", "the request body as "+bodyDescription(spec.body())+": inline, @FILE or - for stdin")
 	}
+	if isList(spec) {
+		addShapeFlags(cmd, spec.path)
+	}
 	if spec.paged {
 		fs.Bool("all", false, "fetch every page (streamed)")
 		fs.Int("page", 0, "page number (1-based)")
@@ -405,6 +408,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			return err
 		}
 		if err := x.decodeData(); err != nil {
+			return err
+		}
+		cols, err := a.tableShape(c, spec)
+		if err != nil {
 			return err
 		}
 		cl, err := a.Client()
@@ -429,7 +436,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			}
 			return nil
 		}
-		return a.emit(res, spec.cols)
+		if watch, _ := c.Flags().GetBool("watch"); watch {
+			return a.watch(x, res, cols)
+		}
+		return a.emit(res, cols)
 	}
 	return cmd
 }
