@@ -89,3 +89,40 @@ func TestMembersDotted(t *testing.T) {
 }
 
 func reflectTypeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// signalWriter is a syncBuffer that signals each write on wrote.
+type signalWriter struct {
+	syncBuffer
+	wrote chan struct{}
+}
+
+func (s *signalWriter) Write(p []byte) (int, error) {
+	n, err := s.syncBuffer.Write(p)
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// TestWatchEndsOnInterrupt: --watch runs until Ctrl-C, which ends it with
+// the interrupted exit code, the stream left and the first table whole.
+func TestWatchEndsOnInterrupt(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &signalWriter{wrote: make(chan struct{}, 1)}
+	var errb syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"doors", "list", "--watch", "--columns", "name", "--no-headers"}, strings.NewReader(""), out, &errb, fakeEnv(srv, nil))
+	}()
+	<-out.wrote
+	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+	cancel() // Ctrl-C
+	assert.Equal(t, 130, <-code, errb.String())
+	assert.Equal(t, "Main entrance\nVisitor lobby\nLoading dock\nServer room\nGarage\nOffice 1\nOffice 2\nRoof hatch\n", out.String())
+	assert.Equal(t, "access: interrupted (context canceled)\n", errb.String())
+	require.NoError(t, srv.WaitNotificationClients(context.Background(), 0))
+}
