@@ -58,6 +58,7 @@ type app struct {
 	timeout                                  time.Duration
 	output, jq                               string
 	wide, noHeaders                          bool // -o wide (output is then "table"), --no-headers (tableshape.go)
+	resyncOnGap                              bool // subscribe calls its fn with nil after a gap (--watch)
 
 	client  *access.Client
 	fakeSrv *accesstest.Server

@@ -237,6 +237,9 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 		return err
 	}
 	redraw := format == "table" && a.isTerminal(a.stdout)
+	// After a gap in the stream a change may have been missed: the list
+	// is fetched again then too.
+	a.resyncOnGap = true
 	return a.subscribe(nil, count, func(*access.Notification) (bool, error) {
 		v, err := x.spec.run(x)
 		if err != nil {
@@ -258,4 +261,19 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 		_, err = fmt.Fprint(a.stdout, s)
 		return true, err
 	})
+}
+
+// resync is what subscribe does after a gap in the stream: with
+// resyncOnGap, fn is called with nil (its caller fetches its state again),
+// counted as a notification it handled. stop reports that count is reached.
+func (a *app) resync(fn func(*access.Notification) (bool, error), seen *int, count int) (stop bool, err error) {
+	if !a.resyncOnGap {
+		return false, nil
+	}
+	handled, err := fn(nil)
+	if err != nil || !handled {
+		return false, err
+	}
+	*seen++
+	return count > 0 && *seen >= count, nil
 }
