@@ -23,8 +23,37 @@ import (
 // with what the notifications stream reports.
 var watchLists = map[string]bool{"doors list": true, "devices list": true}
 
-// isList reports whether spec is a list command.
-func isList(spec *opSpec) bool { return strings.HasSuffix(spec.path, " list") }
+// isList reports whether spec is a list command: a "list", or a read
+// whose SDK method returns a list (users search, user-groups users…).
+func isList(spec *opSpec) bool {
+	if strings.HasSuffix(spec.path, " list") {
+		return true
+	}
+	if spec.write {
+		return false
+	}
+	t := sdkResult(spec.sdk)
+	return t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Func)
+}
+
+// sdkResult is the type of the first result of the SDK method sdk names
+// (the first of "Users.List, Users.All"); nil if unknown.
+func sdkResult(sdk string) reflect.Type {
+	first, _, _ := strings.Cut(sdk, ",")
+	svc, method, ok := strings.Cut(strings.TrimSpace(first), ".")
+	if !ok {
+		return nil
+	}
+	f, ok := reflect.TypeOf(access.Client{}).FieldByName(svc)
+	if !ok {
+		return nil
+	}
+	m, ok := f.Type.MethodByName(method)
+	if !ok || m.Type.NumOut() == 0 {
+		return nil
+	}
+	return m.Type.Out(0)
+}
 
 // addShapeFlags adds the table-shape flags of a list command (its path,
 // "doors list") and their help examples.
@@ -126,20 +155,10 @@ func (a *app) outputName() string {
 // (the first of "Users.List, Users.All"): the element of the slice it
 // returns (of a slice of slices too) or of the iterator; nil if unknown.
 func recordType(sdk string) reflect.Type {
-	first, _, _ := strings.Cut(sdk, ",")
-	svc, method, ok := strings.Cut(strings.TrimSpace(first), ".")
-	if !ok {
+	t := sdkResult(sdk)
+	if t == nil {
 		return nil
 	}
-	f, ok := reflect.TypeOf(access.Client{}).FieldByName(svc)
-	if !ok {
-		return nil
-	}
-	m, ok := f.Type.MethodByName(method)
-	if !ok || m.Type.NumOut() == 0 {
-		return nil
-	}
-	t := m.Type.Out(0)
 	if t.Kind() == reflect.Func && t.NumIn() == 1 && t.In(0).Kind() == reflect.Func && t.In(0).NumIn() > 0 { // iter.Seq2
 		t = t.In(0).In(0)
 	}

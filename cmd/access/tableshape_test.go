@@ -38,12 +38,22 @@ func TestEveryListTakesTableShapes(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(a.rootCommand())
+	root := a.rootCommand()
+	walk(root)
 	require.GreaterOrEqual(t, len(lists), 14)
 	for _, spec := range ops {
 		if isList(spec) {
 			assert.NotNil(t, recordType(spec.sdk), "%s: no record type from %q", spec.path, spec.sdk)
+			c, _, err := root.Find(strings.Fields(spec.path))
+			require.NoError(t, err)
+			for _, f := range []string{"columns", "no-headers"} {
+				assert.NotNil(t, c.Flags().Lookup(f), "%s has no --%s", spec.path, f)
+			}
 		}
+	}
+	for _, path := range []string{"users search", "user-groups users", "touch-passes assignable", "door-groups topology"} {
+		c, _, _ := root.Find(strings.Fields(path))
+		assert.NotNil(t, c.Flags().Lookup("columns"), "%s: a list by another name", path)
 	}
 	env := fakeEnv(srv, map[string]string{"ACCESS_CONFIG_DIR": t.TempDir()})
 	// The column each list is shown with: a member of its records.
