@@ -212,7 +212,7 @@ func NewServer(opts ...Option) *Server {
 		}
 	}
 	if s.token == "" {
-		s.token = randomToken()
+		s.token = NewToken()
 	}
 	s.tokens[s.token] = AllPermissions()
 	s.logs.log.setBounds(s.retention, s.now())
@@ -873,7 +873,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func randomToken() string { return randomHex(16) }
+// NewToken returns a new random API token (32 hexadecimal digits from
+// crypto/rand), as a server without WithToken makes its own: for
+// AddToken, or a simulator's clients.
+func NewToken() string { return randomHex(16) }
 
 // newID returns a random version-4 UUID.
 func newID() string {

@@ -264,6 +264,9 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 		if err != nil {
 			return false, inUserWords(x.cmd, x.spec, err)
 		}
+		if format != "table" {
+			v = a.sent.pruneResult(v)
+		}
 		s, err := render(v)
 		if err != nil || s == last {
 			return false, err

@@ -41,7 +41,7 @@ func TestEveryListTakesTableShapes(t *testing.T) {
 	root := a.rootCommand()
 	walk(root)
 	require.GreaterOrEqual(t, len(lists), 14)
-	for _, spec := range ops {
+	for _, spec := range operations() {
 		if isList(spec) {
 			assert.NotNil(t, recordType(spec.sdk), "%s: no record type from %q", spec.path, spec.sdk)
 			c, _, err := root.Find(strings.Fields(spec.path))
@@ -58,7 +58,7 @@ func TestEveryListTakesTableShapes(t *testing.T) {
 	env := fakeEnv(srv, map[string]string{"ACCESS_CONFIG_DIR": t.TempDir()})
 	// The column each list is shown with: a member of its records.
 	member := map[string]string{"config list": "name"}
-	for _, spec := range ops {
+	for _, spec := range operations() {
 		if isList(spec) {
 			m := members(recordType(spec.sdk))
 			member[spec.path] = m.list[len(m.list)-1]
