@@ -108,6 +108,7 @@ func (s *Server) publish(c change) {
 		s.fail("accesstest: publish %s: %v", c.Event, err)
 		return
 	}
+	s.acts.event(c.Event, ev.EventObjectID)
 	if n := s.wsNotification(c, at); n != nil {
 		s.queueNotification(n)
 	}
@@ -248,6 +249,7 @@ func (s *Server) queueNotification(n *access.Notification) {
 func (s *Server) appendSystemLog(c change, at time.Time) {
 	e := s.logEntryOf(c, at)
 	s.logs.log.add(at, e)
+	s.acts.systemLog(e.ID)
 	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 

@@ -91,6 +91,11 @@ func (s *Server) SetDoorPosition(doorID string, open bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
+	return s.setDoorPosition(doorID, open)
+}
+
+// setDoorPosition is SetDoorPosition; the caller holds s.mu.
+func (s *Server) setDoorPosition(doorID string, open bool) error {
 	sp := s.sp()
 	d := sp.door(doorID)
 	switch {

@@ -192,6 +192,7 @@ type Server struct {
 	people peopleState // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
 	logs   logState    // systemlogs.go: system log, static files; apiserver.go: certificate
 	creds  credState   // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
+	acts   actState    // control.go: what the act running now caused
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it

@@ -36,6 +36,9 @@ type Delivery struct {
 	// Attempt is the attempt's number: 1 for the first, 2 for the first
 	// retry, and so on ([WithWebhookRetries]; without it always 1).
 	Attempt int
+	// Signature is the Signature header the attempt was sent with ("" if
+	// it was never sent).
+	Signature string
 }
 
 // DefaultWebhookRetryBackoff is the wait before the first retry of a
@@ -142,7 +145,8 @@ func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event a
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(access.SignatureHeader, access.SignPayload(payload, ep.Secret.Value(), at))
+	d.Signature = access.SignPayload(payload, ep.Secret.Value(), at)
+	req.Header.Set(access.SignatureHeader, d.Signature)
 	start := time.Now()
 	resp, err := s.delivery.Do(req)
 	d.Latency = time.Since(start)
