@@ -50,7 +50,11 @@ fingerprint; with --print-env it prints them as export lines to source:
 The token clients use comes from $ACCESS_FAKE_TOKEN or --token-file FILE, the
 web console's password from $ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE
 ("-" reads stdin); neither is ever a flag value, which would show in the process
-list. Without a token one is generated.`,
+list. Without a token one is generated.
+
+The control API under /_fake/v1/ drives the site from any language's tests
+(JSON POSTs with the token as a Bearer token; its OpenAPI document is at
+/_fake/v1/openapi.json); ` + "`access fake trigger`" + ` calls it from the shell.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -109,6 +113,7 @@ list. Without a token one is generated.`,
 	f.Var(refusedSecret{"a password", "ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "ui-password", "not accepted: a password on the command line shows in the process list")
 	_ = f.MarkHidden("ui-password")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
+	f.BoolVar(&cfg.ControlRemote, "control-remote", false, "serve the control API ("+ControlPrefix+"/) on an address that is not loopback too")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
 	f.IntVar(&keep.SystemLogs, "keep-logs", keep.SystemLogs, "system-log entries kept, the newest (0: all)")
 	f.IntVar(&keepDays, "keep-log-days", keepDays, "days of system log kept (0: all)")

@@ -77,6 +77,9 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// ControlRemote serves the control API (ControlPrefix) on an address
+	// that is not loopback; without it the API answers 403 there.
+	ControlRemote bool
 	// Retention bounds the system log, the webhook deliveries and the
 	// request journal each site keeps, as a console bounds its history;
 	// nil means accesstest.DefaultRetention(). A zero field keeps
@@ -97,8 +100,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d ControlRemote:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries, c.ControlRemote)
 }
 
 // GoString is String, for %#v.
@@ -138,6 +141,7 @@ type Site struct {
 	StatePath string
 
 	token string
+	page  string // the page credential (PageCookie)
 	ln    net.Listener
 	srv   *http.Server
 	ui    *console
@@ -320,11 +324,13 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	api := fake.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
+	st.page = randomToken()
+	mux.Handle(ControlPrefix+"/", newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), st.token, fake.Token()))
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries)
-		mux.Handle("/", st.ui)
+		mux.Handle("/", withPageCredential(st.ui, st.page))
 	}
 	st.srv = &http.Server{
 		Handler: mux,
@@ -343,6 +349,41 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
 	return nil
+}
+
+// withPageCredential sets the page credential cookie when the web
+// console's page is served (after the console's own checks: a page
+// refused by its password sets none).
+func withPageCredential(h http.Handler, page string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			w = &cookieWriter{ResponseWriter: w, cookie: &http.Cookie{Name: PageCookie, Value: page, Path: ControlPrefix + "/",
+				HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cookieWriter adds its cookie to a 2xx answer.
+type cookieWriter struct {
+	http.ResponseWriter
+	cookie *http.Cookie
+	wrote  bool
+}
+
+func (w *cookieWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 && code < 300 {
+		http.SetCookie(w.ResponseWriter, w.cookie)
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *cookieWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
