@@ -120,3 +120,15 @@ func TestRequestsSinceCountsDropped(t *testing.T) {
 	assert.Equal(t, 5, j.Next)
 	assert.Equal(t, 2, j.Dropped)
 }
+
+func TestInjectOpAny(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	srv.Inject(accesstest.OpAny, accesstest.Fault{Status: 503, Times: 2})
+	c := srv.Client(access.WithRetryPolicy(access.RetryPolicy{}))
+	_, _, err := c.Doors.List(context.Background())
+	assert.ErrorIs(t, err, access.ErrServer)
+	_, _, err = c.Users.List(context.Background(), nil)
+	assert.ErrorIs(t, err, access.ErrServer)
+	_, _, err = c.Users.List(context.Background(), nil)
+	assert.NoError(t, err, "times: 2")
+}

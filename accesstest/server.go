@@ -65,6 +65,10 @@ const (
 	OpTouchPassesPurchase   Op = "TouchPasses.Purchase"
 	OpTouchPassesSearch     Op = "TouchPasses.Search"
 	opUnknown               Op = ""
+
+	// OpAny, given to [Server.Inject], matches every operation (with
+	// AfterHandling, every one but [OpNotificationsSubscribe]).
+	OpAny Op = "*"
 )
 
 const (
@@ -696,7 +700,7 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 	defer s.mu.Unlock()
 	s.requests.add(Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
-		if af.op != op || op == opUnknown {
+		if (af.op != op && af.op != OpAny) || op == opUnknown || (af.op == OpAny && af.f.AfterHandling && op == OpNotificationsSubscribe) {
 			continue
 		}
 		f := af.f

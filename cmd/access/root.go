@@ -21,6 +21,10 @@ var version = "0.1.0"
 // simulator's fake.go) append to it from an init function.
 var extraCommands []func() *cobra.Command
 
+// extraEnvCommands are extraCommands that read the environment through
+// the app's getenv (the process's, or a test's).
+var extraEnvCommands []func(getenv func(string) string) *cobra.Command
+
 const exitCodesHelp = `Exit codes:
   0    success
   1    error from the console or the network (a refusal of the operation itself included)
@@ -263,6 +267,13 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	root.AddCommand(a.siteCommands()...)
 	for _, f := range extraCommands {
 		root.AddCommand(f())
+	}
+	for _, f := range extraEnvCommands {
+		for _, c := range root.Commands() {
+			if sub := f(a.getenv); c.Name() == "fake" {
+				c.AddCommand(sub)
+			}
+		}
 	}
 	return root
 }

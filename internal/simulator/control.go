@@ -538,8 +538,8 @@ func (c *control) inject(_ *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	op := accesstest.Op(strings.TrimSpace(in.Op))
-	if svc, m, ok := strings.Cut(string(op), "."); !ok || svc == "" || m == "" || strings.ContainsAny(string(op), " /") {
-		return nil, badRequest("op: the operation is Service.Method, e.g. Doors.List")
+	if svc, m, ok := strings.Cut(string(op), "."); op != accesstest.OpAny && (!ok || svc == "" || m == "" || strings.ContainsAny(string(op), " /")) {
+		return nil, badRequest("op: the operation is Service.Method, e.g. Doors.List, or * for every operation")
 	}
 	f := accesstest.Fault{Status: in.Status, Code: access.ErrorCode(in.Code), Message: in.Message,
 		RetryAfter: time.Duration(in.RetryAfter), Delay: time.Duration(in.Delay), DropConnection: in.DropConnection,
