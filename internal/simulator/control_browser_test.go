@@ -1,12 +1,14 @@
 package simulator_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -92,4 +94,62 @@ document.getElementById(forms[i++]).submit();
 	assert.Equal(t, http.StatusOK, status)
 	d, _ := st.Fake.Door(accesstest.DemoDoorID)
 	assert.Equal(t, access.DoorOpen, d.PositionStatus)
+}
+
+// TestBrowserButtonsCallTheControlAPI: the page's buttons act through
+// the control API with the page's credential: a door opened, the exit
+// button, a lockdown and its end, the clock advanced, a fault injected
+// (the SDK then gets it) and cleared, each with its toast; a refusal
+// (no card number) shows the API's message.
+func TestBrowserButtonsCallTheControlAPI(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	ctx := browser(t, 1280, 900)
+	openConsole(t, ctx, st)
+	door := `li[data-door="` + accesstest.DemoDoorID + `"]`
+	toastIs := func(want string) chromedp.Action {
+		return chromedp.Poll(`document.getElementById("toast").textContent === `+strconv.Quote(want), nil)
+	}
+	require.NoError(t, chromedp.Run(ctx,
+		click(door+` button[value=open]`),
+		toastIs("Door opened"),
+		chromedp.WaitVisible(door+` button[value=close]`, chromedp.ByQuery),
+	))
+	d, _ := st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorOpen, d.PositionStatus)
+
+	require.NoError(t, chromedp.Run(ctx, click(door+` button[value=exit]`), toastIs("Exit button pressed")))
+	d, _ = st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorUnlocked, d.LockRelayStatus)
+
+	before := st.Fake.Now()
+	require.NoError(t, chromedp.Run(ctx, click(`button[name=by][value="5m"]`), toastIs("Clock advanced by 5m")))
+	assert.GreaterOrEqual(t, st.Fake.Now().Sub(before), 5*time.Minute)
+	d, _ = st.Fake.Door(accesstest.DemoDoorID)
+	assert.Equal(t, access.DoorLocked, d.LockRelayStatus, "relocked on the advanced clock")
+
+	require.NoError(t, chromedp.Run(ctx, click(`button[value=lockdown]`), toastIs("Lockdown started"),
+		chromedp.WaitVisible(`.banner.lockdown`, chromedp.ByQuery)))
+	assert.Equal(t, access.EmergencyStatus{Lockdown: true}, st.Fake.Emergency())
+	require.NoError(t, chromedp.Run(ctx, click(`button[value=emergency-off]`), toastIs("Emergency ended")))
+	assert.Equal(t, access.EmergencyStatus{}, st.Fake.Emergency())
+
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.SetValue(`form.fault input[name=op]`, "Doors.List", chromedp.ByQuery),
+		chromedp.SetValue(`form.fault input[name=status]`, "503", chromedp.ByQuery),
+		chromedp.SetValue(`form.fault input[name=retry_after]`, "1", chromedp.ByQuery),
+		click(`form.fault button[type=submit]`),
+		toastIs("Fault injected into Doors.List"),
+	))
+	c := sdkClient(t, st)
+	noRetry, err := access.NewClient(st.URL, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
+	require.NoError(t, err)
+	_, _, err = noRetry.Doors.List(context.Background())
+	assert.ErrorIs(t, err, access.ErrServer)
+	_, _, err = c.Doors.List(context.Background())
+	assert.NoError(t, err, "the fault hit only the next call")
+
+	dev := `li[data-device="` + accesstest.DemoDeviceID + `"]`
+	require.NoError(t, chromedp.Run(ctx, click(dev+` button[data-tap]`), toastIs("give the card number to tap")))
+	notReloaded(t, ctx)
 }
