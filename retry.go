@@ -318,19 +318,23 @@ func (p RetryPolicy) waitable(ctx context.Context, resp *http.Response) bool {
 }
 
 // retryableTransportError is false for failures that another attempt cannot
-// fix: certificate problems and refused redirects.
+// fix: certificate problems, refused redirects, and a host name that does
+// not exist (a DNS "no such host": a mistyped console address, not a
+// passing failure; a DNS timeout or server failure is retried).
 func retryableTransportError(err error) bool {
 	var (
-		verr *tls.CertificateVerificationError
-		uerr x509.UnknownAuthorityError
-		herr x509.HostnameError
-		cerr x509.CertificateInvalidError
-		rerr tls.RecordHeaderError
+		dnsErr *net.DNSError
+		verr   *tls.CertificateVerificationError
+		uerr   x509.UnknownAuthorityError
+		herr   x509.HostnameError
+		cerr   x509.CertificateInvalidError
+		rerr   tls.RecordHeaderError
 	)
 	switch {
 	case errors.Is(err, ErrCertificateMismatch), errors.Is(err, ErrRedirectRefused),
 		errors.As(err, &verr), errors.As(err, &uerr), errors.As(err, &herr), errors.As(err, &cerr),
-		errors.As(err, &rerr): // an HTTPS client talking to an HTTP server
+		errors.As(err, &rerr), // an HTTPS client talking to an HTTP server
+		errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return false
 	}
 	return true

@@ -3,6 +3,7 @@ package accesstest
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,8 @@ const (
 	// DemoIntercomID is the intercom at the main entrance, whose doorbell
 	// can be triggered.
 	DemoIntercomID = "788a20c002c7"
+	// DemoVisitorID is the first visitor of the demo site, an UPCOMING one.
+	DemoVisitorID = "5b0c6a3e-2f4d-4e7a-9c1b-8d2e3f4a5b6c"
 	// DemoDoorGroupID is the "Office floors" door group.
 	DemoDoorGroupID = "d5573467-d6b3-4e8f-8e48-8a322b91664a"
 )
@@ -62,6 +65,51 @@ func (g demoGen) hex(n int) string {
 		fmt.Fprintf(&b, "%016x", g.r.Uint64())
 	}
 	return b.String()[:n]
+}
+
+// demoVisit returns the times of demo visitor i, which agree with its
+// status on the server's clock, whose hour is base: an UPCOMING visit
+// starts within the next 30 days (a day or more ahead); a VISITING one
+// started up to 3 hours before base and ends 2 to 7 hours after it; an
+// ACTIVE one (several days) started days ago and ends days from now; a
+// VISITED or NO_VISIT one ended within the last 30 days; a CANCELLED one
+// is anywhere in those 60 days. The timers of [Server.planDemoVisit] move
+// them on as the time passes.
+func demoVisit(g demoGen, st access.VisitorStatus, base time.Time, i int) (start, end time.Time) {
+	hour := time.Duration(8+g.r.IntN(8)) * time.Hour // in the day: 08:00 to 15:00
+	length := time.Duration(1+g.r.IntN(8)) * time.Hour
+	day := base.Truncate(24 * time.Hour)
+	switch st {
+	case access.VisitorStatusUpcoming:
+		start = day.AddDate(0, 0, 1+i%30).Add(hour)
+	case access.VisitorStatusVisiting:
+		start = base.Add(-time.Duration(i/6%4) * time.Hour)
+		return start, base.Add(time.Duration(2+i/6%6) * time.Hour)
+	case access.VisitorStatusActive:
+		start = day.AddDate(0, 0, -1-i/6%5).Add(hour)
+		return start, day.AddDate(0, 0, 1+i/6%20).Add(hour)
+	case access.VisitorStatusVisited, access.VisitorStatusNoVisit:
+		start = day.AddDate(0, 0, -1-i%30).Add(hour)
+	default: // cancelled
+		start = day.AddDate(0, 0, -30+i%60).Add(hour)
+	}
+	return start, start.Add(length)
+}
+
+// planDemoVisit schedules the timers that move a demo visitor on: an
+// UPCOMING or VISITING one as a visitor created through the API, an
+// ACTIVE one to VISITED at its end.
+func (s *Server) planDemoVisit(v access.Visitor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.visitor(v.ID)
+	switch v.Status {
+	case access.VisitorStatusUpcoming.String(), access.VisitorStatusVisiting.String():
+		s.planVisit(x)
+	case access.VisitorStatusActive.String():
+		end := x.EndTime.Time().Sub(s.clockNow())
+		s.cr().visitTimers[x.ID] = []*timer{s.after(end, timerKey{Kind: timerVisit, ID: x.ID, Arg: strconv.Itoa(int(access.VisitorStatusVisited))})}
+	}
 }
 
 func (g demoGen) pick(s []string) string { return s[g.r.IntN(len(s))] }
@@ -200,20 +248,27 @@ func (s *Server) LoadDemoData() {
 		s.AddTouchPass(tp)
 	}
 
+	// The visitors' times are anchored on the server's clock (the hour
+	// it reads at load), so that their statuses agree with it: none
+	// UPCOMING after its visit ended, none VISITING a month later.
+	visitBase := s.Now().UTC().Truncate(time.Hour)
 	for i := range DemoVisitorCount {
 		first, last := g.pick(demoFirst), g.pick(demoLast)
 		status := access.VisitorStatus(1 + i%6)
-		start := demoEpoch.AddDate(0, 0, -30+i%60).Add(time.Duration(g.r.IntN(8)) * time.Hour)
+		start, end := demoVisit(g, status, visitBase, i)
 		v := access.Visitor{
 			ID: g.id(), FirstName: first, LastName: last, Status: status.String(),
 			InviterID: users[i%len(users)].ID, InviterName: users[i%len(users)].FullName,
 			MobilePhone: fmt.Sprintf("+4179%07d", g.r.IntN(10000000)), Email: strings.ToLower(first) + fmt.Sprintf(".v%d@example.org", i),
 			VisitorCompany: g.pick(demoCompanies), VisitReason: access.VisitReason(g.pick(demoReasons)),
-			StartTime: access.UnixTimeOf(start), EndTime: access.UnixTimeOf(start.Add(time.Duration(1+g.r.IntN(8)) * time.Hour)),
+			StartTime: access.UnixTimeOf(start), EndTime: access.UnixTimeOf(end),
 			CreateTime: access.UnixTimeOf(start.AddDate(0, 0, -3)),
 			NFCCards:   []access.NFCCard{}, Resources: []access.Resource{doors[0], doors[3]},
 			ScheduleID: visiting.ID,
 			Schedule:   &access.Schedule{ID: visiting.ID, Name: visiting.Name, Type: "access", WeekSchedule: visiting.WeekSchedule},
+		}
+		if i == 0 {
+			v.ID = DemoVisitorID
 		}
 		if i%10 == 4 {
 			v.Remarks = "Needs a parking space"
@@ -227,7 +282,7 @@ func (s *Server) LoadDemoData() {
 			v.Schedule = &access.Schedule{ID: g.id(), Name: fmt.Sprintf("visitor-%d", 1690337152955+i), Type: "access"}
 			v.ScheduleID = v.Schedule.ID
 		}
-		s.AddVisitor(v)
+		s.planDemoVisit(s.AddVisitor(v))
 	}
 
 	s.AddDevice(access.DeviceSettings{DeviceID: DemoDeviceID, AccessMethods: access.AccessMethods{

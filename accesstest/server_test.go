@@ -622,8 +622,11 @@ func TestPinnedCertificateAndClock(t *testing.T) {
 
 func TestDemoData(t *testing.T) {
 	t.Parallel()
-	a := accesstest.New(t, accesstest.WithDemoData())
-	b := accesstest.New(t, accesstest.WithDemoData())
+	// The same clock makes the same data set (visitors' times follow it).
+	now := time.Date(2026, 11, 26, 16, 20, 0, 0, time.UTC)
+	clock := accesstest.WithClock(func() time.Time { return now })
+	a := accesstest.New(t, accesstest.WithDemoData(), clock)
+	b := accesstest.New(t, accesstest.WithDemoData(), clock)
 	assert.Len(t, a.Users(), accesstest.DemoUserCount)
 	assert.Len(t, a.Visitors(), accesstest.DemoVisitorCount)
 	assert.Equal(t, a.Visitors(), b.Visitors(), "deterministic")
@@ -731,5 +734,45 @@ func TestEmitDeliversSignedEvents(t *testing.T) {
 	case ev := <-got:
 		t.Fatalf("unexpected delivery %v", ev.Event)
 	default:
+	}
+}
+
+// TestDemoVisitorsAgreeWithClock: the demo's visitors have statuses that
+// agree with their times on the server's clock, whatever it reads at
+// start (none UPCOMING after its visit ended, none VISITING a month
+// later), and they stay right as the time passes.
+func TestDemoVisitorsAgreeWithClock(t *testing.T) {
+	t.Parallel()
+	agree := func(t *testing.T, srv *accesstest.Server) map[string]int {
+		t.Helper()
+		now := srv.Now()
+		statuses := map[string]int{}
+		for _, v := range srv.Visitors() {
+			statuses[v.Status]++
+			start, end := v.StartTime.Time(), v.EndTime.Time()
+			switch v.Status {
+			case "UPCOMING":
+				assert.True(t, now.Before(start), "%s %s UPCOMING at %s, starts %s", v.FirstName, v.LastName, now, start)
+			case "VISITING", "ACTIVE":
+				assert.True(t, !now.Before(start) && now.Before(end), "%s %s %s at %s, visit %s to %s", v.FirstName, v.LastName, v.Status, now, start, end)
+			case "VISITED", "NO_VISIT":
+				assert.False(t, now.Before(end), "%s %s %s at %s, ends %s", v.FirstName, v.LastName, v.Status, now, end)
+			}
+		}
+		return statuses
+	}
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 26, 3, 10, 0, 0, time.UTC),
+		time.Date(2031, 6, 1, 23, 59, 0, 0, time.UTC),
+	} {
+		srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return at }))
+		assert.Len(t, agree(t, srv), 6, "every visitor status occurs at %s", at)
+		srv.Advance(8 * time.Hour) // the visits under way end
+		after := agree(t, srv)
+		assert.Zero(t, after["VISITING"], "the visits under way end within 7 hours")
+		srv.Advance(40 * 24 * time.Hour) // a month later
+		after = agree(t, srv)
+		assert.Zero(t, after["UPCOMING"]+after["ACTIVE"], "a month later, %v", after)
+		assert.Equal(t, accesstest.DemoVisitorCount, after["VISITED"]+after["NO_VISIT"]+after["CANCELLED"])
 	}
 }

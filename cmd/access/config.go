@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,6 +44,15 @@ type connection struct {
 	URL, Fingerprint string
 	Insecure         bool
 	Source           string // where the URL came from, for doctor
+	// TokenSource and PinSource say where the token and the pin came
+	// from ("--token-file", "ACCESS_TOKEN", "profile office"), and
+	// Profile how the profile was chosen ("--profile", "ACCESS_PROFILE",
+	// "current"), for access auth status.
+	TokenSource, PinSource, Profile string
+	// CACert is the PEM of the CA trusted instead of the system's roots
+	// (--cacert or ACCESS_CACERT, the file CAFile), or nil.
+	CACert        []byte
+	CAFile, CASrc string
 	// token is a function, not a string: fmt prints unexported fields by
 	// reflection, without their String methods, so a %v of a struct that
 	// holds a connection would otherwise show the token.
@@ -301,6 +312,10 @@ func (a *app) resolveConnection() (connection, error) {
 		c.URL, c.Source = p.URL, "profile "+name
 		c.Fingerprint, c.Insecure = p.Fingerprint, p.Insecure
 		c.token = tokenOf(p.Token)
+		c.TokenSource, c.Profile = c.Source, firstNonEmpty(nameSrc, "current")
+		if p.Fingerprint != "" {
+			c.PinSource = c.Source
+		}
 	}
 	if err := a.checkScheme(c.URL, c.Source); err != nil {
 		return c, err
@@ -309,6 +324,16 @@ func (a *app) resolveConnection() (connection, error) {
 		// An explicit pin only tightens: it replaces the profile's pin
 		// and ends an insecure connection's trust in any certificate.
 		c.Fingerprint, c.Insecure = fp, false
+		c.PinSource = "--fingerprint"
+		if a.fingerprint == "" {
+			c.PinSource = "ACCESS_FINGERPRINT"
+		}
+	}
+	if tokSrc != "" {
+		c.TokenSource = tokSrc
+	}
+	if err := a.trustCA(&c); err != nil {
+		return c, err
 	}
 	switch tokSrc {
 	case "--token-file":
@@ -329,6 +354,9 @@ func (a *app) resolveConnection() (connection, error) {
 // checkScheme refuses a console URL that is not https://, unless
 // --allow-http allows http:// (the token then travels in clear text).
 func (a *app) checkScheme(raw, src string) error {
+	if !strings.Contains(raw, "://") {
+		return noScheme(src, raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return usageErrorf("the console URL of %s, %q, is not a URL", src, raw)
@@ -342,6 +370,42 @@ func (a *app) checkScheme(raw, src string) error {
 		return usageErrorf("the console URL of %s is http://: the token would travel in clear text; use https://, or --allow-http if you mean it", src)
 	}
 	return usageErrorf("the console URL of %s, %q, is not an https:// URL", src, raw)
+}
+
+// trustCA reads the CA file of --cacert or ACCESS_CACERT, if any, into
+// the connection: its certificates are trusted instead of the system's
+// roots. Like a pin it only changes how the certificate is checked, so it
+// goes with a console of either origin; it ends --insecure's trust in any
+// certificate.
+func (a *app) trustCA(c *connection) error {
+	src, path := "--cacert", a.cacert
+	if path == "" {
+		src, path = "ACCESS_CACERT", a.getenv("ACCESS_CACERT")
+	}
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usageErrorf("%s: %v", src, err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return usageErrorf("%s %s holds no PEM certificate", src, path)
+	}
+	c.CACert, c.CAFile, c.CASrc = b, path, src
+	c.Insecure = false
+	return nil
+}
+
+// noScheme is the usage error of a console URL given without a scheme
+// (192.168.1.1 or console.lan:12445): it says how to write it. Only
+// access login and access doctor take a bare host.
+func noScheme(src, raw string) error {
+	host := strings.TrimRight(raw, "/")
+	if _, port, err := net.SplitHostPort(host); err != nil || port == "" {
+		host = net.JoinHostPort(strings.Trim(host, "[]"), "12445") // the developer API's port
+	}
+	return usageErrorf("the console URL of %s, %q, has no scheme: write it https://%s", src, raw, host)
 }
 
 func (a *app) readTokenFile(path string) (string, error) {
@@ -385,7 +449,8 @@ func (a *app) startFake() connection {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
 		seedFakeDemo(a.fakeSrv)
 	}
-	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(), Source: "--fake"}
+	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(),
+		Source: "--fake", TokenSource: "--fake", PinSource: "--fake"}
 }
 
 // clientOptions are the SDK options for a connection.
@@ -394,6 +459,8 @@ func clientOptions(c connection) []access.Option {
 	switch {
 	case c.Fingerprint != "":
 		opts = append(opts, access.WithPinnedCertificate(c.Fingerprint))
+	case c.CACert != nil:
+		opts = append(opts, access.WithRootCAPEM(c.CACert))
 	case c.Insecure:
 		opts = append(opts, access.WithInsecureSkipVerify())
 	}

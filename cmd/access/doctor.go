@@ -102,6 +102,12 @@ func (a *app) doctor(captureDir string) error {
 			return &exitError{code: 1, err: access.ErrCertificateMismatch}
 		}
 		a.checkLine("ok", "pinned", "the certificate matches the pinned fingerprint")
+	case conn.CACert != nil:
+		if err := verifyWithCA(leaf, cs.PeerCertificates[1:], conn.CACert, u.Hostname()); err != nil {
+			a.checkLine("FAIL", "trusted", fmt.Sprintf("not by the CA of %s %s: %s", conn.CASrc, conn.CAFile, oneLine(err.Error())))
+			return &exitError{code: 1, err: fmt.Errorf("the console's certificate is not trusted by the CA of %s", conn.CASrc)}
+		}
+		a.checkLine("ok", "trusted", fmt.Sprintf("by the CA of %s %s (not pinned; or pin it with --fingerprint %s)", conn.CASrc, conn.CAFile, fp))
 	case conn.Insecure:
 		a.checkLine("warn", "pinned", "--insecure: the certificate is not checked; pin it with --fingerprint "+fp)
 	default:
@@ -229,6 +235,18 @@ func (e prefixedError) Unwrap() error { return e.err }
 
 // unprefixed is err's message without the SDK's "access: ".
 func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "access: ") }
+
+// verifyWithCA checks a certificate chain against the CA certificates of
+// a PEM file, for the host name.
+func verifyWithCA(leaf *x509.Certificate, chain []*x509.Certificate, caPEM []byte, host string) error {
+	roots, inter := x509.NewCertPool(), x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	for _, c := range chain {
+		inter.AddCert(c)
+	}
+	_, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots, Intermediates: inter})
+	return err
+}
 
 // certName names a certificate for doctor: its common name, else its
 // subject alternative names, else "(no name)".

@@ -20,6 +20,10 @@ import (
 // and why.
 var notFakeExamples = map[string]string{
 	"login": "it stores a profile of a real console, read from a token file",
+	// The profiles of the config file: --fake uses none.
+	"config list": "it lists the profiles of the config file, which --fake does not use",
+	"config use":  "it switches the profiles of the config file, which --fake does not use",
+	"config show": "it shows a profile of the config file, which --fake does not use",
 }
 
 // mustRunExamples are commands whose --fake examples need the demo's

@@ -28,6 +28,10 @@ type importRun struct {
 	text   bool
 	counts map[string]int
 	p      *progress
+	// Of an interrupted import: the row in flight (sent, unanswered) and
+	// the rows never attempted.
+	inFlight     []importResult
+	notAttempted []int
 }
 
 // newImportRun starts the results of an import of total rows; on a
@@ -43,6 +47,9 @@ func (a *app) newImportRun(total int) *importRun {
 
 func (r *importRun) report(res importResult) {
 	r.counts[res.Status]++
+	if res.Status == "interrupted" {
+		r.inFlight = append(r.inFlight, res)
+	}
 	r.p.rows++
 	var line string
 	if r.text {
@@ -67,14 +74,55 @@ func (r *importRun) finish() error {
 	if n := r.counts["would-create"]; n > 0 {
 		fmt.Fprintf(r.a.stderr, ", %d would be created (dry run)", n)
 	}
+	if n := len(r.inFlight); n > 0 {
+		fmt.Fprintf(r.a.stderr, ", %d in flight (may or may not exist)", n)
+	}
+	if n := len(r.notAttempted); n > 0 {
+		fmt.Fprintf(r.a.stderr, ", %d not attempted", n)
+	}
 	fmt.Fprintln(r.a.stderr)
 	if err := r.a.ctx.Err(); err != nil {
+		// What the import did not do: a re-run does it (and skips
+		// what the rows in flight did create).
+		if len(r.inFlight) > 0 {
+			rows := make([]int, len(r.inFlight))
+			keys := make([]string, len(r.inFlight))
+			for i, res := range r.inFlight {
+				rows[i], keys[i] = res.Row, res.Key
+			}
+			fmt.Fprintf(r.a.stderr, "in flight when interrupted: %s (%s): sent, unanswered; each may or may not exist, a re-run skips it if it does\n",
+				rowList(rows), strings.Join(keys, ", "))
+		}
+		if len(r.notAttempted) > 0 {
+			fmt.Fprintf(r.a.stderr, "not attempted: %s\n", rowList(r.notAttempted))
+		}
 		return err
 	}
 	if r.counts["failed"] > 0 {
 		return &exitError{code: 1, err: fmt.Errorf("%s failed", count(r.counts["failed"], "row"))}
 	}
 	return nil
+}
+
+// rowList writes row numbers as ranges: "row 4", "rows 5-9, 12".
+func rowList(rows []int) string {
+	var parts []string
+	for i := 0; i < len(rows); {
+		j := i
+		for j+1 < len(rows) && rows[j+1] == rows[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(rows[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", rows[i], rows[j]))
+		}
+		i = j + 1
+	}
+	if len(rows) == 1 {
+		return "row " + parts[0]
+	}
+	return "rows " + strings.Join(parts, ", ")
 }
 
 // readCSV reads a CSV file with a header row and checks the required
@@ -180,6 +228,9 @@ the console aside).
 			run := a.newImportRun(len(rows))
 			for i, row := range rows {
 				if a.ctx.Err() != nil {
+					for j := i; j < len(rows); j++ {
+						run.notAttempted = append(run.notAttempted, j+2)
+					}
 					break
 				}
 				res := importResult{Row: i + 2, Key: strings.TrimSpace(row["first_name"] + " " + row["last_name"])}
@@ -224,6 +275,12 @@ the console aside).
 					u, _, err := cl.Users.Create(a.ctx, req)
 					if err != nil {
 						if a.ctx.Err() != nil {
+							// Sent, unanswered: the user may exist.
+							res.Status, res.Detail = "interrupted", "in flight: the user may or may not exist (a re-run skips it if it does)"
+							run.report(res)
+							for j := i + 1; j < len(rows); j++ {
+								run.notAttempted = append(run.notAttempted, j+2)
+							}
 							break
 						}
 						res.Status, res.Detail = "failed", strings.TrimPrefix(oneLine(err.Error()), "access: ")
@@ -330,7 +387,8 @@ make the exit code 1. --dry-run prints the lines the run would print,
 				}
 			}
 			for _, res := range results {
-				if res.Status == "" { // interrupted before the console answered
+				if res.Status == "" { // interrupted before it was sent
+					run.notAttempted = append(run.notAttempted, res.Row)
 					continue
 				}
 				run.report(res)
@@ -351,10 +409,17 @@ func (a *app) importCards(cl *access.Client, rows []access.NFCImportRow, idx []i
 	var partial *access.NFCImportError
 	if err != nil && !errors.As(err, &partial) {
 		if a.ctx.Err() != nil {
+			// Sent, unanswered: the cards may have been imported.
+			for _, i := range idx {
+				results[i].Status, results[i].Detail = "interrupted", "in flight: the card may or may not have been imported (a re-run skips it if it was)"
+			}
 			return
 		}
 		if len(rows) > 1 {
 			for i := range rows {
+				if a.ctx.Err() != nil {
+					return // the rows left are not attempted
+				}
 				a.importCards(cl, rows[i:i+1], idx[i:i+1], results)
 			}
 			return

@@ -100,6 +100,9 @@ func (a *app) login(name string) error {
 	}
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
 	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
+	if err := a.trustCA(&conn); err != nil { // --cacert or ACCESS_CACERT
+		return err
+	}
 	cl, err := access.NewClient(conn.URL, token, a.sdkOptions(conn)...)
 	if err != nil {
 		return &exitError{code: 2, err: err}

@@ -2,7 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -205,6 +213,16 @@ func scriptParams() testscript.Params {
 				ts.Setenv("ACCESS_FINGERPRINT", st.Fingerprint)
 				ts.Setenv("TOKEN", st.Token())
 			},
+			// writecacert FILE [other] writes the fake's certificate as
+			// PEM to FILE, or with "other" a certificate that did not
+			// sign it.
+			"writecacert": func(ts *testscript.TestScript, neg bool, args []string) {
+				der := server(ts).Certificate()
+				if len(args) > 1 && args[1] == "other" {
+					der = otherCertificate(ts)
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+			},
 			// fixture NAME writes a generated file into the work dir.
 			"fixture": func(ts *testscript.TestScript, neg bool, args []string) {
 				switch args[0] {
@@ -219,6 +237,20 @@ func scriptParams() testscript.Params {
 			},
 		},
 	}
+}
+
+// otherCertificate is a self-signed CA certificate for 127.0.0.1 that
+// signed nothing the fake serves.
+func otherCertificate(ts *testscript.TestScript) []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ts.Check(err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "other"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	ts.Check(err)
+	return der
 }
 
 func server(ts *testscript.TestScript) *accesstest.Server {

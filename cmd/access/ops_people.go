@@ -27,8 +27,8 @@ func paged[T any](x *inv, all func(num, size int) stream, list func(num, size in
 
 var (
 	userCols  = []string{"id", "full_name", "user_email", "employee_number", "status"}
-	groupCols = []string{"id", "full_name", "up_id"}
-	polCols   = []string{"id", "name", "schedule_id", "resources"}
+	groupCols = []string{"id", "full_name", "up_id:PARENT"}
+	polCols   = []string{"id", "name", "schedule_id:SCHEDULE", "resources"}
 )
 
 func userStatuses(ss []string) []access.UserStatus {
@@ -165,11 +165,13 @@ func init() {
 				return done{"unassigned the card from user " + x.arg(0)}, err
 			}},
 		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](), member: "pin_code",
-			args: []argSpec{{name: "user"}, {name: "pin", body: true}},
+			long: pinHelp, ex: pinExample("users", demoUserID), flags: []flagSpec{pinFlag}, cols: []string{"id", "pin_code"},
+			args: []argSpec{{name: "user"}, {name: "pin", body: true, optional: true}},
 			run: func(x *inv) (any, error) {
-				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
-				_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
-				return done{"assigned the PIN to user " + x.arg(0)}, err
+				return assignPIN(x, "user", func(pin string) error {
+					_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
+					return err
+				})
 			}},
 		&opSpec{path: "users unassign-pin", sdk: "Users.UnassignPINCode", perm: "edit:user", short: "Remove a user's PIN code", write: true, args: idArg,
 			run: func(x *inv) (any, error) {

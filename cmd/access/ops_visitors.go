@@ -120,7 +120,7 @@ func visitorStatus(s string) (access.VisitorStatus, error) {
 func init() {
 	vArg := []argSpec{{name: "visitor"}}
 	register(
-		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: visitorFlags, cols: visitorCols,
+		&opSpec{path: "visitors create", sdk: "Visitors.Create", perm: "edit:visitor", short: "Register a visitor", write: true, body: bodyOf[access.VisitorRequest](), flags: requiredFlags(visitorFlags, "first-name", "last-name", "reason", "start", "end"), cols: visitorCols,
 			ex: `  access --fake visitors create --first-name Grace --last-name Hopper --reason Business --start now --end 8h --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.VisitorRequest, error) {
@@ -198,11 +198,13 @@ func init() {
 				return done{"unassigned the card from visitor " + x.arg(0)}, err
 			}},
 		&opSpec{path: "visitors assign-pin", sdk: "Visitors.AssignPINCode", perm: "edit:visitor", short: "Assign a PIN code to a visitor", write: true, body: bodyOf[string](), member: "pin_code",
-			args: []argSpec{{name: "visitor"}, {name: "pin", body: true}},
+			long: pinHelp, ex: pinExample("visitors", demoVisitorID), flags: []flagSpec{pinFlag}, cols: []string{"id", "pin_code"},
+			args: []argSpec{{name: "visitor"}, {name: "pin", body: true, optional: true}},
 			run: func(x *inv) (any, error) {
-				pin, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
-				_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
-				return done{"assigned the PIN to visitor " + x.arg(0)}, err
+				return assignPIN(x, "visitor", func(pin string) error {
+					_, err := x.c.Visitors.AssignPINCode(x.a.ctx, x.arg(0), pin)
+					return err
+				})
 			}},
 		&opSpec{path: "visitors unassign-pin", sdk: "Visitors.UnassignPINCode", perm: "edit:visitor", short: "Remove a visitor's PIN code", write: true, args: vArg,
 			run: func(x *inv) (any, error) {

@@ -132,7 +132,7 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 		if isStream {
 			return a.writeYAMLStream(w, s, lazy)
 		}
-		g, err := generic(v)
+		g, err := yamlNode(v) // in the order of JSON
 		if err != nil {
 			return err
 		}
@@ -362,13 +362,15 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 	case map[string]any:
 		keys := cols
 		if len(keys) == 0 {
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys = jsonOrder(v) // the order of JSON output
 		}
-		for _, k := range keys {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, cell(lookup(x, k)))
+		table := make([][]string, len(keys))
+		for i, k := range keys {
+			table[i] = []string{k + ":", cell(a.withNames(k, lookup(x, k)))}
+		}
+		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
+		for _, row := range table {
+			fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 		}
 		tw.Flush()
 		_, err = w.Write(buf.Bytes())

@@ -223,10 +223,20 @@ func (x *inv) data(v any) (bool, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return true, usageErrorf("--data: malformed JSON for %s: %v", x.spec.sdk, err)
+	err = d.Decode(v)
+	if mb, ok := v.(*memberBody); ok {
+		if err != nil && strings.Contains(err.Error(), "exactly one member") {
+			return true, usageErrorf("--data: %v", err)
+		}
+		if err != nil {
+			return true, usageErrorf("--data: want a JSON object with %s, or %s", mb.name, jsonShape(reflect.TypeOf(mb.v)))
+		}
+		return true, nil
 	}
-	return true, nil
+	if err != nil {
+		return true, dataError(err, v)
+	}
+	return true, unknownMembers(b, v)
 }
 
 // page returns the paging flags.
@@ -355,6 +365,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	for _, f := range spec.flags {
+		if f.required && !strings.Contains(f.usage, "required") {
+			f.usage = strings.TrimSpace(f.usage + " (required)")
+		}
 		if f.refuse != nil {
 			fs.Var(refusedFlag{f.refuse}, f.name, f.usage)
 			_ = fs.MarkHidden(f.name)
@@ -372,9 +385,6 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		default:
 			fs.StringP(f.name, f.shorthand, f.def, f.usage)
 		}
-		if f.required {
-			_ = cmd.MarkFlagRequired(f.name)
-		}
 		if f.values != nil {
 			_ = cmd.RegisterFlagCompletionFunc(f.name, cobra.FixedCompletions(f.values, cobra.ShellCompDirectiveNoFileComp))
 		} else if _, named := kindLabel[f.name]; named { // --door, --schedule…: names from the console
@@ -391,6 +401,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		x := &inv{a: a, cmd: c, args: args, spec: spec}
+		if err := checkRequired(c, spec); err != nil {
+			return err
+		}
 		if err := x.decodeData(); err != nil {
 			return err
 		}
@@ -405,7 +418,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		x.c, x.args = cl, resolved
 		res, err := spec.run(x)
 		if err != nil {
-			return err
+			return inUserWords(c, spec, err)
+		}
+		if names := tableNameCols[spec.path]; names != nil && a.format() == "table" {
+			a.loadTableNames(c.Context(), cl, names)
 		}
 		if d, ok := res.(done); ok {
 			if a.format() == "table" {
@@ -418,41 +434,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	return cmd
 }
 
-// bodyDescription names what --data takes, for its usage line.
-func bodyDescription(v any) string {
-	t := reflect.TypeOf(v).Elem()
-	switch t.Kind() {
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.String {
-			return "a JSON array of strings"
-		}
-		return "a JSON array of " + t.Elem().String() + " (in its wire form)"
-	case reflect.String:
-		return "a JSON string"
-	case reflect.Int:
-		return "a JSON number"
-	}
-	if t.PkgPath() != reflect.TypeOf(access.Client{}).PkgPath() {
-		return "a JSON object with " + strings.Join(jsonKeys(t), ", ")
-	}
-	return "JSON (" + t.String() + " in its wire form)"
-}
-
-// jsonKeys lists the JSON member names of a struct type, with those of
-// embedded structs.
-func jsonKeys(t reflect.Type) []string {
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			keys = append(keys, jsonKeys(f.Type)...)
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
-	}
-	return keys
-}
+// bodyDescription names what --data takes, for its usage line, in JSON
+// terms.
+func bodyDescription(v any) string { return jsonShape(reflect.TypeOf(v)) }
 
 func argsValidator(spec *opSpec) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {

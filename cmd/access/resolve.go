@@ -144,7 +144,7 @@ func (r *resolver) resolve(kind, s string) (string, error) {
 	case 1:
 		return hits[0].id, nil
 	case 0:
-		return "", notFoundErrorf("no %s named or with id %q", kindLabel[kind], s)
+		return "", notFoundErrorf("no %s named or with id %q%s", kindLabel[kind], s, didYouMean(s, namesOf(list)))
 	}
 	lines := make([]string, len(hits))
 	for i, h := range hits {

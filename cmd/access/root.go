@@ -41,6 +41,7 @@ its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to ei
   ACCESS_TOKEN        the API token (or --token-file FILE; never a flag value)
   ACCESS_FINGERPRINT  the SHA-256 fingerprint of the console's certificate to pin (--fingerprint)
   ACCESS_PROFILE      the profile of the config file to use (--profile)
+  ACCESS_CACERT       a PEM file of CA certificates to trust instead of the system's (--cacert)
   ACCESS_DEBUG=1      print each request and answer on stderr, secrets redacted (--debug)
   NO_COLOR            no colours on a terminal
 Profiles live in the user's config directory (access/config.yaml or access/config.toml) and are
@@ -56,6 +57,7 @@ type app struct {
 
 	// Global flags.
 	urlFlag, profile, tokenFile, fingerprint string
+	cacert                                   string
 	insecure, fake, allowHTTP, debugFlag     bool
 	timeout                                  time.Duration
 	output, jq                               string
@@ -63,6 +65,8 @@ type app struct {
 	client  *access.Client
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
+
+	idNames map[string]map[string]string // tables: column key to id to name (tablenames.go)
 
 	configWarned bool // the config file's mode was warned about
 
@@ -214,7 +218,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("access {{.Version}} (SDK " + access.Version + ")\n")
+	root.SetVersionTemplate(versionText())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var secret *secretFlagError
 		if errors.As(err, &secret) {
@@ -228,6 +232,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.StringVar(&a.profile, "profile", "", "profile of the config file (default $ACCESS_PROFILE or the current one)")
 	pf.StringVar(&a.tokenFile, "token-file", "", "read the API token from `FILE` (- for stdin)")
 	pf.StringVar(&a.fingerprint, "fingerprint", "", "pin the console's certificate by its SHA-256 fingerprint (default $ACCESS_FINGERPRINT)")
+	pf.StringVar(&a.cacert, "cacert", "", "trust the CA certificates (PEM) in `FILE` instead of the system's roots (default $ACCESS_CACERT)")
 	pf.BoolVar(&a.insecure, "insecure", false, "do not verify the console's certificate (anyone on the path can read the token)")
 	pf.BoolVar(&a.allowHTTP, "allow-http", false, "allow an http:// console URL (the token then travels in clear text)")
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
@@ -265,6 +270,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	}
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
 	root.AddCommand(a.siteCommands()...)
+	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}

@@ -28,6 +28,10 @@ type tableWriter struct {
 	p      *progress // cleared before a block is written; nil: none
 	color  bool      // the heading in bold
 	cols   []string  // as given: "key" or "key:HEADING"; none: defaultColumns
+	// names shows a cell's ids as names (app.withNames); width, when
+	// positive, is the width the table is fitted to (fit.go).
+	names func(col string, v any) any
+	width int
 
 	keys, heads []string
 	widths      []int
@@ -60,7 +64,11 @@ func (t *tableWriter) add(rec any) error {
 	}
 	cells := make([]string, len(t.keys))
 	for i, k := range t.keys {
-		cells[i] = cell(lookup(g, k))
+		v := lookup(g, k)
+		if t.names != nil {
+			v = t.names(k, v)
+		}
+		cells[i] = cell(v)
 	}
 	t.rows = append(t.rows, cells)
 	if len(t.rows) >= tableBlock {
@@ -78,6 +86,18 @@ func (t *tableWriter) flush() error {
 	for _, r := range t.rows {
 		for i, c := range r {
 			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	if t.width > 0 {
+		keep := make([]bool, len(t.keys))
+		for i, k := range t.keys {
+			keep[i] = k == "id"
+		}
+		fitWidths(t.widths, keep, t.width, 2)
+		for _, r := range t.rows {
+			for i := range r {
+				r[i] = truncate(r[i], t.widths[i])
+			}
 		}
 	}
 	t.buf.Reset()
@@ -145,7 +165,7 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) 
 	p := a.newProgress("record")
 	p.active = p.active && lazy
 	defer p.done()
-	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols}
+	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth()}
 	var err error
 	serr := s(func(rec any) bool {
 		if err = t.add(rec); err != nil {
@@ -171,13 +191,13 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 	n := 0
 	var err error
 	serr := s(func(rec any) bool {
-		var g any
-		if g, err = generic(rec); err != nil {
+		var g *yaml.Node
+		if g, err = yamlNode(rec); err != nil { // in the order of JSON
 			return false
 		}
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
-		if err = enc.Encode([]any{g}); err == nil {
+		if err = enc.Encode(&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{g}}); err == nil {
 			err = enc.Close()
 		}
 		if err != nil {

@@ -40,9 +40,11 @@ the physical site (doorbells, cards, doors, exit buttons, emergencies, faults,
 the clock).
 
 On start it prints the URL, the token and the certificate's SHA-256
-fingerprint; with --print-env it prints them as export lines to source:
+fingerprint; with --env-file FILE it writes them as export lines to source,
+to a file of mode 0600 (it holds the token), removed when it stops
+(--print-env prints them on stdout instead):
 
-  access fake --print-env > fake.env &
+  access fake --env-file fake.env &
   until [ -s fake.env ]; do sleep 0.2; done; . ./fake.env
   printf 'Authorization: Bearer %s' "$ACCESS_TOKEN" |
     curl -s --pinnedpubkey "$ACCESS_PUBKEY_PIN" -k -H @- "$ACCESS_URL/api/v1/developer/doors"
@@ -65,6 +67,9 @@ The control API under /_fake/v1/ drives the site from any language's tests
 					return err
 				}
 				cfg.Permissions = p
+			}
+			if cfg.EnvFile != "" && printEnv {
+				return usageErrorf("--env-file and --print-env: give one")
 			}
 			if cfg.Sites < 1 {
 				return usageErrorf("--sites %d: give 1 or more", cfg.Sites)
@@ -107,6 +112,7 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
+	f.StringVar(&cfg.EnvFile, "env-file", "", "write ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT, ACCESS_PUBKEY_PIN (and ACCESS_CACERT) as export lines to `FILE`, mode 0600, removed at exit")
 	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
 	f.StringVar(&uiPassFile, "ui-password-file", "", "read the web console's password (HTTP basic auth) from `FILE` (- for stdin; default $ACCESS_FAKE_UI_PASSWORD); required off loopback unless --no-ui")

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,10 @@ type Config struct {
 	// CertOut, when set, is where the certificate is written in PEM form,
 	// for clients that trust a CA file (curl --cacert, Node's ca).
 	CertOut string
+	// EnvFile, when set, is where Run writes the export lines of
+	// PrintEnv, with mode 0600 (they hold the token), removed when the
+	// simulator stops.
+	EnvFile string
 	// Sites is how many consoles to simulate (0 means 1), each on its own
 	// port: Addr's port and the ports after it (free ports for port 0).
 	Sites int
@@ -437,13 +442,52 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if printEnv {
+	switch {
+	case cfg.EnvFile != "":
+		var b strings.Builder
+		sim.PrintEnv(&b)
+		if err := writePrivate(cfg.EnvFile, b.String()); err != nil {
+			_ = sim.Close()
+			return usageErrorf("--env-file %s: %v", cfg.EnvFile, err)
+		}
+		// The file holds the token and is only good while the
+		// simulator serves: it goes when it stops.
+		defer os.Remove(cfg.EnvFile)
+		for _, st := range sim.Sites {
+			fmt.Fprintf(out, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+		}
+		fmt.Fprintf(out, "  environment (token included) in %s, mode 0600: . %s\n", cfg.EnvFile, shellQuote(cfg.EnvFile))
+	case printEnv:
 		sim.PrintEnv(out)
-	} else {
+	default:
 		sim.PrintInfo(out, !cfg.NoUI)
 	}
 	<-ctx.Done()
 	return sim.Close()
+}
+
+// writePrivate writes content to path with mode 0600: to a new file of
+// that mode in the same directory, renamed over path, so that a reader
+// waiting for the file sees all of it or nothing, and a file that was
+// readable by others no longer is.
+func writePrivate(path, content string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".env-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,

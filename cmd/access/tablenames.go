@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/access-dev/access"
+)
+
+// Tables show names for ids: a column that holds ids of records people
+// name (a door group's doors, a user's access policies, a group's parent)
+// shows their names. Only tables: JSON and YAML keep the console's answer.
+
+// tableNameCols maps commands to their table columns that hold ids, and
+// each column to the kinds of records it names.
+var tableNameCols = map[string]map[string]string{
+	"door-groups list":     {"resources": "door"},
+	"door-groups get":      {"resources": "door"},
+	"users get":            {"access_policy_ids": "policy"},
+	"user-groups list":     {"up_id": "user-group", "up_ids": "user-group"},
+	"user-groups get":      {"up_id": "user-group", "up_ids": "user-group"},
+	"access-policies list": {"schedule_id": "schedule", "resources": "door,door-group"},
+	"access-policies get":  {"schedule_id": "schedule", "resources": "door,door-group"},
+	"users policies":       {"schedule_id": "schedule", "resources": "door,door-group"},
+	"user-groups policies": {"schedule_id": "schedule", "resources": "door,door-group"},
+}
+
+// loadTableNames fetches the names of the kinds cols names (column key to
+// kinds, "door,door-group" for a list of either) for the table of this
+// run. A kind whose list cannot be read (a token without the permission)
+// leaves its ids as they are.
+func (a *app) loadTableNames(ctx context.Context, c *access.Client, cols map[string]string) {
+	lists := map[string]map[string]string{}
+	a.idNames = map[string]map[string]string{}
+	for col, kinds := range cols {
+		names := map[string]string{}
+		for _, kind := range strings.Split(kinds, ",") {
+			m, ok := lists[kind]
+			if !ok {
+				m = map[string]string{}
+				if list, err := listNamed(ctx, c, kind); err == nil {
+					for _, n := range list {
+						m[n.id] = n.name
+					}
+				}
+				lists[kind] = m
+			}
+			for id, n := range m {
+				names[id] = n
+			}
+		}
+		a.idNames[col] = names
+	}
+}
+
+// withNames replaces the ids in a table cell's value of column col by
+// their names, where known: an id, a list of ids, records with an id and
+// no name.
+func (a *app) withNames(col string, v any) any {
+	names := a.idNames[col]
+	if names == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		if n := names[x]; n != "" {
+			return n
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = a.withNames(col, e)
+		}
+		return out
+	case map[string]any:
+		id, _ := x["id"].(string)
+		if n := names[id]; n != "" && firstNonNil(x["name"]) == nil {
+			return map[string]any{"id": id, "name": n}
+		}
+	}
+	return v
+}
