@@ -2,6 +2,7 @@ package accesstest_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -131,4 +132,30 @@ func TestInjectOpAny(t *testing.T) {
 	assert.ErrorIs(t, err, access.ErrServer)
 	_, _, err = c.Users.List(context.Background(), nil)
 	assert.NoError(t, err, "times: 2")
+}
+
+func TestWithSeedReplaysIDs(t *testing.T) {
+	start := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	run := func(opts ...accesstest.Option) (string, string, string, []byte) {
+		srv := accesstest.New(t, append([]accesstest.Option{accesstest.WithDemoData(),
+			accesstest.WithClock(func() time.Time { return start })}, opts...)...)
+		req, err := srv.RingDoorbell(accesstest.DemoIntercomID)
+		require.NoError(t, err)
+		u := srv.AddUser(access.User{FirstName: "Seed"})
+		logs := srv.SystemLogs()
+		b, err := json.Marshal(logs[len(logs)-1])
+		require.NoError(t, err)
+		return srv.Token(), req, u.ID, b
+	}
+	tok1, req1, id1, log1 := run(accesstest.WithSeed(42))
+	tok2, req2, id2, log2 := run(accesstest.WithSeed(42))
+	assert.Equal(t, tok1, tok2)
+	assert.Equal(t, req1, req2)
+	assert.Equal(t, id1, id2)
+	assert.Equal(t, string(log1), string(log2))
+	_, req3, id3, _ := run(accesstest.WithSeed(43))
+	assert.NotEqual(t, req1, req3)
+	assert.NotEqual(t, id1, id3)
+	_, req4, _, _ := run()
+	assert.NotEqual(t, req1, req4)
 }

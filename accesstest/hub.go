@@ -101,7 +101,7 @@ func (s *Server) publish(c change) {
 		s.appendSystemLog(c, at)
 		return
 	}
-	ev := wireEvent{Event: c.Event, EventObjectID: newID(), Data: wireEventData{
+	ev := wireEvent{Event: c.Event, EventObjectID: s.newID(), Data: wireEventData{
 		Location: c.Location, Device: c.Device, Actor: c.Actor, Object: c.Object}}
 	payload, err := json.Marshal(ev)
 	if err != nil {

@@ -212,10 +212,10 @@ func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
 	return addRecord(s, "AddWebhook", "endpoint or id", ep,
 		func(ep *access.WebhookEndpoint) string {
 			if ep.ID == "" {
-				ep.ID = newID()
+				ep.ID = s.newID()
 			}
 			if ep.Secret == "" {
-				ep.Secret = access.Secret(randomHex(8))
+				ep.Secret = access.Secret(s.randomHex(8))
 			}
 			return ep.Endpoint + " " + ep.ID
 		},
@@ -288,7 +288,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	if s.webhookURLTaken(w, req.Endpoint, "") {
 		return
 	}
-	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
+	ep := &access.WebhookEndpoint{ID: s.newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(s.randomHex(8)),
 		Events: slices.Clone(req.Events), Headers: req.Headers}
 	s.hub.webhooks = append(s.hub.webhooks, ep)
 	s.publish(change{Log: "webhook endpoint created: " + ep.ID})

@@ -284,9 +284,9 @@ func TestControlOpenCloseAndHoldDoor(t *testing.T) {
 	assert.Equal(t, access.NotificationLocationUpdateV2, s.frame().Event)
 	s.hook(caused)
 	_, caused = s.act("/clock/advance", map[string]string{"by": "89s"})
-	assert.Empty(t, caused.Events)
+	assert.Empty(t, doorEvents(caused))
 	_, caused = s.act("/clock/advance", map[string]string{"by": "1s"})
-	require.Len(t, caused.Events, 1, "the held door closes")
+	require.Len(t, doorEvents(caused), 1, "the held door closes")
 	assert.Equal(t, access.NotificationLocationUpdateV2, s.frame().Event)
 	s.hook(caused)
 	door, _, err = s.c.Doors.Get(s.ctx, accesstest.DemoDoorID)
@@ -297,6 +297,18 @@ func TestControlOpenCloseAndHoldDoor(t *testing.T) {
 	assert.Equal(t, http.StatusConflict, code, "no position sensor")
 	code, _ = s.do("POST", "/door/open", map[string]string{"door": "Main entrance", "hold": "soon"})
 	assert.Equal(t, http.StatusBadRequest, code)
+}
+
+// doorEvents are the events an act caused other than visitors' visits
+// beginning or ending on the demo's timers while the clock moved.
+func doorEvents(c accesstest.Effects) []accesstest.CausedEvent {
+	var out []accesstest.CausedEvent
+	for _, e := range c.Events {
+		if e.Event != access.EventVisitorStatusChanged {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func TestControlExitButton(t *testing.T) {
@@ -383,7 +395,9 @@ func TestControlAdvanceClock(t *testing.T) {
 	now, err := time.Parse(time.RFC3339Nano, res["now"].(string))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, now.Sub(before), 2*time.Hour)
-	assert.Empty(t, caused.Events, "a relock publishes no event")
+	for _, ev := range caused.Events { // visitors' visits may begin or end on the way
+		assert.Equal(t, access.EventVisitorStatusChanged, ev.Event, "a relock publishes no event")
+	}
 	door, _, err := s.c.Doors.Get(s.ctx, accesstest.DemoDoorID)
 	require.NoError(t, err)
 	assert.Equal(t, access.DoorLocked, door.LockRelayStatus, "the relock ran")
