@@ -82,6 +82,22 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// Seed, with HasSeed, draws every id, token and secret the site
+	// generates from a generator seeded with it (accesstest.WithSeed):
+	// with ClockStart and FrozenClock a scenario replays byte for byte.
+	Seed    uint64
+	HasSeed bool
+	// ClockStart, when set, is the site's time at start. FrozenClock
+	// keeps it there until the clock is advanced (a scenario played
+	// --fast); otherwise it runs on from ClockStart.
+	ClockStart  time.Time
+	FrozenClock bool
+	// Scenario, when set, is played on every site once it serves (Run),
+	// Fast: as fast as possible, the clock advanced to each act. Its
+	// lines (one per act) go to ScenarioLog (none when nil).
+	Scenario    *Scenario
+	Fast        bool
+	ScenarioLog io.Writer
 	// ControlRemote serves the control API (ControlPrefix) on an address
 	// that is not loopback; without it the API answers 403 there.
 	ControlRemote bool
@@ -147,6 +163,7 @@ type Site struct {
 
 	token string
 	page  string // the page credential (PageCookie)
+	ctl   *control
 	ln    net.Listener
 	srv   *http.Server
 	ui    *console
@@ -287,8 +304,20 @@ func (st *Site) load(cfg Config) error {
 	if cfg.Retention != nil {
 		keep = *cfg.Retention
 	}
-	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep))
+	opts := []accesstest.Option{accesstest.WithToken(own), accesstest.WithLiveTimers(),
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep)}
+	if cfg.HasSeed {
+		opts = append(opts, accesstest.WithSeed(cfg.Seed))
+	}
+	if start := cfg.ClockStart; !start.IsZero() {
+		began := time.Now()
+		clock := func() time.Time { return start.Add(time.Since(began)) }
+		if cfg.FrozenClock {
+			clock = func() time.Time { return start }
+		}
+		opts = append(opts, accesstest.WithClock(clock))
+	}
+	fake := accesstest.NewServer(opts...)
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -330,7 +359,8 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	st.page = randomToken()
-	mux.Handle(ControlPrefix+"/", newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), st.token, fake.Token()))
+	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), st.token, fake.Token())
+	mux.Handle(ControlPrefix+"/", st.ctl)
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
@@ -461,6 +491,23 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		sim.PrintEnv(out)
 	default:
 		sim.PrintInfo(out, !cfg.NoUI)
+	}
+	if cfg.Scenario != nil {
+		log := cfg.ScenarioLog
+		if log == nil {
+			log = io.Discard
+		}
+		for i, st := range sim.Sites {
+			go func() {
+				var b strings.Builder
+				err := st.Play(ctx, cfg.Scenario, cfg.Fast, &b)
+				status := "played"
+				if err != nil && ctx.Err() == nil {
+					status = "stopped: " + err.Error()
+				}
+				fmt.Fprintf(log, "%sscenario %q (site %d) %s\n", b.String(), cfg.Scenario.Name, i+1, status)
+			}()
+		}
 	}
 	<-ctx.Done()
 	return sim.Close()

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -303,6 +304,32 @@ ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
 	sub("clear-faults", "Remove every injected fault", func(cmd *cobra.Command) error {
 		return post(cmd, "/faults/clear", map[string]any{})
 	})
+
+	var fastPlay bool
+	c = &cobra.Command{Use: "scenario FILE", Short: "Play a scenario (YAML) into the running fake, one JSON line per act",
+		Args: cobra.ExactArgs(1), SilenceUsage: true, SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			if wd := getenv("PWD"); wd != "" && !filepath.IsAbs(path) {
+				path = filepath.Join(wd, path) // the environment's directory (a test's)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			sc, err := ParseScenario(args[0], b)
+			if err != nil {
+				return err
+			}
+			cl, err := NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+			if err != nil {
+				return err
+			}
+			return cl.Play(cmd.Context(), sc, fastPlay, cmd.OutOrStdout())
+		}}
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act")
+	cmd.AddCommand(c)
 
 	var site string
 	c = sub("reset", "Reset the site to the demo or to an empty one (the token stays)", func(cmd *cobra.Command) error {
