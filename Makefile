@@ -4,11 +4,13 @@
 #               same loopback TLS server; prints the ratio table
 # make bench-tools - the command line's and the simulator's benchmarks
 # make fuzz   - each fuzz target for FUZZTIME (default 30s)
+# make release - cross-compile access for linux, macOS and Windows on amd64
+#               and arm64 into dist/, with SHA256SUMS (scripts/release.sh)
 
 BENCHCOUNT ?= 5
 FUZZTIME ?= 30s
 
-.PHONY: test bench bench-tools fuzz
+.PHONY: test bench bench-tools fuzz release
 test:
 	bash .ci/run
 
@@ -24,3 +26,6 @@ fuzz:
 	for f in $$(go test -list '^Fuzz' . | grep '^Fuzz'); do \
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) . || exit 1; \
 	done
+
+release:
+	bash scripts/release.sh

@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -87,6 +88,14 @@ var pagedIterators = []pagedIterator{
 	{"SystemLogs.All", "POST /api/v1/developer/system/logs", "_id", true,
 		func(ctx context.Context, c *Client, start, size int) iter.Seq2[string, error] {
 			return ids(c.SystemLogs.All(ctx, &SystemLogQuery{Topic: SystemLogTopicAll, PageNum: start, PageSize: size}), func(e *SystemLog) string { return e.ID })
+		}},
+	{"Client.DoAll", "GET /api/v1/developer/credentials/pin_codes/any", "id", true,
+		func(ctx context.Context, c *Client, start, size int) iter.Seq2[string, error] {
+			return ids(c.DoAll(ctx, fmt.Sprintf("/credentials/pin_codes/any?page_num=%d&page_size=%d", start, size)), func(r *json.RawMessage) string {
+				var rec struct{ ID string }
+				_ = json.Unmarshal(*r, &rec)
+				return rec.ID
+			})
 		}},
 }
 

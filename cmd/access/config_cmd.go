@@ -276,11 +276,10 @@ func (a *app) versionCommand() *cobra.Command {
 		Example: "  access --fake version",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprint(a.stdout, versionText())
+			fmt.Fprint(a.stdout, buildVersion())
 			return nil
 		},
 	}
 }
 
 // versionText is what access --version and access version print.
-func versionText() string { return "access " + version + " (SDK " + access.Version + ")\n" }

@@ -218,7 +218,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate(versionText())
+	root.SetVersionTemplate(strings.ReplaceAll(buildVersion(), "{{", "{{`{{`}}"))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var secret *secretFlagError
 		if errors.As(err, &secret) {
@@ -271,6 +271,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
 	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
+	root.AddCommand(a.apiCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
