@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -743,4 +744,20 @@ func TestControlRoutesMatchOpenAPI(t *testing.T) {
 		resp.Body.Close()
 		assert.NotEqual(t, http.StatusNotFound, resp.StatusCode, r)
 	}
+}
+
+// TestControlClientHidesTheToken: printing a ControlClient in any form
+// never shows its token.
+func TestControlClientHidesTheToken(t *testing.T) {
+	t.Parallel()
+	c, err := simulator.NewControlClient("https://127.0.0.1:1", "tok-secret-0123456789", strings.Repeat("ab", 32), "")
+	require.NoError(t, err)
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		assert.NotContains(t, fmt.Sprintf(f, c), "tok-secret", f)
+		assert.NotContains(t, fmt.Sprintf(f, *c), "tok-secret", f)
+	}
+	_, err = simulator.NewControlClient("http://127.0.0.1:1", "t", strings.Repeat("ab", 32), "")
+	assert.Error(t, err, "the fake serves https")
+	_, err = simulator.NewControlClient("https://127.0.0.1:1", "t", "", "")
+	assert.Error(t, err, "no way to trust the certificate")
 }

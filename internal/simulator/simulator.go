@@ -499,13 +499,12 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		}
 		for i, st := range sim.Sites {
 			go func() {
-				var b strings.Builder
-				err := st.Play(ctx, cfg.Scenario, cfg.Fast, &b)
+				err := st.Play(ctx, cfg.Scenario, cfg.Fast, log) // a line per act, as it is played
 				status := "played"
 				if err != nil && ctx.Err() == nil {
 					status = "stopped: " + err.Error()
 				}
-				fmt.Fprintf(log, "%sscenario %q (site %d) %s\n", b.String(), cfg.Scenario.Name, i+1, status)
+				fmt.Fprintf(log, "scenario %q (site %d) %s\n", cfg.Scenario.Name, i+1, status)
 			}()
 		}
 	}

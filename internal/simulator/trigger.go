@@ -77,8 +77,12 @@ func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, e
 		HTTP: &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}}, nil
 }
 
-// String describes the client without its token.
-func (c *ControlClient) String() string { return "simulator.ControlClient(" + c.URL + ")" }
+// String describes the client without its token, so that printing it
+// (%v, %+v) never shows the token.
+func (c ControlClient) String() string { return "simulator.ControlClient(" + c.URL + ")" }
+
+// GoString is String, for %#v.
+func (c ControlClient) GoString() string { return c.String() }
 
 // ControlError is a refusal of the control API: its HTTP status, code and
 // message.
