@@ -21,8 +21,9 @@ var version = "0.1.0"
 // simulator's fake.go) append to it from an init function.
 var extraCommands []func() *cobra.Command
 
-// extraEnvCommands are extraCommands that read the environment through
-// the app's getenv (the process's, or a test's).
+// extraEnvCommands are subcommands of the fake command (extraCommands)
+// that read the environment through the app's getenv (the process's, or
+// a test's).
 var extraEnvCommands []func(getenv func(string) string) *cobra.Command
 
 const exitCodesHelp = `Exit codes:
@@ -275,10 +276,10 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
-	for _, f := range extraEnvCommands {
-		for _, c := range root.Commands() {
-			if sub := f(a.getenv); c.Name() == "fake" {
-				c.AddCommand(sub)
+	for _, c := range root.Commands() {
+		if c.Name() == "fake" { // access fake trigger, reading the app's environment
+			for _, f := range extraEnvCommands {
+				c.AddCommand(f(a.getenv))
 			}
 		}
 	}
