@@ -3,8 +3,10 @@ package access
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -458,6 +460,13 @@ func TestTLSModes(t *testing.T) {
 			assert.Equal(t, 1, reqErr.Attempts, "certificate failures are not retried")
 			if tc.is != nil {
 				assert.ErrorIs(t, err, tc.is)
+			}
+			if tc.is == ErrCertificateMismatch {
+				var mm *CertificateMismatchError
+				require.ErrorAs(t, err, &mm)
+				sum := sha256.Sum256(srv.Certificate().Raw)
+				assert.Equal(t, hex.EncodeToString(sum[:]), mm.Presented, "the presented certificate's fingerprint")
+				assert.Contains(t, err.Error(), "(SHA-256 fingerprint "+mm.Presented+")")
 			}
 		})
 	}

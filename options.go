@@ -204,8 +204,32 @@ func WithRootCAPEM(pem []byte) Option {
 
 // ErrCertificateMismatch is reported (inside a [RequestError]) when the
 // server's certificate does not match any fingerprint given to
-// [WithPinnedCertificate].
+// [WithPinnedCertificate]; the error is then a [*CertificateMismatchError]
+// naming the certificate the server presented.
 var ErrCertificateMismatch = errors.New("access: server certificate does not match the pinned fingerprint")
+
+// CertificateMismatchError is the error of a connection refused by
+// [WithPinnedCertificate]: the server presented a certificate whose
+// fingerprint is none of those pinned (a console that made itself a new
+// certificate, or another machine at its address). It matches
+// [ErrCertificateMismatch] with [errors.Is].
+type CertificateMismatchError struct {
+	// Presented is the SHA-256 fingerprint (lower-case hex) of the
+	// certificate the server presented, the form WithPinnedCertificate
+	// takes; empty when it presented none.
+	Presented string
+}
+
+// Error says which certificate was presented.
+func (e *CertificateMismatchError) Error() string {
+	if e.Presented == "" {
+		return "access: the server presented no certificate; it does not match the pinned fingerprint"
+	}
+	return "access: the server's certificate (SHA-256 fingerprint " + e.Presented + ") does not match the pinned fingerprint"
+}
+
+// Is reports whether target is [ErrCertificateMismatch].
+func (e *CertificateMismatchError) Is(target error) bool { return target == ErrCertificateMismatch }
 
 // WithPinnedCertificate accepts exactly the server certificates whose SHA-256
 // fingerprint (of the DER-encoded leaf certificate) is one of fingerprints,
@@ -313,7 +337,7 @@ func (o *options) tlsClientConfig(existing *tls.Config) *tls.Config {
 		cfg.InsecureSkipVerify = true // replaced by the fingerprint check below
 		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
 			if len(cs.PeerCertificates) == 0 {
-				return ErrCertificateMismatch
+				return &CertificateMismatchError{}
 			}
 			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
 			for _, p := range pins {
@@ -321,7 +345,7 @@ func (o *options) tlsClientConfig(existing *tls.Config) *tls.Config {
 					return nil
 				}
 			}
-			return ErrCertificateMismatch
+			return &CertificateMismatchError{Presented: hex.EncodeToString(sum[:])}
 		}
 	}
 	return cfg

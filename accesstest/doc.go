@@ -104,9 +104,13 @@
 //     rule's end, an unanswered ring, a visit starting or ending) carry
 //     {type "system"}.
 //
-// Deliveries and notifications are sent in order and in the background,
-// outside the server's lock; [Server.WaitDeliveries] waits for both and
-// [Server.Deliveries] lists the webhook deliveries. A delivery is made
+// Notifications are handed to each subscriber's own queue as the change
+// happens and sent in order by its socket; a subscriber that does not
+// read is dropped once its queue is full, without holding up the others.
+// Webhook deliveries are made in the background, outside the server's
+// lock, in order for each endpoint, each endpoint on its own (one that
+// hangs holds up nobody else); [Server.WaitDeliveries] waits for them and
+// [Server.Deliveries] lists them. A delivery is made
 // once; [WithWebhookRetries] retries failed ones (the vendor documents no
 // retry policy), each attempt listed with its number.
 //

@@ -15,11 +15,15 @@ import (
 // calls [Server.publish] with a [change]; publish builds the webhook
 // payload and hands it to the three outputs:
 //
+//   - WebSocket notifications ([Server.wsNotification]), fanned out at
+//     once to every subscriber's own queue ([Server.fanOut]): nothing
+//     there waits, neither on a webhook endpoint nor on a subscriber that
+//     does not read (one whose queue grows past its bound is dropped);
 //   - signed webhook deliveries to every registered endpoint subscribed to
-//     the event (queued here, made in order by one goroutine, outside
-//     s.mu; see [Server.WaitDeliveries] and [Server.Deliveries]);
-//   - WebSocket notifications ([Server.wsNotification]), queued on the
-//     same queue and sent by the same goroutine, in order, outside s.mu;
+//     the event, queued per endpoint and made in order by one goroutine
+//     per endpoint, outside s.mu, so that an endpoint that hangs holds up
+//     only its own deliveries (see [Server.WaitDeliveries] and
+//     [Server.Deliveries]);
 //   - a system-log entry and its access.logs.add notification
 //     ([Server.appendSystemLog]).
 
@@ -65,22 +69,26 @@ type wireEventData struct {
 	Object   any                   `json:"object"`
 }
 
-// hubState is the queue of deliveries caused by state changes.
+// hubState holds the webhook endpoints and the deliveries caused by
+// state changes: one queue per endpoint.
 type hubState struct {
 	webhooks []*access.WebhookEndpoint // registered endpoints (webhooks.go, handlers.go)
-	queue    []hubJob
-	pending  int           // queued or in flight
-	running  bool          // the delivery goroutine runs
-	idle     chan struct{} // closed when pending drops to 0
+	queues   map[string]*endpointQueue // by endpoint id: the endpoints with deliveries queued or in flight
+	pending  int                       // deliveries queued or in flight, retries included
+	idle     chan struct{}             // closed when pending drops to 0
 
 	done ring[Delivery] // retention.go: bounded by Retention.Deliveries
 }
 
-// hubJob is one queued output: a webhook delivery, or (ws set) a
-// WebSocket message for every subscriber.
+// endpointQueue is the queued deliveries of one endpoint, made in order
+// by one goroutine while running.
+type endpointQueue struct {
+	jobs    []hubJob
+	running bool
+}
+
+// hubJob is one queued webhook delivery.
 type hubJob struct {
-	ws      []byte
-	sent    chan struct{} // closed once the job is done, for Notify
 	ep      access.WebhookEndpoint
 	event   access.EventType
 	payload []byte
@@ -133,8 +141,9 @@ func (s *Server) publish(c change) {
 //   - access.temporary_unlock.start/.end: access.data.v2.location.update
 //     with the door's state (lock, remain_unlock).
 //
-// publish queues it, and appendSystemLog then the access.logs.add of the
-// entry; the delivery goroutine sends them in order, outside the lock.
+// publish hands it to the subscribers, and appendSystemLog then the
+// access.logs.add of the entry; each subscriber's socket sends them in
+// order, outside the lock.
 // The caller holds s.mu.
 func (s *Server) wsNotification(c change, at time.Time) *access.Notification {
 	sp := s.sp()
@@ -232,15 +241,15 @@ func (s *Server) locationV2(d *doorRec) access.LocationUpdateV2Data {
 		Extras: map[string]any{}, DeviceIDs: devs, State: st}
 }
 
-// queueNotification queues n for the WebSocket subscribers, after what
-// was queued before. The caller holds s.mu.
+// queueNotification hands n to the WebSocket subscribers' queues, after
+// what was handed before. The caller holds s.mu.
 func (s *Server) queueNotification(n *access.Notification) {
 	b, err := json.Marshal(n)
 	if err != nil {
 		s.fail("accesstest: notification %s: %v", n.Event, err)
 		return
 	}
-	s.queueDelivery(hubJob{ws: b})
+	s.fanOut(b, nil)
 }
 
 // appendSystemLog records c in the system log (see [Server.SystemLogs];
@@ -253,67 +262,70 @@ func (s *Server) appendSystemLog(c change, at time.Time) {
 	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 
-// queueDelivery adds a delivery to the queue and starts the delivery
-// goroutine if it is not running. Once the server is closed, the job is
-// dropped at once. The caller holds s.mu.
+// queueDelivery adds a delivery to its endpoint's queue and starts that
+// endpoint's delivery goroutine if it is not running. Once the server is
+// closed, the job is dropped at once. The caller holds s.mu.
 func (s *Server) queueDelivery(j hubJob) {
 	h := &s.hub
 	if h.pending == 0 {
 		h.idle = make(chan struct{})
 	}
 	h.pending++
-	h.queue = append(h.queue, j)
-	if h.running {
+	if h.queues == nil {
+		h.queues = map[string]*endpointQueue{}
+	}
+	q := h.queues[j.ep.ID]
+	if q == nil {
+		q = &endpointQueue{}
+		h.queues[j.ep.ID] = q
+	}
+	q.jobs = append(q.jobs, j)
+	if q.running {
 		return
 	}
-	h.running = true
-	if !s.life.spawn(s.runDeliveries) {
-		h.running = false
-		for _, j := range h.queue {
-			s.finish(j, s.dropped(j, 1))
+	q.running = true
+	if !s.life.spawn(func() { s.runDeliveries(j.ep.ID, q) }) {
+		for _, j := range q.jobs {
+			s.finish(s.dropped(j, 1))
 		}
-		h.queue = nil
+		delete(h.queues, j.ep.ID)
 	}
 }
 
 // dropped is the outcome of a job's attempt the server closed before
 // making.
 func (s *Server) dropped(j hubJob, attempt int) *Delivery {
-	if j.ws != nil {
-		return nil
-	}
 	return &Delivery{EndpointID: j.ep.ID, URL: j.ep.Endpoint, Event: j.event, Payload: j.payload, Err: errServerClosed, Attempt: attempt}
 }
 
-// finish records a job's outcome (d, nil for a WebSocket message) and
-// that it is no longer pending. The caller holds s.mu.
-func (s *Server) finish(j hubJob, d *Delivery) {
+// finish records a job's outcome and that it is no longer pending. The
+// caller holds s.mu.
+func (s *Server) finish(d *Delivery) {
 	h := &s.hub
-	if d != nil {
-		h.done.add(*d)
-	}
-	if j.sent != nil {
-		close(j.sent)
-	}
+	h.done.add(*d)
 	h.pending--
 	if h.pending == 0 {
 		close(h.idle)
 	}
 }
 
-// runDeliveries makes the queued deliveries one after another, in the
-// order the changes happened, without holding s.mu while delivering.
-func (s *Server) runDeliveries() {
+// runDeliveries makes the queued deliveries of one endpoint one after
+// another, in the order the changes happened, without holding s.mu while
+// delivering. Other endpoints have goroutines of their own: one that
+// hangs holds up only its own deliveries.
+func (s *Server) runDeliveries(id string, q *endpointQueue) {
 	for {
 		s.mu.Lock()
 		h := &s.hub
-		if len(h.queue) == 0 {
-			h.running = false
+		if len(q.jobs) == 0 {
+			q.running = false
+			delete(h.queues, id)
 			s.mu.Unlock()
 			return
 		}
-		j := h.queue[0]
-		h.queue = h.queue[1:]
+		j := q.jobs[0]
+		q.jobs[0] = hubJob{}
+		q.jobs = q.jobs[1:]
 		s.mu.Unlock()
 
 		var d *Delivery
@@ -321,20 +333,16 @@ func (s *Server) runDeliveries() {
 		case <-s.closing:
 			d = s.dropped(j, 1)
 		default:
-			if j.ws != nil {
-				s.broadcast(j.ws)
-			} else {
-				made := s.deliver(s.life.ctx, j.ep, j.event, j.payload, j.at, 1)
-				d = &made
-			}
+			made := s.deliver(s.life.ctx, j.ep, j.event, j.payload, j.at, 1)
+			d = &made
 		}
 		s.mu.Lock()
-		if d != nil && s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
+		if s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
 			// The job stays pending until its retries end. Recorded
 			// under the lock, before the retry can record its own.
 			h.done.add(*d)
 		} else {
-			s.finish(j, d)
+			s.finish(d)
 		}
 		s.mu.Unlock()
 	}
@@ -348,7 +356,7 @@ func (s *Server) retryDelivery(j hubJob, last Delivery) {
 		attempt := last.Attempt + 1
 		if !s.retryWait(s.life.ctx, attempt) {
 			s.mu.Lock()
-			s.finish(j, s.dropped(j, attempt))
+			s.finish(s.dropped(j, attempt))
 			s.mu.Unlock()
 			return
 		}
@@ -358,7 +366,7 @@ func (s *Server) retryDelivery(j hubJob, last Delivery) {
 		last = s.deliver(s.life.ctx, j.ep, j.event, j.payload, at, attempt)
 		s.mu.Lock()
 		if !s.retry.retry(last) {
-			s.finish(j, &last)
+			s.finish(&last)
 			s.mu.Unlock()
 			return
 		}
@@ -367,11 +375,12 @@ func (s *Server) retryDelivery(j hubJob, last Delivery) {
 	}
 }
 
-// WaitDeliveries waits until every webhook delivery and WebSocket
-// notification caused so far by the fake's state changes (unlocks, lock
-// rules, emergency modes, doorbells, and the timers [Server.Advance] ran)
-// has been made (handed to each connected subscriber's queue), with its
-// retries ([WithWebhookRetries]), or ctx ends.
+// WaitDeliveries waits until every webhook delivery caused so far by the
+// fake's state changes (unlocks, lock rules, emergency modes, doorbells,
+// and the timers [Server.Advance] ran) has been made, with its retries
+// ([WithWebhookRetries]), or ctx ends. The WebSocket notifications of
+// those changes are already in each connected subscriber's queue when
+// the change returns.
 func (s *Server) WaitDeliveries(ctx context.Context) error {
 	s.mu.Lock()
 	if s.hub.pending == 0 {

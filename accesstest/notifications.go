@@ -25,10 +25,16 @@ const OpNotificationsSubscribe Op = "Notifications.Subscribe"
 const DefaultKeepalive = 5 * time.Second
 
 const (
-	// notifyQueue is how many messages wait for one subscriber before
-	// broadcast blocks (back-pressure rather than loss).
+	// notifyQueue is how many messages may wait for one subscriber before
+	// [Server.Notify] waits for room (the test's own back-pressure); the
+	// fan-out of state changes never waits.
 	notifyQueue = 1024
-	notifyWrite = 5 * time.Second
+	// notifyBacklog is how many bytes of messages may wait for one
+	// subscriber: past it the subscriber does not read, and it is dropped
+	// (its socket closed abruptly, as a console does with a client that
+	// lags), without holding up the others.
+	notifyBacklog = 8 << 20
+	notifyWrite   = 5 * time.Second
 	// notifyBatch is how many bytes of queued messages a subscriber's
 	// socket gathers into one network write.
 	notifyBatch  = 32 << 10
@@ -52,19 +58,121 @@ type notifyHub struct {
 	mu       sync.Mutex
 	subs     map[*wsSub]struct{}
 	accepted int           // upgrades accepted since the start
+	lagged   int           // subscribers dropped because their queue was full
 	changed  chan struct{} // closed and replaced whenever subs changes
+	backlog  int           // notifyBacklog, or less in tests
 }
 
-// wsSub is one connected subscriber.
+// wsSub is one connected subscriber: its own queue of messages, filled by
+// the fan-out ([Server.fanOut]) without waiting and emptied by the
+// socket's goroutine.
 type wsSub struct {
-	out    chan []byte
+	wake   chan struct{} // a message was queued (capacity 1)
 	kill   chan struct{} // closed to drop the socket
 	done   chan struct{} // closed when its handler has returned
 	once   sync.Once
 	silent atomic.Bool
+
+	mu     sync.Mutex
+	queue  [][]byte // queue[head:] wait, oldest first
+	head   int
+	queued int           // bytes in queue[head:]
+	room   chan struct{} // closed when the queue is back to notifyQueue messages
+	lagged bool
+}
+
+func newSub() *wsSub {
+	return &wsSub{wake: make(chan struct{}, 1), kill: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (sub *wsSub) drop() { sub.once.Do(func() { close(sub.kill) }) }
+
+// push queues msg without waiting. A subscriber whose queue would pass
+// limit bytes is dropped instead, and push reports false.
+func (sub *wsSub) push(msg []byte, limit int) bool {
+	sub.mu.Lock()
+	if sub.lagged {
+		sub.mu.Unlock()
+		return false
+	}
+	if sub.queued+len(msg) > limit && sub.queued > 0 {
+		sub.lagged = true
+		clear(sub.queue)
+		sub.queue, sub.head, sub.queued = nil, 0, 0
+		if sub.room != nil {
+			close(sub.room)
+			sub.room = nil
+		}
+		sub.mu.Unlock()
+		sub.drop()
+		return false
+	}
+	sub.queue = append(sub.queue, msg)
+	sub.queued += len(msg)
+	sub.mu.Unlock()
+	select {
+	case sub.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// pop moves the oldest queued messages, up to max bytes (at least one
+// message), to batch and returns it.
+func (sub *wsSub) pop(batch [][]byte, max int) [][]byte {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	size := 0
+	for sub.head < len(sub.queue) && (size == 0 || size+len(sub.queue[sub.head]) <= max) {
+		m := sub.queue[sub.head]
+		sub.queue[sub.head] = nil
+		sub.head++
+		size += len(m)
+		batch = append(batch, m)
+	}
+	sub.queued -= size
+	switch n := len(sub.queue) - sub.head; {
+	case n == 0:
+		sub.queue, sub.head = sub.queue[:0], 0
+		if cap(sub.queue) > 4*notifyQueue {
+			sub.queue = nil // a burst is over: do not keep its array
+		}
+	case sub.head > n:
+		sub.queue, sub.head = append(sub.queue[:0], sub.queue[sub.head:]...), 0
+		clear(sub.queue[len(sub.queue):cap(sub.queue)])
+	}
+	if sub.room != nil && len(sub.queue)-sub.head <= notifyQueue {
+		close(sub.room)
+		sub.room = nil
+	}
+	return batch
+}
+
+// waitRoom waits until at most notifyQueue messages wait for sub, sub is
+// gone or the server closes.
+func (sub *wsSub) waitRoom(closing <-chan struct{}) {
+	for {
+		sub.mu.Lock()
+		if sub.lagged || len(sub.queue)-sub.head <= notifyQueue {
+			sub.mu.Unlock()
+			return
+		}
+		if sub.room == nil {
+			sub.room = make(chan struct{})
+		}
+		room := sub.room
+		sub.mu.Unlock()
+		select {
+		case <-room:
+		case <-sub.kill:
+			return
+		case <-sub.done:
+			return
+		case <-closing:
+			return
+		}
+	}
+}
 
 func (h *notifyHub) interval() time.Duration {
 	if !h.keepaliveSet {
@@ -133,7 +241,7 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	// Close does not wait for a client that does not read: closing the
 	// connection ends any write in progress.
 	defer context.AfterFunc(s.life.ctx, func() { _ = conn.CloseNow() })()
-	sub := &wsSub{out: make(chan []byte, notifyQueue), kill: make(chan struct{}), done: make(chan struct{})}
+	sub := newSub()
 	defer close(sub.done)
 	// The client sends nothing; CloseRead answers its pings and close frame
 	// and ends ctx when it goes away.
@@ -146,22 +254,17 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		return conn.Write(wctx, websocket.MessageText, msg) == nil
 	}
-	// writeQueued writes msg and the messages queued behind it (up to a
-	// batch) as one network write, bounded by notifyWrite. The messages are
-	// written to memory first, so the library's writes need no deadline of
-	// their own; the network write has one.
-	writeQueued := func(msg []byte) bool {
+	// writeBatch writes queued messages (up to a batch) as one network
+	// write, bounded by notifyWrite. The messages are written to memory
+	// first, so the library's writes need no deadline of their own; the
+	// network write has one.
+	writeBatch := func(msgs [][]byte) bool {
 		cw.conn.cork()
-		err := conn.Write(context.Background(), websocket.MessageText, msg)
-		for size := len(msg); err == nil && size < notifyBatch; {
-			select {
-			case next := <-sub.out:
-				err = conn.Write(context.Background(), websocket.MessageText, next)
-				size += len(next)
-				continue
-			default:
+		var err error
+		for _, m := range msgs {
+			if err = conn.Write(context.Background(), websocket.MessageText, m); err != nil {
+				break
 			}
-			break
 		}
 		if ferr := cw.conn.uncork(notifyWrite); err == nil {
 			err = ferr
@@ -177,11 +280,24 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		tick = t.C
 	}
+	var batch [][]byte
 	for {
 		select {
-		case msg := <-sub.out:
-			if !sub.silent.Load() && !writeQueued(msg) {
-				return
+		case <-sub.wake:
+			for {
+				batch = sub.pop(batch[:0], notifyBatch)
+				if len(batch) == 0 {
+					break
+				}
+				if !sub.silent.Load() && !writeBatch(batch) {
+					return
+				}
+				clear(batch)
+				select {
+				case <-sub.kill:
+					return
+				default:
+				}
 			}
 		case <-tick:
 			if !sub.silent.Load() && !write([]byte(keepaliveMsg)) {
@@ -285,20 +401,30 @@ func (s *Server) handshake() []byte {
 	return b
 }
 
-// broadcast sends msg, one WebSocket text message, to every connected
-// subscriber, in order after what was sent before. It is the hook through
-// which the server's state changes reach the WebSocket. msg must not be
-// modified afterwards. When a subscriber's queue is full it waits for room
-// (the client is reading) or for that subscriber to go away; it never
-// waits while holding the server's lock, and must not be called with s.mu
-// held.
-func (s *Server) broadcast(msg []byte) {
-	for _, sub := range s.notify.snapshot() {
-		select {
-		case sub.out <- msg:
-		case <-sub.kill:
-		case <-sub.done:
-		case <-s.closing:
+// fanOut hands msg, one WebSocket text message, to every connected
+// subscriber's queue, after what was handed before, without waiting: a
+// subscriber whose queue is full (it does not read) is dropped, and the
+// others are not held up. It is the hook through which the server's state
+// changes reach the WebSocket; the caller holds s.mu, which keeps the
+// order. msg must not be modified afterwards. When to is not nil, the
+// subscribers that got msg are added to it.
+func (s *Server) fanOut(msg []byte, to map[*wsSub]struct{}) {
+	h := &s.notify
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	limit := h.backlog
+	if limit <= 0 {
+		limit = notifyBacklog
+	}
+	for sub := range h.subs {
+		if !sub.push(msg, limit) {
+			h.lagged++
+			delete(h.subs, sub)
+			h.notifyLocked()
+			continue
+		}
+		if to != nil {
+			to[sub] = struct{}{}
 		}
 	}
 }
@@ -307,7 +433,10 @@ func (s *Server) broadcast(msg []byte) {
 // notifications WebSocket, in order, as a console would: tests use it to
 // emit any notification, documented or not. They go after the
 // notifications that state changes queued before, and Notify returns once
-// they have been handed to every subscriber. It returns an error, before
+// they have been handed to every subscriber and no subscriber has more
+// than 1024 messages waiting (so a flood goes at the pace of the slowest
+// reader; one that does not read at all is dropped once 8 MiB wait for
+// it, as with the state changes' notifications). It returns an error, before
 // sending anything, for a nil notification or one that cannot be encoded
 // (invalid JSON in Data or Meta). Clients that connect later do not
 // receive them: wait for the subscriber first with
@@ -328,24 +457,24 @@ func (s *Server) Notify(ns ...*access.Notification) error {
 	return nil
 }
 
-// notifyQueued sends msgs through the queue that the state changes'
-// notifications take, so that they keep their order with those queued
-// before, and waits until they have been handed to every subscriber.
+// notifyQueued hands msgs to the subscribers as the state changes'
+// notifications are, so that they keep their order with those handed
+// before, and then waits until no subscriber has more than notifyQueue
+// messages waiting (or it is gone): a test that sends a flood goes at the
+// pace of its slowest reader.
 func (s *Server) notifyQueued(msgs [][]byte) {
 	if len(msgs) == 0 {
 		return
 	}
-	sent := make(chan struct{})
+	to := map[*wsSub]struct{}{}
 	s.mu.Lock()
-	for i, m := range msgs {
-		j := hubJob{ws: m}
-		if i == len(msgs)-1 {
-			j.sent = sent
-		}
-		s.queueDelivery(j)
+	for _, m := range msgs {
+		s.fanOut(m, to)
 	}
 	s.mu.Unlock()
-	<-sent
+	for sub := range to {
+		sub.waitRoom(s.closing)
+	}
 }
 
 // NotifyRaw sends msg verbatim, as one text message, to every connected

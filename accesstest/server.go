@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -259,7 +260,7 @@ func (s *Server) Close() {
 	s.delivery.CloseIdleConnections()
 }
 
-// lifecycle counts the server's own goroutines (the delivery goroutine,
+// lifecycle counts the server's own goroutines (the delivery goroutines,
 // the WebSocket connections and the live-timer goroutine of
 // [WithLiveTimers]), so that Close can wait for them.
 type lifecycle struct {
@@ -605,10 +606,22 @@ func (s *Server) handler() http.Handler {
 	seen := map[string]bool{}
 	for _, rt := range routes {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+			// The token first: a request without a known one is answered
+			// before its body is read or the request recorded.
+			perms, ok := s.authenticate(r)
+			if !ok {
+				// Closing the connection spares reading the body even to
+				// discard it (net/http does that to reuse a connection).
+				w.Header().Set("Connection", "close")
+				writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
+				return
+			}
 			s.serve(w, r, rt.op, func(w http.ResponseWriter) {
-				if s.authorize(w, r, rt.perm) {
-					rt.h(s, w, r)
+				if !slices.Contains(perms, rt.perm) {
+					writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
+					return
 				}
+				rt.h(s, w, r)
 			})
 		})
 		if _, path, _ := strings.Cut(rt.pattern, " "); !seen[path] {
@@ -802,24 +815,28 @@ func defaultFaultCode(status int) access.ErrorCode {
 	return access.CodeSystemError
 }
 
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, perm Permission) bool {
+// authenticate returns the permissions of the request's bearer token,
+// or false when it carries none the server knows. The token is compared
+// with every known one in constant time (their SHA-256 digests, so that
+// neither a token's bytes nor its length shows in the time taken).
+func (s *Server) authenticate(r *http.Request) ([]Permission, bool) {
 	const scheme = "Bearer "
-	auth, token := r.Header.Get("Authorization"), ""
-	if len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
-		token = auth[len(scheme):]
+	auth := r.Header.Get("Authorization")
+	if len(auth) <= len(scheme) || !strings.EqualFold(auth[:len(scheme)], scheme) {
+		return nil, false
 	}
+	given := sha256.Sum256([]byte(auth[len(scheme):]))
 	s.mu.Lock()
-	perms, known := s.tokens[token]
-	s.mu.Unlock()
-	if token == "" || !known {
-		writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
-		return false
+	defer s.mu.Unlock()
+	var perms []Permission
+	found := 0
+	for token, p := range s.tokens {
+		known := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(given[:], known[:]) == 1 {
+			perms, found = p, 1
+		}
 	}
-	if !slices.Contains(perms, perm) {
-		writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
-		return false
-	}
-	return true
+	return perms, found == 1
 }
 
 type envelope struct {

@@ -737,6 +737,35 @@ func TestEmitDeliversSignedEvents(t *testing.T) {
 	}
 }
 
+// The token is checked before the request body is read or the request
+// recorded: a request with a wrong token is answered 401 while its body
+// is still being sent (it never ends here), and Requests does not list it.
+func TestTokenCheckedBeforeTheBody(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t)
+	body, more := io.Pipe()
+	defer more.Close()
+	go func() { _, _ = more.Write([]byte(`{"first_name":"Never`)) }() // and never the rest
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)          // a server that waits for the body fails here
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, srv.URL()+"/api/v1/developer/users", body)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer wrong-token")
+	resp, err := srv.HTTPClient().Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.JSONEq(t, `{"code":"CODE_ACCESS_TOKEN_INVALID","msg":"The provided access token is invalid."}`, string(b))
+	assert.Empty(t, srv.Requests(), "an unauthenticated request is not recorded")
+
+	_, _, err = srv.Client(noRetry()).Users.Create(ctx, &access.UserRequest{FirstName: "Known", LastName: "Token"})
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 1)
+	assert.Contains(t, string(srv.Requests()[0].Body), `"Known"`)
+}
+
 // TestDemoVisitorsAgreeWithClock: the demo's visitors have statuses that
 // agree with their times on the server's clock, whatever it reads at
 // start (none UPCOMING after its visit ended, none VISITING a month

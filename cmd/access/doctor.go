@@ -99,7 +99,7 @@ func (a *app) doctor(captureDir string) error {
 	case conn.Fingerprint != "":
 		if normFP(conn.Fingerprint) != normFP(fp) {
 			a.checkLine("FAIL", "pinned", "the pinned fingerprint "+conn.Fingerprint+" does not match")
-			return &exitError{code: 1, err: access.ErrCertificateMismatch}
+			return &exitError{code: 1, err: &access.CertificateMismatchError{Presented: normFP(fp)}}
 		}
 		a.checkLine("ok", "pinned", "the certificate matches the pinned fingerprint")
 	case conn.CACert != nil:

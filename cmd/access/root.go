@@ -109,6 +109,7 @@ func (a *app) execute(args []string) int {
 	if code == 130 {
 		msg = "interrupted (" + msg + ")"
 	}
+	msg += trustHint(err)
 	fmt.Fprintf(stderr, "access: %s\n", msg)
 	return code
 }
@@ -117,6 +118,20 @@ func (a *app) close() {
 	if a.fakeSrv != nil {
 		a.fakeSrv.Close()
 	}
+}
+
+// trustHint tells, after an error that the console presented another
+// certificate than the pinned one, how to trust the one it presents:
+// after checking that it is the console's own (a console or `access fake`
+// that made itself a new certificate), log in again with its fingerprint
+// or take the new environment file of `access fake --print-env`.
+func trustHint(err error) string {
+	var mm *access.CertificateMismatchError
+	if !errors.As(err, &mm) || mm.Presented == "" {
+		return ""
+	}
+	return "; if that is your console's certificate, trust it: run access login again with --fingerprint " + mm.Presented +
+		" (or set ACCESS_FINGERPRINT to it); for access fake, source its --env-file (or --print-env output) again"
 }
 
 func oneLine(s string) string {

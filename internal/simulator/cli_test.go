@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -499,4 +500,157 @@ func saveLog(t *testing.T, stderr string) (longest time.Duration, began []time.T
 	}
 	require.NotZero(t, longest, "no save reported: %s", stderr)
 	return longest, began
+}
+
+// TestSecondProcessOnAStateFileExitsTwo: a second `access fake` given the
+// state file of a running one exits 2 at once, naming the file and the
+// running one's pid; SIGHUP then stops the first as SIGTERM does, saving
+// what it acknowledged.
+func TestSecondProcessOnAStateFileExitsTwo(t *testing.T) {
+	t.Parallel()
+	if !fakeSavesState {
+		t.Skip("this build's accesstest has no WriteState/ReadState yet")
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	p := startFake(t, "--state", state, "--demo=false")
+	code, stderr := runFake(t, "--addr", "127.0.0.1:0", "--state", state)
+	assert.Equal(t, 2, code, stderr)
+	assert.Equal(t, "access: state file "+state+" is in use by another access fake (pid "+strconv.Itoa(p.cmd.Process.Pid)+")\n", stderr)
+
+	c, err := access.NewClient(p.env["ACCESS_URL"], p.env["ACCESS_TOKEN"], access.WithPinnedCertificate(p.env["ACCESS_FINGERPRINT"]))
+	require.NoError(t, err)
+	_, _, err = c.Users.Create(context.Background(), &access.UserRequest{FirstName: "Hangup", LastName: "Saved"})
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGHUP))
+	select {
+	case err := <-p.done:
+		assert.NoError(t, err, "exit status after SIGHUP; stderr: %s", p.stderr)
+		p.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("access fake did not stop on SIGHUP")
+	}
+	b, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"Hangup"`)
+}
+
+// TestRestartKeepsAPinnedTailConnected: `access fake --state` restarted
+// on the same address presents the same certificate, so an `access
+// events tail` pinned to the fingerprint the first run printed
+// reconnects by itself and goes on printing events.
+func TestRestartKeepsAPinnedTailConnected(t *testing.T) {
+	t.Parallel()
+	if !fakeSavesState {
+		t.Skip("this build's accesstest has no WriteState/ReadState yet")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	state := filepath.Join(t.TempDir(), "state.json")
+	p := startFake(t, "--state", state)
+	u := p.env["ACCESS_URL"]
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(u, "https://"))
+	require.NoError(t, err)
+
+	tail := exec.CommandContext(ctx, accessBinary(t), "events", "tail", "--type", "door.unlock")
+	tail.Env = []string{"ACCESS_URL=" + u, "ACCESS_TOKEN=" + p.env["ACCESS_TOKEN"], "ACCESS_FINGERPRINT=" + p.env["ACCESS_FINGERPRINT"],
+		"ACCESS_CONFIG_DIR=" + t.TempDir(), "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	stdout, err := tail.StdoutPipe()
+	require.NoError(t, err)
+	stderr, err := tail.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, tail.Start())
+	lines, gaps := make(chan string, 1024), make(chan string, 16)
+	var stderrText syncLines
+	var reading sync.WaitGroup
+	reading.Add(2)
+	go func() {
+		defer reading.Done()
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	go func() {
+		defer reading.Done()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			stderrText.add(sc.Text())
+			if strings.HasPrefix(sc.Text(), "gap:") {
+				select {
+				case gaps <- sc.Text():
+				default:
+				}
+			}
+		}
+	}()
+	unlock := func(env map[string]string, door string) {
+		c, err := access.NewClient(env["ACCESS_URL"], env["ACCESS_TOKEN"], access.WithPinnedCertificate(env["ACCESS_FINGERPRINT"]))
+		require.NoError(t, err)
+		_, err = c.Doors.Unlock(ctx, door, nil)
+		require.NoError(t, err)
+	}
+	// The tail subscribes at a moment the test cannot see: unlock until
+	// it prints one.
+	for first := false; !first; {
+		unlock(p.env, accesstest.DemoDoorID)
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "the tail ended: %s", stderrText.String())
+			assert.Contains(t, l, accesstest.DemoDoorID)
+			first = true
+		case <-ctx.Done():
+			t.Fatal("the tail printed no unlock")
+		default:
+		}
+	}
+
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-p.done, "stderr: %s", p.stderr)
+	p.done <- nil
+	again := startFake(t, "--addr", "127.0.0.1:"+port, "--state", state)
+	require.Equal(t, u, again.env["ACCESS_URL"])
+	assert.Equal(t, p.env["ACCESS_FINGERPRINT"], again.env["ACCESS_FINGERPRINT"], "the same certificate")
+	assert.Equal(t, p.env["ACCESS_PUBKEY_PIN"], again.env["ACCESS_PUBKEY_PIN"])
+
+	select {
+	case <-gaps: // the tail is back, on the pinned certificate
+	case <-ctx.Done():
+		t.Fatalf("the pinned tail did not reconnect: %s", stderrText.String())
+	}
+	// Another door than before the restart: a line about it is new.
+	const serverRoom = "5c496423-6d25-4e4f-8cdf-95ad5135188a"
+	unlock(again.env, serverRoom)
+	for seen := false; !seen; {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "the tail ended: %s", stderrText.String())
+			seen = strings.Contains(l, serverRoom)
+		case <-ctx.Done():
+			t.Fatal("the tail printed nothing after the restart")
+		}
+	}
+	require.NoError(t, tail.Process.Signal(os.Interrupt))
+	reading.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, tail.Wait(), &exit)
+	assert.Equal(t, 130, exit.ExitCode(), "stopped by the test; stderr: %s", stderrText.String())
+}
+
+// syncLines collects lines from one goroutine for another to print.
+type syncLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *syncLines) add(l string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, l)
+}
+
+func (s *syncLines) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.lines, "\n")
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // NewCommand returns the `fake` command of the access command line: the
-// simulator, serving until SIGINT or SIGTERM, then saving its state.
+// simulator, serving until SIGINT, SIGTERM or SIGHUP, then saving its
+// state.
 func NewCommand() *cobra.Command {
 	var (
 		cfg         Config
@@ -109,7 +110,7 @@ The control API under /_fake/v1/ drives the site from any language's tests
 			if logSaves {
 				cfg.LogSaves = cmd.ErrOrStderr()
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			var err error
 			if cfg.Token, err = readSecret(ctx, "--token-file", tokenFile, "ACCESS_FAKE_TOKEN", cmd.InOrStdin()); err != nil {
@@ -127,10 +128,10 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	f.Var(refusedSecret{"a token", "ACCESS_FAKE_TOKEN or --token-file FILE"}, "token", "not accepted: a token on the command line shows in the process list")
 	_ = f.MarkHidden("token")
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
-	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change")
+	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change, locked while this process runs (FILE.lock)")
 	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "longest wait before a change is saved (at most 100ms)")
 	f.BoolVar(&logSaves, "log-saves", false, "print each save of the state file, and how long it took, on stderr")
-	f.StringVar(&cfg.CertFile, "cert", "", "PEM certificate (default: a self-signed one)")
+	f.StringVar(&cfg.CertFile, "cert", "", "PEM certificate (default: a self-signed one, kept beside --state as FILE.tls.pem)")
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")

@@ -82,12 +82,13 @@ type control struct {
 	fake    *accesstest.Server
 	tokens  [][]byte // the API tokens accepted (the clients', the fake's own)
 	page    []byte   // the page credential
-	allowed bool     // served on loopback, or enabled off it
+	allowed bool       // served on loopback, or enabled off it
+	hosts   *hostNames // on loopback, the names it answers to (nil: any)
 	mux     *http.ServeMux
 }
 
-func newControl(fake *accesstest.Server, page string, allowed bool, tokens ...string) *control {
-	c := &control{fake: fake, page: []byte(page), allowed: allowed, mux: http.NewServeMux()}
+func newControl(fake *accesstest.Server, page string, allowed bool, hosts *hostNames, tokens ...string) *control {
+	c := &control{fake: fake, page: []byte(page), allowed: allowed, hosts: hosts, mux: http.NewServeMux()}
 	for _, t := range tokens {
 		c.tokens = append(c.tokens, []byte(t))
 	}
@@ -107,6 +108,11 @@ func (c *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if !c.allowed {
 		controlError(w, http.StatusForbidden, "remote_refused", "the control API is served off loopback only with --control-remote")
+		return
+	}
+	if !c.hosts.allow(r.Host) {
+		w.Header().Set("Connection", "close")
+		controlError(w, http.StatusMisdirectedRequest, "wrong_host", "the fake answers to its own names only (DNS rebinding refused)")
 		return
 	}
 	c.mux.ServeHTTP(w, r)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -79,16 +80,39 @@ func checkWritable(path string) error {
 // removeTempFiles removes the temporary files a killed process left
 // beside the state file: they are named only by save, which renames them
 // over the file when they are whole, so one that is left is never the
-// state.
+// state. Only names save makes match: "." + the file's name + ".tmp-"
+// and digits (os.CreateTemp's random part); the file's name is compared
+// as it is, never used as a pattern. The caller holds the state file's
+// lock, so no other process is writing one of them.
 func removeTempFiles(path string) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*"))
-	for _, f := range left {
-		_ = os.Remove(f)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
 	}
+	for _, e := range entries {
+		if isTempName(e.Name(), base) && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// isTempName reports whether name is one of save's temporary files for
+// the state file named base.
+func isTempName(name, base string) bool {
+	rest, ok := strings.CutPrefix(name, "."+base+".tmp-")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // saver writes the state file after changes: at most once per interval,

@@ -202,3 +202,29 @@ func TestSaverRemovesTemporaryFilesLeftByAKill(t *testing.T) {
 	assert.NoFileExists(t, left)
 	assert.FileExists(t, other, "another file's temporary file is not the saver's")
 }
+
+// The temporary files removed are those save names for this file, by
+// exact name: the state file's name is never a pattern, so a name with
+// glob characters removes no other file's.
+func TestSaverRemovesOnlyItsOwnTemporaryFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s*[a].json")
+	left := filepath.Join(dir, ".s*[a].json.tmp-42")
+	keep := []string{
+		filepath.Join(dir, ".sX[a].json.tmp-1"),  // what the glob .s*[a].json.tmp-* matched
+		filepath.Join(dir, ".sa.json.tmp-7"),     // and this
+		filepath.Join(dir, ".s*[a].json.tmp-ab"), // not save's: no digits
+		filepath.Join(dir, ".s*[a].json.tmp-"),
+	}
+	for _, f := range append([]string{left}, keep...) {
+		require.NoError(t, os.WriteFile(f, []byte("x"), 0o600))
+	}
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	require.NoError(t, err)
+	require.NoError(t, sv.close())
+	assert.NoFileExists(t, left)
+	for _, f := range keep {
+		assert.FileExists(t, f)
+	}
+}

@@ -50,7 +50,9 @@ type Config struct {
 	// Demo loads the demo site into a site that has no saved state.
 	Demo bool
 	// StatePath is the state file ("" keeps the state in memory). With
-	// several sites, site i (from 2) uses StatePath + "." + i.
+	// several sites, site i (from 2) uses StatePath + "." + i. A running
+	// simulator holds an exclusive lock on each (StatePath + ".lock"); a
+	// symbolic link is followed once, at start.
 	StatePath string
 	// SaveInterval is the longest a change waits to be saved
 	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
@@ -59,7 +61,9 @@ type Config struct {
 	// with how long it took.
 	LogSaves io.Writer
 	// CertFile and KeyFile are a PEM certificate and key; both empty
-	// makes a self-signed certificate.
+	// makes a self-signed certificate, which with StatePath is kept
+	// beside the state file (StatePath + ".tls.pem", mode 0600) and
+	// presented again after a restart.
 	CertFile, KeyFile string
 	// CertOut, when set, is where the certificate is written in PEM form,
 	// for clients that trust a CA file (curl --cacert, Node's ca).
@@ -158,7 +162,8 @@ type Site struct {
 	PublicKeyPin string
 	// CertPEM is the certificate, for curl --cacert.
 	CertPEM []byte
-	// StatePath is the site's state file, or "".
+	// StatePath is the site's state file (absolute, its links
+	// followed), or "".
 	StatePath string
 
 	token string
@@ -186,14 +191,15 @@ type Simulator struct {
 	// Sites are the simulated consoles, in port order.
 	Sites   []*Site
 	certOut string
+	locks   []*stateLock // of the state files, held until Close
 	once    sync.Once
 	err     error
 }
 
-// Start validates cfg, binds every site's listener, loads any saved
-// state and starts serving every site. A refused start (a usage error)
-// writes no file: everything is bound, read and checked first. Close it
-// when done.
+// Start validates cfg, locks every state file, binds every site's
+// listener, loads any saved state and starts serving every site. A
+// refused start (a usage error) writes no file but a state file's lock
+// file: everything is bound, read and checked first. Close it when done.
 func Start(cfg Config) (*Simulator, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
@@ -228,28 +234,53 @@ func Start(cfg Config) (*Simulator, error) {
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, usageErrorf("--cert and --key go together")
 	}
+	// Each state file is resolved (its symbolic links followed, once)
+	// and locked before anything else touches it: a second process
+	// given the same file stops here.
+	sim := &Simulator{certOut: cfg.CertOut}
+	statePaths := make([]string, cfg.Sites)
+	if cfg.StatePath != "" {
+		for i := range statePaths {
+			p := cfg.StatePath
+			if i > 0 {
+				p += "." + strconv.Itoa(i+1)
+			}
+			if p, err = resolveStatePath(p); err == nil {
+				var l *stateLock
+				if l, err = lockState(p); err == nil {
+					sim.locks = append(sim.locks, l)
+				}
+			}
+			if err != nil {
+				sim.Close()
+				return nil, err
+			}
+			statePaths[i] = p
+		}
+	}
 	var cert tls.Certificate
-	if cfg.CertFile != "" {
+	keepCert := false // a new self-signed certificate to keep beside the state
+	switch {
+	case cfg.CertFile != "":
 		cert, err = loadCert(cfg.CertFile, cfg.KeyFile)
-	} else {
+	case cfg.StatePath != "":
+		cert, keepCert, err = keptCert(statePaths[0], host)
+	default:
 		cert, err = selfSigned(host)
 	}
 	if err != nil {
+		sim.Close()
 		return nil, err
 	}
 	// Bad input overwrites nothing: every listener is bound and every
 	// state file read and checked before any file is written (the
 	// certificate, a state file's first save).
-	sim := &Simulator{certOut: cfg.CertOut}
 	for i := range cfg.Sites {
 		p := 0
 		if port != 0 {
 			p = port + i
 		}
-		statePath := cfg.StatePath
-		if statePath != "" && i > 0 {
-			statePath += "." + strconv.Itoa(i+1)
-		}
+		statePath := statePaths[i]
 		addr := net.JoinHostPort(host, strconv.Itoa(p))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -268,6 +299,12 @@ func Start(cfg Config) (*Simulator, error) {
 	}
 	for _, st := range sim.Sites {
 		if err := checkWritable(st.StatePath); err != nil {
+			sim.Close()
+			return nil, err
+		}
+	}
+	if keepCert {
+		if err := writeKeptCert(statePaths[0], cert); err != nil {
 			sim.Close()
 			return nil, err
 		}
@@ -359,12 +396,16 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	st.page = randomToken()
-	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), st.token, fake.Token())
+	var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
+	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
+		hosts = servedNames(cert.Leaf, host)
+	}
+	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), hosts, st.token, fake.Token())
 	mux.Handle(ControlPrefix+"/", st.ctl)
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries)
+		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
 		mux.Handle("/", withPageCredential(st.ui, st.page))
 	}
 	st.srv = &http.Server{
@@ -458,6 +499,9 @@ func (sim *Simulator) Close() error {
 			if st.Fake != nil {
 				st.Fake.Close()
 			}
+		}
+		for _, l := range sim.locks {
+			l.unlock()
 		}
 		sim.err = errors.Join(errs...)
 	})

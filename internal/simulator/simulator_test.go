@@ -377,3 +377,56 @@ func TestTimersFireWithoutARequest(t *testing.T) {
 	}
 	assert.Empty(t, st.Fake.Requests(), "no request ran the timer")
 }
+
+// TestConsoleAnswersToItsNamesOnly: on loopback the web console answers
+// only to the names it serves (its certificate's and its address), so a
+// page of another site whose name resolves to 127.0.0.1 (DNS rebinding)
+// reads nothing and presses no button; the API, which needs the token,
+// is not concerned.
+func TestConsoleAnswersToItsNamesOnly(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{})
+	u, err := url.Parse(st.URL)
+	require.NoError(t, err)
+	port := u.Port()
+	hc := insecureHTTP()
+	get := func(host, path string) int {
+		req, err := http.NewRequest(http.MethodGet, st.URL+path, nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, h := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port, "[::1]:" + port, "127.0.0.1"} {
+		assert.Equal(t, http.StatusOK, get(h, "/"), "Host %s", h)
+	}
+	for _, h := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port, "10.0.0.1:" + port, "localhost.evil.example"} {
+		assert.Equal(t, http.StatusMisdirectedRequest, get(h, "/"), "Host %s", h)
+		assert.Equal(t, http.StatusMisdirectedRequest, get(h, "/ui/events"), "Host %s", h)
+	}
+	req, err := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader("do=lockdown"))
+	require.NoError(t, err)
+	req.Host = "evil.example:" + port
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example:"+port) // the rebound page's own origin
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
+	assert.False(t, st.Fake.Emergency().Lockdown, "no button pressed")
+
+	// The control API, even with the token, answers to the same names.
+	for host, want := range map[string]int{"evil.example:" + port: http.StatusMisdirectedRequest, "localhost:" + port: http.StatusOK} {
+		req, err = http.NewRequest(http.MethodPost, st.URL+simulator.ControlPrefix+"/emergency", strings.NewReader(`{"mode":"none"}`))
+		require.NoError(t, err)
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+st.Token())
+		resp, err = hc.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, host)
+	}
+}

@@ -11,14 +11,28 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
+	"io/fs"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 )
 
-// selfSigned makes a certificate for the simulator that names localhost,
-// the loopback addresses and host (the --addr host, when it is an address
-// or a name), valid from an hour ago for ten years.
+// certValidity is how long a self-signed certificate is valid, the most
+// browsers accept of a leaf certificate; certRenewal is how long before
+// its end a kept one is replaced.
+const (
+	certValidity = 397 * 24 * time.Hour
+	certRenewal  = 30 * 24 * time.Hour
+)
+
+// selfSigned makes a leaf certificate for the simulator that names
+// localhost, the loopback addresses and host (the --addr host, when it is
+// an address or a name), valid from an hour ago for certValidity. It is
+// no CA: it can sign nothing else.
 func selfSigned(host string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -32,17 +46,17 @@ func selfSigned(host string) (tls.Certificate, error) {
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "access fake", Organization: []string{"access fake (simulated UniFi Access console)"}},
 		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		NotAfter:              time.Now().Add(certValidity),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
-		IsCA:                  true, // so that curl --cacert and browsers can trust it directly
+		IsCA:                  false,
 		DNSNames:              []string{"localhost"},
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	if host != "" {
 		if ip := net.ParseIP(host); ip != nil {
-			if !ip.IsUnspecified() && !ip.IsLoopback() {
+			if !ip.IsUnspecified() && !slices.ContainsFunc(tmpl.IPAddresses, ip.Equal) {
 				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
 			}
 		} else if host != "localhost" {
@@ -58,6 +72,79 @@ func selfSigned(host string) (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+// keptCertPath is the file beside a state file that keeps the
+// simulator's self-signed certificate and its key.
+func keptCertPath(statePath string) string { return statePath + ".tls.pem" }
+
+// keptCert returns the self-signed certificate kept beside the state
+// file (keptCertPath), so that a restart presents the same one and pinned
+// clients keep trusting it; or a new one (write reports true: the caller
+// writes it with writeKeptCert once the start is checked) when there is
+// none yet, or the kept one expires within certRenewal or does not name
+// host. A file that cannot be read as a certificate and its key is a
+// usage error: it is not replaced.
+func keptCert(statePath, host string) (cert tls.Certificate, write bool, err error) {
+	path := keptCertPath(statePath)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		cert, err = selfSigned(host)
+		return cert, err == nil, err
+	}
+	if err != nil {
+		return cert, false, usageErrorf("certificate %s (kept beside the state file): cannot read it: %v", path, errors.Unwrap(err))
+	}
+	cert, err = tls.X509KeyPair(b, b)
+	if err == nil && cert.Leaf == nil {
+		cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0])
+	}
+	if err != nil {
+		return cert, false, usageErrorf("certificate %s (kept beside the state file): %v; remove it to make a new one", path, err)
+	}
+	name := host
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		name = "127.0.0.1"
+	}
+	if time.Until(cert.Leaf.NotAfter) < certRenewal || cert.Leaf.VerifyHostname(name) != nil {
+		cert, err = selfSigned(host)
+		return cert, err == nil, err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(path, 0o600) // the key is for this process alone
+	}
+	return cert, false, nil
+}
+
+// writeKeptCert writes the certificate and its private key to the file
+// beside the state file, mode 0600, atomically (a temporary file renamed
+// over it).
+func writeKeptCert(statePath string, cert tls.Certificate) error {
+	path := keptCertPath(statePath)
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return err
+	}
+	data := append(certPEM(cert), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...)
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
+	if err != nil {
+		return usageErrorf("certificate %s: cannot write it: %v", path, errors.Unwrap(err))
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return usageErrorf("certificate %s: cannot write it: %v", path, err)
+	}
+	return nil
 }
 
 // loadCert reads a PEM certificate and key pair.
