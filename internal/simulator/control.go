@@ -80,8 +80,8 @@ var controlRoutes = []controlRoute{
 // control serves the control API of one site.
 type control struct {
 	fake    *accesstest.Server
-	tokens  [][]byte // the API tokens accepted (the clients', the fake's own)
-	page    []byte   // the page credential
+	tokens  [][]byte   // the API tokens accepted (the clients', the fake's own)
+	page    []byte     // the page credential
 	allowed bool       // served on loopback, or enabled off it
 	hosts   *hostNames // on loopback, the names it answers to (nil: any)
 	mux     *http.ServeMux
