@@ -915,6 +915,15 @@ func WithSeed(seed uint64) Option {
 
 func (s *Server) randomToken() string { return s.randomHex(16) }
 
+// NewToken returns a new random API token (32 hexadecimal digits from
+// crypto/rand), as a server without WithToken makes its own: for
+// AddToken, or a simulator's clients.
+func NewToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
 // newID returns a random version-4 UUID.
 func (s *Server) newID() string {
 	b := make([]byte, 16)

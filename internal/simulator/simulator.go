@@ -9,9 +9,7 @@ package simulator
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +24,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/clierr"
 )
 
 // DefaultAddr is the address the simulator listens on by default: the
@@ -134,19 +133,12 @@ func (c Config) GoString() string { return c.String() }
 
 // UsageError is a problem with how the simulator was started (a flag, the
 // address, the state file). It prints as one line, and the command exits
-// with status 2.
-type UsageError struct{ msg string }
+// with status 2. It is the command line's usage error (internal/clierr).
+type UsageError = clierr.UsageError
 
-// Error implements error.
-func (e *UsageError) Error() string { return e.msg }
-
-// ExitCode is 2, the exit status of a usage error.
-func (e *UsageError) ExitCode() int { return 2 }
-
-func usageErrorf(format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	return &UsageError{msg: strings.Join(strings.Fields(msg), " ")}
-}
+// usageErrorf is clierr.UsageErrorf, the one usage error of the command
+// line and the simulator.
+func usageErrorf(format string, args ...any) error { return clierr.UsageErrorf(format, args...) }
 
 // Site is one simulated console.
 type Site struct {
@@ -333,7 +325,7 @@ func (st *Site) load(cfg Config) error {
 	// without --token keeps the clients' token.
 	own := cfg.Token
 	if own == "" || cfg.Permissions != nil {
-		own = randomToken()
+		own = accesstest.NewToken()
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
@@ -375,7 +367,7 @@ func (st *Site) load(cfg Config) error {
 		return usageErrorf("ACCESS_FAKE_TOKEN or --token-file: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
 	default:
 		if st.token == "" {
-			st.token = randomToken()
+			st.token = accesstest.NewToken()
 		}
 		fake.AddToken(st.token, cfg.Permissions...)
 	}
@@ -395,7 +387,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	api := fake.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
-	st.page = randomToken()
+	st.page = accesstest.NewToken() // never seeded: the page credential is a secret
 	var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
 	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
 		hosts = servedNames(cert.Leaf, host)
@@ -648,12 +640,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func shellQuote(s string) string {
