@@ -388,7 +388,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	st.page = accesstest.NewToken() // never seeded: the page credential is a secret
-	var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
+	var hosts *hostNames            // off loopback, the names a LAN gives the machine are not known
 	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
 		hosts = servedNames(cert.Leaf, host)
 	}

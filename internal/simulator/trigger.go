@@ -311,6 +311,12 @@ ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
 
 	var fastPlay bool
 	c = &cobra.Command{Use: "scenario FILE", Short: "Play a scenario (YAML) into the running fake, one JSON line per act",
+		Long: `scenario plays a scenario into the running fake through its control API and
+prints one JSON line per act (its time, step and answer).
+
+FILE is a scenario: YAML with a version and steps, each a control act (do: a
+path such as card/tap, with: its body) at an offset on the fake's clock (at:),
+optionally repeated (every:, for:); examples/scenarios has three.`,
 		Args: cobra.ExactArgs(1), SilenceUsage: true, SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -340,6 +346,25 @@ ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
 		return post(cmd, "/reset", map[string]string{"site": site})
 	})
 	c.Flags().StringVar(&site, "site", "demo", "demo or empty")
+	examples := map[string]string{
+		"tap-card":     `access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C`,
+		"fail-tap":     `access fake trigger fail-tap --reader "UA Reader Main" --code CODE_CREDS_NFC_CARD_INVALID`,
+		"doorbell":     "access fake trigger doorbell\n  access fake trigger doorbell --device \"UA Intercom Main\" --cancel",
+		"door-open":    `access fake trigger door-open --door "Main entrance" --hold 90s`,
+		"door-close":   `access fake trigger door-close --door "Main entrance"`,
+		"exit-button":  `access fake trigger exit-button --door "Main entrance"`,
+		"device":       `access fake trigger device --device "UA Intercom Main" --offline`,
+		"emergency":    "access fake trigger emergency --mode lockdown\n  access fake trigger emergency --mode none",
+		"advance":      "access fake trigger advance --by 5m",
+		"fault":        "access fake trigger fault --status 503 --times 3\n  access fake trigger fault --op Doors.Unlock --status 500 --after-handling --times 1",
+		"clear-faults": "access fake trigger clear-faults",
+		"scenario":     "access fake trigger scenario examples/scenarios/visitor-day.yaml --fast",
+		"reset":        "access fake trigger reset --site empty",
+	}
+	for _, c := range cmd.Commands() {
+		c.Example = "  " + examples[c.Name()]
+	}
+	cmd.Example = "  " + examples["tap-card"] + "\n  " + examples["door-open"]
 	return cmd
 }
 
