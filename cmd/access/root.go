@@ -283,7 +283,9 @@ lists take --watch.
 		}
 		root.AddCommand(g)
 	}
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), simulator.NewCommand())
+	fake := simulator.NewCommand()
+	fake.AddCommand(simulator.TriggerCommand(a.getenv)) // access fake trigger, reading the app's environment
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), fake)
 	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
