@@ -26,9 +26,25 @@ import (
 // notFakeExamples are the help examples that cannot run against --fake,
 // and why.
 var notFakeExamples = map[string]string{
-	"login":                       "it stores a profile of a real console, read from a token file",
-	"logout":                      "it removes a stored profile, which --fake has none of",
-	"fake":                        "it serves a simulated console until Ctrl-C (internal/simulator's tests start it)",
+	"login":  "it stores a profile of a real console, read from a token file",
+	"logout": "it removes a stored profile, which --fake has none of",
+	"fake":   "it serves a simulated console until Ctrl-C (internal/simulator's tests start it)",
+	// access fake trigger acts on a running access fake (ACCESS_URL), not
+	// on --fake: testdata/script/fake_trigger.txtar runs each against one.
+	"fake trigger":                "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger tap-card":       "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger fail-tap":       "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger doorbell":       "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger door-open":      "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger door-close":     "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger exit-button":    "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger device":         "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger emergency":      "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger advance":        "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger fault":          "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger clear-faults":   "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger scenario":       "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger reset":          "it acts on a running access fake: fake_trigger.txtar",
 	"nfc-cards enrollment-status": "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
 	"nfc-cards end-enrollment":    "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
 	// The profiles of the config file: --fake uses none.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -203,12 +204,30 @@ func scriptParams(mode access.Mode) testscript.Params {
 				}
 				ts.Fatalf("no door %q", args[0])
 			},
+			// doorposition ID open|close moves the door as its position
+			// sensor reports it (the fake publishes the change).
+			"doorposition": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(server(ts).SetDoorPosition(args[0], args[1] == "open"))
+			},
 			// doorstate ID checks the door's relay status.
 			"doorstate": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, ok := server(ts).Door(args[0])
 				if !ok || string(d.LockRelayStatus) != args[1] {
 					ts.Fatalf("door %s: %+v, want %s", args[0], d.LockRelayStatus, args[1])
 				}
+			},
+			// startfake starts an access fake (demo site, no web console)
+			// in the test process and points ACCESS_URL, ACCESS_TOKEN,
+			// ACCESS_FINGERPRINT and TOKEN at it, for access fake trigger.
+			"startfake": func(ts *testscript.TestScript, neg bool, args []string) {
+				sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Demo: true, NoUI: true})
+				ts.Check(err)
+				ts.Defer(func() { _ = sim.Close() })
+				st := sim.Sites[0]
+				ts.Setenv("ACCESS_URL", st.URL)
+				ts.Setenv("ACCESS_TOKEN", st.Token())
+				ts.Setenv("ACCESS_FINGERPRINT", st.Fingerprint)
+				ts.Setenv("TOKEN", st.Token())
 			},
 			// writecacert FILE [other] writes the fake's certificate as
 			// PEM to FILE, or with "other" a certificate that did not

@@ -94,6 +94,25 @@ type Config struct {
 	// layout answers with an HTML page, the direct one not at all
 	// (accesstest.WithoutAccess).
 	WithoutAccess bool
+	// Seed, with HasSeed, draws every id, token and secret the site
+	// generates from a generator seeded with it (accesstest.WithSeed):
+	// with ClockStart and FrozenClock a scenario replays byte for byte.
+	Seed    uint64
+	HasSeed bool
+	// ClockStart, when set, is the site's time at start. FrozenClock
+	// keeps it there until the clock is advanced (a scenario played
+	// --fast); otherwise it runs on from ClockStart.
+	ClockStart  time.Time
+	FrozenClock bool
+	// Scenario, when set, is played on every site once it serves (Run),
+	// Fast: as fast as possible, the clock advanced to each act. Its
+	// lines (one per act) go to ScenarioLog (none when nil).
+	Scenario    *Scenario
+	Fast        bool
+	ScenarioLog io.Writer
+	// ControlRemote serves the control API (ControlPrefix) on an address
+	// that is not loopback; without it the API answers 403 there.
+	ControlRemote bool
 	// Retention bounds the system log, the webhook deliveries and the
 	// request journal each site keeps, as a console bounds its history;
 	// nil means accesstest.DefaultRetention(). A zero field keeps
@@ -114,8 +133,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d ControlRemote:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries, c.ControlRemote)
 }
 
 // GoString is String, for %#v.
@@ -149,6 +168,8 @@ type Site struct {
 	StatePath string
 
 	token string
+	page  string // the page credential (PageCookie)
+	ctl   *control
 	ln    net.Listener
 	srv   *http.Server
 	ui    *console
@@ -329,6 +350,17 @@ func (st *Site) load(cfg Config) error {
 	if cfg.WithoutAccess {
 		opts = append(opts, accesstest.WithoutAccess())
 	}
+	if cfg.HasSeed {
+		opts = append(opts, accesstest.WithSeed(cfg.Seed))
+	}
+	if start := cfg.ClockStart; !start.IsZero() {
+		began := time.Now()
+		clock := func() time.Time { return start.Add(time.Since(began)) }
+		if cfg.FrozenClock {
+			clock = func() time.Time { return start }
+		}
+		opts = append(opts, accesstest.WithClock(clock))
+	}
 	fake := accesstest.NewServer(opts...)
 	st.Fake = fake
 	loaded := false
@@ -371,15 +403,18 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	mux.Handle("/proxy/access/", api) // the UniFi OS proxy layout (X-API-KEY)
+	st.page = accesstest.NewToken()   // never seeded: the page credential is a secret
+	var hosts *hostNames              // off loopback, the names a LAN gives the machine are not known
+	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
+		hosts = servedNames(cert.Leaf, host)
+	}
+	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), hosts, st.token, fake.Token())
+	mux.Handle(ControlPrefix+"/", st.ctl)
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
-		if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
-			hosts = servedNames(cert.Leaf, host)
-		}
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
-		mux.Handle("/", st.ui)
+		mux.Handle("/", withPageCredential(st.ui, st.page))
 	}
 	st.srv = &http.Server{
 		Handler: mux,
@@ -398,6 +433,41 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
 	return nil
+}
+
+// withPageCredential sets the page credential cookie when the web
+// console's page is served (after the console's own checks: a page
+// refused by its password sets none).
+func withPageCredential(h http.Handler, page string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			w = &cookieWriter{ResponseWriter: w, cookie: &http.Cookie{Name: PageCookie, Value: page, Path: ControlPrefix + "/",
+				HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cookieWriter adds its cookie to a 2xx answer.
+type cookieWriter struct {
+	http.ResponseWriter
+	cookie *http.Cookie
+	wrote  bool
+}
+
+func (w *cookieWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 && code < 300 {
+		http.SetCookie(w.ResponseWriter, w.cookie)
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *cookieWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
@@ -473,6 +543,22 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		sim.PrintEnv(out)
 	default:
 		sim.PrintInfo(out, !cfg.NoUI)
+	}
+	if cfg.Scenario != nil {
+		log := cfg.ScenarioLog
+		if log == nil {
+			log = io.Discard
+		}
+		for i, st := range sim.Sites {
+			go func() {
+				err := st.Play(ctx, cfg.Scenario, cfg.Fast, log) // a line per act, as it is played
+				status := "played"
+				if err != nil && ctx.Err() == nil {
+					status = "stopped: " + err.Error()
+				}
+				fmt.Fprintf(log, "scenario %q (site %d) %s\n", cfg.Scenario.Name, i+1, status)
+			}()
+		}
 	}
 	<-ctx.Done()
 	return sim.Close()
