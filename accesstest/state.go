@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/access-dev/access"
@@ -73,6 +74,7 @@ func (e *StateError) Is(target error) bool {
 type stateLock struct {
 	sync.Mutex
 	changed bool
+	seq     atomic.Uint64 // changes made so far: a request compares it before and after (WithCommit)
 
 	hooksMu sync.Mutex
 	hooks   []*func()
@@ -86,6 +88,9 @@ func (l *stateLock) touch() { l.changed = true }
 func (l *stateLock) Unlock() {
 	changed := l.changed
 	l.changed = false
+	if changed {
+		l.seq.Add(1)
+	}
 	l.Mutex.Unlock()
 	if !changed {
 		return

@@ -20,14 +20,14 @@ func BenchmarkSave10000Users(b *testing.B) {
 		fake.AddUser(access.User{FirstName: "User", LastName: fmt.Sprint(i), UserEmail: fmt.Sprintf("user%d@example.com", i),
 			EmployeeNumber: fmt.Sprint(100000 + i), Status: access.UserStatusActive})
 	}
-	sv, err := newSaver(fake, filepath.Join(b.TempDir(), "state.json"), time.Hour, nil)
+	sv, err := newSaver(fake, filepath.Join(b.TempDir(), "state.json"), time.Hour, true, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer sv.close()
 	b.ResetTimer()
 	for range b.N {
-		if err := sv.save(); err != nil {
+		if err := sv.attempt(); err != nil {
 			b.Fatal(err)
 		}
 	}

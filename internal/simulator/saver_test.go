@@ -106,7 +106,7 @@ func TestSaverBatchesABurst(t *testing.T) {
 	store := &memStore{}
 	const interval = 20 * time.Millisecond
 	start := time.Now()
-	sv, err := newSaver(store, path, interval, nil)
+	sv, err := newSaver(store, path, interval, false, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, sv.Saves(), "saved at once, creating the file")
 	// A burst of changes lasting several intervals.
@@ -138,7 +138,7 @@ func TestSaverFailedSaveKeepsTheOldFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	store := &memStore{n: 7}
-	sv, err := newSaver(store, path, time.Millisecond, nil)
+	sv, err := newSaver(store, path, time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -196,7 +196,7 @@ func TestSaverRemovesTemporaryFilesLeftByAKill(t *testing.T) {
 	other := filepath.Join(dir, ".other.json.tmp-1")
 	require.NoError(t, os.WriteFile(left, []byte(`{"version":1,"users":[`), 0o600))
 	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
-	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, sv.close())
 	assert.NoFileExists(t, left)
@@ -220,7 +220,7 @@ func TestSaverRemovesOnlyItsOwnTemporaryFiles(t *testing.T) {
 	for _, f := range append([]string{left}, keep...) {
 		require.NoError(t, os.WriteFile(f, []byte("x"), 0o600))
 	}
-	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, sv.close())
 	assert.NoFileExists(t, left)

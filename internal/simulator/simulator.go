@@ -33,7 +33,7 @@ import (
 const DefaultAddr = "127.0.0.1:12445"
 
 // DefaultSaveInterval is how often, at most, the state file is written
-// while changes come in.
+// while changes come in, with [Config.AsyncSave].
 const DefaultSaveInterval = 100 * time.Millisecond
 
 // Config is what `access fake` is started with; its zero value serves one
@@ -54,8 +54,15 @@ type Config struct {
 	// simulator holds an exclusive lock on each (StatePath + ".lock"); a
 	// symbolic link is followed once, at start.
 	StatePath string
-	// SaveInterval is the longest a change waits to be saved
-	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
+	// AsyncSave answers writes before their change is saved, and saves
+	// at most once per SaveInterval: faster, but a crash (kill -9, power
+	// loss) can lose the changes of the last SaveInterval. By default a
+	// write is answered only once its change is on disk (the file and
+	// its directory synced), and a write whose save fails is answered
+	// 503 and not acknowledged.
+	AsyncSave bool
+	// SaveInterval is, with AsyncSave, the longest a change waits to be
+	// saved (DefaultSaveInterval when 0; at most 100 ms is sensible).
 	SaveInterval time.Duration
 	// LogSaves, when set, gets a line for every save of the state file
 	// with how long it took.
@@ -91,6 +98,10 @@ type Config struct {
 	// nil means accesstest.DefaultRetention(). A zero field keeps
 	// everything of its kind.
 	Retention *accesstest.Retention
+
+	// failSave, when set, is called before each save of a state file:
+	// an error fails that save (the tests' seam for a failing disk).
+	failSave func() error
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -106,8 +117,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q AsyncSave:%t SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.AsyncSave, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
 }
 
 // GoString is String, for %#v.
@@ -320,8 +331,14 @@ func (st *Site) load(cfg Config) error {
 	if cfg.Retention != nil {
 		keep = *cfg.Retention
 	}
+	var commit accesstest.Option
+	if st.StatePath != "" && !cfg.AsyncSave {
+		// A write is answered once its change is saved (st.saver is
+		// made before the site serves).
+		commit = accesstest.WithCommit(func(ctx context.Context) error { return st.saver.commit(ctx) })
+	}
 	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep))
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep), commit)
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -355,7 +372,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	fake := st.Fake
 	if st.StatePath != "" {
 		var err error
-		if st.saver, err = newSaver(fake, st.StatePath, cfg.SaveInterval, cfg.LogSaves); err != nil {
+		if st.saver, err = newSaver(fake, st.StatePath, cfg.SaveInterval, !cfg.AsyncSave, cfg.LogSaves, cfg.failSave); err != nil {
 			return err
 		}
 	}
@@ -370,6 +387,10 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 			hosts = servedNames(cert.Leaf, host)
 		}
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
+		if st.saver != nil {
+			unsaved := st.saver.failing
+			st.ui.unsaved.Store(&unsaved)
+		}
 		mux.Handle("/", st.ui)
 	}
 	st.srv = &http.Server{

@@ -1,0 +1,55 @@
+package accesstest_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// TestWithCommit: a request that changed state waits for the commit hook
+// before its answer; a read or a refused write does not call it; a
+// failing commit answers 503 in the console's error shape.
+func TestWithCommit(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	var fail atomic.Bool
+	fake := accesstest.New(t, accesstest.WithCommit(func(ctx context.Context) error {
+		calls.Add(1)
+		if fail.Load() {
+			return errors.New("disk full")
+		}
+		return nil
+	}))
+	c := fake.Client()
+	ctx := context.Background()
+	_, _, err := c.Users.Create(ctx, &access.UserRequest{FirstName: "A", LastName: "B"})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), calls.Load(), "a create waits for one commit")
+	_, _, err = c.Users.List(ctx, nil)
+	require.NoError(t, err)
+	_, _, err = c.Users.Create(ctx, &access.UserRequest{FirstName: ""})
+	require.Error(t, err)
+	assert.Equal(t, int32(1), calls.Load(), "neither a read nor a refused write commits")
+
+	fail.Store(true)
+	req, err := http.NewRequest(http.MethodPost, fake.URL()+"/api/v1/developer/users", strings.NewReader(`{"first_name":"C","last_name":"D"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+fake.Token())
+	resp, err := fake.HTTPClient().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.JSONEq(t, `{"code":"CODE_SYSTEM_ERROR","msg":"The change could not be saved; it is not acknowledged."}`, string(body))
+	assert.Equal(t, int32(2), calls.Load())
+}
