@@ -1,7 +1,9 @@
 package accesstest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -52,4 +54,37 @@ func TestWithCommit(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.JSONEq(t, `{"code":"CODE_SYSTEM_ERROR","msg":"The change could not be saved; it is not acknowledged."}`, string(body))
 	assert.Equal(t, int32(2), calls.Load())
+}
+
+// TestStateParts: the parts of the demo site's state, composed
+// as an object (lists as arrays of their elements), load into another
+// server that then writes the same state.
+func TestStateParts(t *testing.T) {
+	t.Parallel()
+	fake := accesstest.New(t, accesstest.WithDemoData())
+	parts, err := fake.StateParts()
+	require.NoError(t, err)
+	doc := map[string]json.RawMessage{}
+	for _, p := range parts {
+		if !p.List {
+			doc[p.Key] = p.Value
+			continue
+		}
+		elems := make([]json.RawMessage, len(p.Elems))
+		for i, e := range p.Elems {
+			elems[i] = e
+		}
+		b, err := json.Marshal(elems)
+		require.NoError(t, err)
+		doc[p.Key] = b
+	}
+	assert.Greater(t, len(doc["users"]), 1000, "the users are a list part")
+	b, err := json.Marshal(doc)
+	require.NoError(t, err)
+	other := accesstest.New(t)
+	require.NoError(t, other.ReadState(bytes.NewReader(b)))
+	var want, got bytes.Buffer
+	require.NoError(t, fake.WriteState(&want))
+	require.NoError(t, other.WriteState(&got))
+	assert.Equal(t, want.String(), got.String())
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -19,10 +18,11 @@ import (
 	"github.com/access-dev/access/internal/simulator"
 )
 
-// usersInFile reads the first names of the users a state file holds.
+// usersInFile reads the first names of the users a state file and its
+// journal hold.
 func usersInFile(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := simulator.StateDocument(path)
 	require.NoError(t, err)
 	var file struct {
 		Users []struct {

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +13,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/access-dev/access/accesstest"
 )
 
 // stateStore is what the saver needs of a fake: its whole state as
@@ -54,7 +56,15 @@ func loadState(fake any, path string) (loaded bool, err error) {
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return false, usageErrorf("state file %s: is a directory", path)
 	}
-	if err := store.ReadState(bufio.NewReader(f)); err != nil {
+	snapshot, err := io.ReadAll(f)
+	if err != nil {
+		return false, usageErrorf("state file %s: cannot read it: %v", path, errors.Unwrap(err))
+	}
+	doc, err := replayJournal(snapshot, journalPath(path))
+	if err != nil {
+		return false, usageErrorf("state file %s: refused, nothing loaded or overwritten: %v", path, err)
+	}
+	if err := store.ReadState(bytes.NewReader(doc)); err != nil {
 		return false, usageErrorf("state file %s: refused, nothing loaded or overwritten: %v", path, err)
 	}
 	return true, nil
@@ -149,6 +159,13 @@ type saver struct {
 	changes  atomic.Uint64 // changes seen: the store's change calls
 
 	fileMu sync.Mutex // one save at a time
+	// With durable saves of a store that gives its state in parts: the
+	// journal (journal.go), and what the last save held.
+	parts       partsStore
+	prev        []accesstest.StatePart
+	journal     *os.File
+	journalSize int64
+	snapSize    int64
 
 	mu      sync.Mutex
 	saved   uint64        // every change up to this count is on disk
@@ -181,11 +198,22 @@ func newSaver(fake any, path string, interval time.Duration, durable bool, log i
 		return nil, err
 	}
 	removeTempFiles(path)
+	removeTempFiles(journalPath(path))
 	sv := &saver{store: store, path: path, interval: interval, durable: durable, failSave: failSave,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), finished: make(chan struct{}),
 		turn: make(chan struct{}), errOut: os.Stderr, logOut: log}
+	if ps, ok := store.(partsStore); ok && durable {
+		sv.parts = ps
+	}
 	if err := sv.attempt(); err != nil {
 		return nil, usageErrorf("state file %s: cannot write it: %v", path, err)
+	}
+	if sv.parts == nil {
+		// Whole snapshots from now on: a journal of an earlier durable
+		// run is in the file just written.
+		if err := os.Remove(journalPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, usageErrorf("state file %s: cannot remove its old journal: %v", path, err)
+		}
 	}
 	sv.remove = store.OnChange(sv.changed)
 	go sv.run()
@@ -295,8 +323,17 @@ func (sv *saver) close() error {
 	sv.remove()
 	close(sv.stop)
 	<-sv.done
+	sv.fileMu.Lock()
+	sv.prev = nil // a last compaction: the file alone holds the state
+	sv.fileMu.Unlock()
 	err := sv.attempt()
 	close(sv.finished)
+	sv.fileMu.Lock()
+	if sv.journal != nil {
+		_ = sv.journal.Close()
+		sv.journal = nil
+	}
+	sv.fileMu.Unlock()
 	return err
 }
 
@@ -337,6 +374,12 @@ func (sv *saver) save() (took time.Duration, err error) {
 			return 0, err
 		}
 	}
+	if sv.parts != nil {
+		if err := sv.saveJournal(); err != nil {
+			return 0, err
+		}
+		return sv.logSave(began), nil
+	}
 	dir, base := filepath.Split(sv.path)
 	if dir == "" {
 		dir = "."
@@ -368,22 +411,21 @@ func (sv *saver) save() (took time.Duration, err error) {
 		return 0, err
 	}
 	// The rename itself is durable only once the directory is synced.
-	d, err := os.Open(dir)
-	if err != nil {
+	if err = syncDir(dir); err != nil {
 		return 0, err
 	}
-	err = d.Sync()
-	_ = d.Close()
-	if err != nil && !errors.Is(err, syscall.EINVAL) { // EINVAL: a file system that cannot sync a directory
-		return 0, err
-	}
-	err = nil
-	took = time.Since(began)
+	return sv.logSave(began), nil
+}
+
+// logSave returns how long the save begun at began took, and prints it
+// with --log-saves.
+func (sv *saver) logSave(began time.Time) time.Duration {
+	took := time.Since(began)
 	if sv.logOut != nil {
 		sv.mu.Lock()
 		longest := max(sv.longest, took)
 		sv.mu.Unlock()
 		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s, began %s)\n", sv.path, took.Round(time.Microsecond), longest.Round(time.Microsecond), began.Format(time.RFC3339Nano))
 	}
-	return took, nil
+	return took
 }
