@@ -56,35 +56,47 @@ func TestWithCommit(t *testing.T) {
 	assert.Equal(t, int32(2), calls.Load())
 }
 
-// TestStateParts: the parts of the demo site's state, composed
-// as an object (lists as arrays of their elements), load into another
-// server that then writes the same state.
+// TestStateParts: the parts of the demo site's state, composed as an
+// object (lists as arrays of their elements), load into another server
+// that then writes the same state; again after the system log, whose
+// entries are encoded once, has had entries added and dropped by its
+// bound.
 func TestStateParts(t *testing.T) {
 	t.Parallel()
-	fake := accesstest.New(t, accesstest.WithDemoData())
-	parts, err := fake.StateParts()
-	require.NoError(t, err)
-	doc := map[string]json.RawMessage{}
-	for _, p := range parts {
-		if !p.List {
-			doc[p.Key] = p.Value
-			continue
-		}
-		elems := make([]json.RawMessage, len(p.Elems))
-		for i, e := range p.Elems {
-			elems[i] = e
-		}
-		b, err := json.Marshal(elems)
+	fake := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithRetention(accesstest.Retention{SystemLogs: 50}))
+	same := func(msg string) {
+		t.Helper()
+		parts, err := fake.StateParts()
 		require.NoError(t, err)
-		doc[p.Key] = b
+		doc := map[string]json.RawMessage{}
+		for _, p := range parts {
+			if !p.List {
+				doc[p.Key] = p.Value
+				continue
+			}
+			elems := make([]json.RawMessage, len(p.Elems))
+			for i, e := range p.Elems {
+				elems[i] = e
+			}
+			b, err := json.Marshal(elems)
+			require.NoError(t, err)
+			doc[p.Key] = b
+		}
+		assert.Greater(t, len(doc["users"]), 1000, "the users are a list part")
+		b, err := json.Marshal(doc)
+		require.NoError(t, err)
+		other := accesstest.New(t)
+		require.NoError(t, other.ReadState(bytes.NewReader(b)))
+		var want, got bytes.Buffer
+		require.NoError(t, fake.WriteState(&want))
+		require.NoError(t, other.WriteState(&got))
+		assert.Equal(t, want.String(), got.String(), msg)
 	}
-	assert.Greater(t, len(doc["users"]), 1000, "the users are a list part")
-	b, err := json.Marshal(doc)
-	require.NoError(t, err)
-	other := accesstest.New(t)
-	require.NoError(t, other.ReadState(bytes.NewReader(b)))
-	var want, got bytes.Buffer
-	require.NoError(t, fake.WriteState(&want))
-	require.NoError(t, other.WriteState(&got))
-	assert.Equal(t, want.String(), got.String())
+	same("the demo site")
+	c := fake.Client()
+	for range 60 {
+		_, err := c.Doors.Unlock(context.Background(), accesstest.DemoDoorID, nil)
+		require.NoError(t, err)
+	}
+	same("after 60 unlocks, the log bounded to 50")
 }

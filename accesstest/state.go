@@ -674,6 +674,16 @@ func (s *Server) StateParts() ([]StatePart, error) {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		fv := v.Field(i)
 		p := StatePart{Key: key}
+		if key == "system_logs" {
+			// Entries never change once added: each is encoded once.
+			elems, err := s.logs.log.encoded()
+			if err != nil {
+				return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
+			}
+			p.List, p.Elems = true, elems
+			parts = append(parts, p)
+			continue
+		}
 		if fv.Kind() == reflect.Slice && !fv.IsNil() {
 			p.List = true
 			p.Elems = make([][]byte, fv.Len())
