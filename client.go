@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,9 @@ type config struct {
 	retry      RetryPolicy
 	rc         *retryablehttp.Client
 	hc         *http.Client // the inner client, under the retry layer
+
+	// headers are the values of the headers every request carries.
+	headers struct{ auth, json, userAgent []string }
 }
 
 // NewClient returns a client for the controller at baseURL (for example
@@ -130,6 +134,9 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if o.userAgent != "" {
 		cfg.userAgent = o.userAgent + " " + defaultUserAgent
 	}
+	cfg.headers.auth = []string{cfg.authHeader}
+	cfg.headers.json = []string{"application/json"}
+	cfg.headers.userAgent = []string{cfg.userAgent}
 	cfg.rc = newRetryClient(hc, o.retry, o.logger)
 
 	c := &Client{cfg: cfg}
@@ -267,7 +274,7 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 		return nil, ex.resp, err
 	}
 	var env envelope[T]
-	if err := json.Unmarshal(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
+	if err := decodeEnvelope(ex.raw, &env); err != nil && !lenientTypeError[T](err) {
 		// A non-success code with data of another shape is still an API error.
 		var e errorEnvelope
 		if json.Unmarshal(ex.raw, &e) == nil && e.Code != "" && !isSuccess(e.Code) {
@@ -285,7 +292,39 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 	case needData && env.Data == nil:
 		return nil, ex.resp, ex.invalid(errors.New("response has no data"))
 	}
+	// The Response returned shares the exchange's allocation: it must not
+	// keep the body alive.
+	ex.raw, ex.st.raw = nil, nil
 	return env.Data, ex.resp, nil
+}
+
+// decodeEnvelope decodes an answer into env. Touch passes, which
+// controllers send as a list or as one object (TouchPasses), are decoded
+// natively as a list when data looks like one (TouchPasses.UnmarshalJSON
+// would scan the data twice more), else through TouchPasses. The look is
+// only a shortcut: data that turns out to be an object is decoded through
+// TouchPasses all the same.
+func decodeEnvelope[T any](raw []byte, env *envelope[T]) error {
+	tp, ok := any(env).(*envelope[TouchPasses])
+	if !ok {
+		return json.Unmarshal(raw, env)
+	}
+	i := bytes.Index(raw, []byte(`"data":`))
+	if i < 0 || skipSpace(raw, i+len(`"data":`)) >= len(raw) || raw[skipSpace(raw, i+len(`"data":`))] != '[' {
+		return json.Unmarshal(raw, tp)
+	}
+	var list envelope[[]TouchPass]
+	err := json.Unmarshal(raw, &list)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "data" && te.Value == "object" {
+		return json.Unmarshal(raw, tp)
+	}
+	tp.Code, tp.Msg, tp.Pagination = list.Code, list.Msg, list.Pagination
+	if list.Data != nil {
+		d := TouchPasses(*list.Data)
+		tp.Data = &d
+	}
+	return err
 }
 
 // lenientDecoder is implemented by data types whose members may come in
@@ -382,6 +421,7 @@ type exchange struct {
 	uncertain   bool // an earlier attempt may have taken effect
 	streamed    bool // the body went to the download's writer
 	resp        *Response
+	respVal     Response // what resp points to: one allocation with the exchange
 	raw         []byte
 	st          attemptState // travels with the request through the retry layer
 }
@@ -431,31 +471,27 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	if ctx == nil {
 		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
 	}
-	u := c.cfg.base + path
+	var vals url.Values
 	if q != nil && !nilPointer(q) { // a nil *Options is no query, at no cost
-		vals, ok := q.(url.Values) // simple queries skip the reflection
+		var ok bool
+		vals, ok = q.(url.Values) // simple queries skip the reflection
 		if !ok {
 			var err error
 			if vals, err = query.Values(q); err != nil {
 				return ex, invalidArg(method+" "+path, "options", err.Error())
 			}
 		}
-		if enc := vals.Encode(); enc != "" {
-			u += "?" + enc
-		}
 	}
+	u := requestURL(c.cfg.base, path, vals)
 	ex.url = u // NewClient rejects userinfo, so the URL holds no credentials
 
 	var payload []byte
 	stream, _ := body.(*streamBody)
 	if body != nil && stream == nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(body); err != nil {
+		var err error
+		if payload, err = encodeBody(body); err != nil {
 			return ex, invalidArg(method+" "+path, "body", err.Error())
 		}
-		payload = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 
 	// Sent once: a request marked so (whatever its method) and a streamed
@@ -477,14 +513,17 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	if err != nil {
 		return ex, &RequestError{Method: method, URL: ex.url, Err: err}
 	}
-	req.Header.Set("Authorization", c.cfg.authHeader)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.cfg.userAgent)
+	// The values are the config's, shared by every request (no slice per
+	// header and request): nothing writes into a request's header values.
+	h := req.Header
+	h["Authorization"] = c.cfg.headers.auth
+	h["Accept"] = c.cfg.headers.json
+	h["User-Agent"] = c.cfg.headers.userAgent
 	switch {
 	case stream != nil:
-		req.Header.Set("Content-Type", stream.contentType)
+		h.Set("Content-Type", stream.contentType)
 	case payload != nil:
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = c.cfg.headers.json
 	}
 	req.SetResponseHandler(st.readResponse)
 
@@ -499,7 +538,8 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		}
 		return ex, &RequestError{Method: method, URL: ex.url, Attempts: ex.attempts, Err: unwrapURLError(err)}
 	}
-	ex.resp = &Response{Response: hresp}
+	ex.respVal.Response = hresp
+	ex.resp = &ex.respVal
 	if !st.read {
 		// The last attempt's status would have been retried, but no retry
 		// was left: the response handler did not run.
@@ -521,6 +561,75 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		return ex, ex.statusError()
 	}
 	return ex, nil
+}
+
+// encodeBody encodes a request body as JSON without escaping HTML. A
+// request or update type of this package that writes its own wire form
+// (MarshalJSON, always compact) is sent as it writes it: encoding/json
+// would only compact and copy it again.
+func encodeBody(body any) ([]byte, error) {
+	if m, ok := body.(json.Marshaler); ok && ownType(body) && !nilPointer(body) {
+		b, err := m.MarshalJSON()
+		if err != nil {
+			return nil, &json.MarshalerError{Type: reflect.TypeOf(body), Err: err}
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// pkgPath is this package's import path.
+var pkgPath = reflect.TypeOf(config{}).PkgPath()
+
+// ownType reports whether v is a value of, or a pointer to, a type
+// declared in this package.
+func ownType(v any) bool {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath() == pkgPath
+}
+
+// requestURL returns base+path, followed by "?" and vals as
+// url.Values.Encode encodes them (keys sorted, keys and values
+// query-escaped) when that is not empty, built in one allocation.
+func requestURL(base, path string, vals url.Values) string {
+	if len(vals) == 0 {
+		return base + path
+	}
+	var arr [8]string // the keys, sorted in place
+	keys := arr[:0]
+	n := len(base) + len(path)
+	for k, vs := range vals {
+		keys = append(keys, k)
+		for _, v := range vs {
+			n += len(k) + len(v) + 2
+		}
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(n) // more only if something needs escaping
+	b.WriteString(base)
+	b.WriteString(path)
+	sep := byte('?')
+	for _, k := range keys {
+		ke := url.QueryEscape(k)
+		for _, v := range vals[k] {
+			b.WriteByte(sep)
+			sep = '&'
+			b.WriteString(ke)
+			b.WriteByte('=')
+			b.WriteString(url.QueryEscape(v))
+		}
+	}
+	return b.String()
 }
 
 // nilPointer reports whether v holds a nil pointer (a nil *XOptions).

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -342,10 +343,18 @@ var secretMember = regexp.MustCompile(`"(secret|token|pin_code|password)"(\s*:\s
 // too. Use it to log or print the traffic of a [WithTransportWrapper].
 func RedactSecrets(body []byte) []byte { return redactBody(body) }
 
+// mayHoldSecret reports whether raw holds one of the member names that
+// secretMember needs, quoted: a body without any (most error answers) is
+// not run through the regular expression.
+func mayHoldSecret(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"secret"`)) || bytes.Contains(raw, []byte(`"token"`)) ||
+		bytes.Contains(raw, []byte(`"pin_code"`)) || bytes.Contains(raw, []byte(`"headers"`))
+}
+
 // redactBody returns raw with the values of secret members replaced, or raw
 // itself when it has none.
 func redactBody(raw []byte) []byte {
-	if !secretMember.Match(raw) {
+	if !mayHoldSecret(raw) || !secretMember.Match(raw) {
 		return raw
 	}
 	return secretMember.ReplaceAllFunc(raw, func(m []byte) []byte {

@@ -1,11 +1,13 @@
 package access
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The notifications themselves: the message every WebSocket frame carries,
@@ -84,13 +86,10 @@ type Notification struct {
 // object with a non-empty event name; errors match
 // [ErrInvalidNotification]. The envelope is decoded leniently: ids given as
 // numbers become strings, save_to_history may be a string or a number,
-// nulls are zero values.
+// nulls are zero values. Data and Meta are copies: msg may be reused.
 func ParseNotification(msg []byte) (*Notification, error) {
 	n := &Notification{}
-	if err := json.Unmarshal(msg, n); err != nil {
-		if !errors.Is(err, ErrInvalidNotification) {
-			err = fmt.Errorf("%w: %v", ErrInvalidNotification, err)
-		}
+	if err := n.decode(msg); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -98,7 +97,42 @@ func ParseNotification(msg []byte) (*Notification, error) {
 
 // UnmarshalJSON implements the lenient decoding described on
 // [ParseNotification].
-func (n *Notification) UnmarshalJSON(b []byte) error {
+func (n *Notification) UnmarshalJSON(b []byte) error { return n.decode(b) }
+
+// decode reads b into n. The envelope is split into its members in one
+// walk over b after one validation pass (validJSON: json.Valid's answer,
+// without an allocation or its scanner's function call per byte), and
+// each member is then read as described on
+// [ParseNotification]. Only when that walk cannot split b (it is not an
+// object, or a key has escapes or non-ASCII letters, which encoding/json
+// decodes and folds) does encoding/json split it instead; the members are
+// then read the same way, so both give the same result. On error n is left
+// unchanged.
+func (n *Notification) decode(b []byte) error {
+	var m envelopeMembers
+	ok := validJSON(b)
+	if ok {
+		m, ok = splitEnvelope(b)
+	}
+	if !ok {
+		var err error
+		if m, err = splitEnvelopeJSON(b); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidNotification, err)
+		}
+	}
+	return m.notification(n)
+}
+
+// envelopeMembers holds the raw values of a notification's envelope
+// members, nil when absent. When a member appears more than once the last
+// one counts, as with encoding/json.
+type envelopeMembers struct {
+	event, receiverID, eventObjectID, saveToHistory, data, meta []byte
+}
+
+// splitEnvelopeJSON splits b with encoding/json: the lenient path, for what
+// splitEnvelope does not take.
+func splitEnvelopeJSON(b []byte) (envelopeMembers, error) {
 	var w struct {
 		Event         json.RawMessage `json:"event"`
 		ReceiverID    json.RawMessage `json:"receiver_id"`
@@ -107,51 +141,219 @@ func (n *Notification) UnmarshalJSON(b []byte) error {
 		Data          json.RawMessage `json:"data"`
 		Meta          json.RawMessage `json:"meta"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidNotification, err)
+	err := json.Unmarshal(b, &w)
+	return envelopeMembers{w.Event, w.ReceiverID, w.EventObjectID, w.SaveToHistory, w.Data, w.Meta}, err
+}
+
+// splitEnvelope finds the raw values of the envelope's members in b, which
+// must be valid JSON. ok is false when b is not an object, or a key holds
+// an escape or a byte outside ASCII (encoding/json would decode and fold
+// it); the caller then uses splitEnvelopeJSON. Keys match as encoding/json
+// matches them: exactly or ignoring ASCII case.
+func splitEnvelope(b []byte) (m envelopeMembers, ok bool) {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return m, false
 	}
-	var event string
-	if err := json.Unmarshal(w.Event, &event); err != nil || strings.TrimSpace(event) == "" {
+	i++
+	for {
+		i = skipSpace(b, i)
+		switch b[i] {
+		case '}':
+			return m, true
+		case ',':
+			i = skipSpace(b, i+1)
+		}
+		// b[i] opens the key.
+		end := i + 1
+		for ; b[end] != '"'; end++ {
+			if c := b[end]; c == '\\' || c >= utf8.RuneSelf {
+				return m, false
+			}
+		}
+		key := b[i+1 : end]
+		i = skipSpace(b, skipSpace(b, end+1)+1) // past the colon
+		vend := skipValue(b, i)
+		v := b[i:vend:vend]
+		switch {
+		case asciiFold(key, "event"):
+			m.event = v
+		case asciiFold(key, "receiver_id"):
+			m.receiverID = v
+		case asciiFold(key, "event_object_id"):
+			m.eventObjectID = v
+		case asciiFold(key, "save_to_history"):
+			m.saveToHistory = v
+		case asciiFold(key, "data"):
+			m.data = v
+		case asciiFold(key, "meta"):
+			m.meta = v
+		}
+		i = vend
+	}
+}
+
+// skipSpace returns the index of the first byte from i on that is not JSON
+// white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value that starts at b[i];
+// b must be valid JSON.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the JSON string that starts at
+// b[i].
+func skipString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// asciiFold reports whether key equals name, an ASCII lower-case name,
+// ignoring ASCII case.
+func asciiFold(key []byte, name string) bool {
+	if len(key) != len(name) {
+		return false
+	}
+	for i := range key {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// notification reads the members into n as described on
+// [ParseNotification]. Data and Meta are copied (into one allocation):
+// the members may point into a buffer that is reused.
+func (m *envelopeMembers) notification(n *Notification) error {
+	event, ok := jsonString(m.event)
+	if !ok || len(bytes.TrimSpace(event)) == 0 {
 		return fmt.Errorf("%w: no event name", ErrInvalidNotification)
 	}
-	*n = Notification{
-		Event:         NotificationEvent(event),
-		ReceiverID:    looseString(w.ReceiverID),
-		EventObjectID: looseString(w.EventObjectID),
-		SaveToHistory: looseBool(w.SaveToHistory),
-		Data:          nonNull(w.Data),
-		Meta:          nonNull(w.Meta),
+	v := Notification{
+		Event:         knownEvent(event),
+		ReceiverID:    looseString(m.receiverID),
+		EventObjectID: looseString(m.eventObjectID),
+		SaveToHistory: looseBool(m.saveToHistory),
 	}
+	data, meta := nonNull(m.data), nonNull(m.meta)
+	if len(data)+len(meta) > 0 {
+		buf := make([]byte, len(data)+len(meta))
+		copy(buf, data)
+		copy(buf[len(data):], meta)
+		if data != nil {
+			v.Data = buf[:len(data):len(data)]
+		}
+		if meta != nil {
+			v.Meta = buf[len(data):]
+		}
+	}
+	*n = v
 	return nil
 }
 
-// looseString reads a string, number or boolean as text; anything else is
-// "".
-func looseString(b json.RawMessage) string {
-	if len(b) == 0 {
-		return ""
+// knownEvents are the event names that decode without an allocation.
+var knownEvents = [...]NotificationEvent{
+	NotificationRemoteView, NotificationRemoteViewChange, NotificationRemoteUnlock,
+	NotificationDeviceUpdate, NotificationDeviceUpdateV2, NotificationLocationUpdate,
+	NotificationLocationUpdateV2, NotificationDeviceLocationUpdateV2, NotificationSettingUpdate,
+	NotificationLogsAdd, NotificationDoorBell, NotificationBaseInfo,
+}
+
+// knownEvent returns the event's constant when it is a known name (no
+// allocation for the name), else a string of its own.
+func knownEvent(b []byte) NotificationEvent {
+	for _, e := range knownEvents {
+		if string(e) == string(b) {
+			return e
+		}
 	}
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		return s
+	return NotificationEvent(b)
+}
+
+// jsonString decodes b when it is a JSON string. Without escapes and in
+// valid UTF-8 (the usual case) its bytes are the string; otherwise
+// encoding/json decodes it.
+func jsonString(b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '"' {
+		return nil, false
 	}
-	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') || string(b) == "true" || string(b) == "false" {
+	s := b[1 : len(b)-1]
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s, true
+	}
+	var v string
+	if json.Unmarshal(b, &v) != nil {
+		return nil, false
+	}
+	return []byte(v), true
+}
+
+// looseString reads a string, number or boolean as text; anything else
+// (null, an object, an array) is "".
+func looseString(b []byte) string {
+	if s, ok := jsonString(b); ok {
+		return string(s)
+	}
+	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9') || string(b) == "true" || string(b) == "false") {
 		return string(b)
 	}
 	return ""
 }
 
-// looseBool reads true, "true", 1 and "1" as true; anything else is false.
-func looseBool(b json.RawMessage) bool {
-	switch strings.ToLower(strings.Trim(string(b), `"`)) {
-	case "true", "1", "yes":
-		return true
-	}
-	return false
+// looseBool reads true, "true", 1 and "1" (and "yes"), in any case, as
+// true; anything else is false.
+func looseBool(b []byte) bool {
+	b = bytes.Trim(b, `"`)
+	return asciiFold(b, "true") || asciiFold(b, "1") || asciiFold(b, "yes")
 }
 
-func nonNull(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 || string(b) == "null" {
+func nonNull(b []byte) []byte {
+	if len(b) == 0 || isNull(b) {
 		return nil
 	}
 	return b

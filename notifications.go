@@ -12,6 +12,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -340,6 +342,7 @@ type stream struct {
 	o       SubscribeOptions
 	url     string
 	lastMsg time.Time // when the last message arrived, keepalives included
+	buf     []byte    // the read buffer, reused from message to message
 }
 
 // errStopped reports that the consumer broke out of the loop.
@@ -580,15 +583,25 @@ func permanentTransportError(err error) bool {
 
 // read yields the connection's notifications until it fails, the consumer
 // stops (errStopped) or ctx ends. healthy reports whether anything arrived.
+//
+// Per message it costs no context, no timer operation and no new buffer:
+// the connection is read without a context (a read takes none and so sets
+// up no cancellation per frame); ctx ending and the idle watchdog close it
+// instead, which ends a read in progress. Messages are read into one buffer
+// reused from message to message; what is yielded is decoded from it into
+// new values.
 func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*Notification, error) bool) (cause error, healthy bool) {
+	stop := context.AfterFunc(ctx, func() { _ = conn.CloseNow() })
+	defer stop()
+	w := newIdleWatch(conn, st.o.IdleTimeout)
+	defer w.stop()
 	for {
-		rctx, cancel := context.WithTimeout(ctx, st.o.IdleTimeout)
-		_, msg, err := conn.Read(rctx)
-		idle := ctx.Err() == nil && rctx.Err() != nil
-		cancel()
+		w.waiting()
+		msg, err := st.readMessage(conn)
+		w.arrived()
 		if err != nil {
 			switch {
-			case idle:
+			case ctx.Err() == nil && w.fired.Load():
 				return ErrStreamIdle, healthy
 			case errors.Is(err, websocket.ErrMessageTooBig):
 				return fmt.Errorf("%w (%d bytes)", ErrNotificationTooLarge, MaxNotificationSize), healthy
@@ -602,9 +615,8 @@ func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*No
 		}
 		n, err := ParseNotification(msg)
 		if err != nil {
-			if len(msg) > 1024 {
-				msg = msg[:1024]
-			}
+			// msg is the reused buffer: the error keeps a copy.
+			msg = bytes.Clone(msg[:min(len(msg), 1024)])
 			if !yield(nil, &NotificationError{Message: msg, Err: err}) {
 				return errStopped, healthy
 			}
@@ -617,6 +629,109 @@ func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*No
 			return errStopped, healthy
 		}
 	}
+}
+
+// keptReadBuffer is the largest read buffer kept from one message to the
+// next: a rare large message does not hold its memory for the stream's
+// life.
+const keptReadBuffer = 64 << 10
+
+// readMessage reads the next data message into the stream's buffer and
+// returns it; it is valid until the next call. The connection's read limit
+// (MaxNotificationSize) bounds it.
+func (st *stream) readMessage(conn *websocket.Conn) ([]byte, error) {
+	if cap(st.buf) > keptReadBuffer {
+		st.buf = nil
+	}
+	_, r, err := conn.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	buf := st.buf[:0]
+	if buf == nil {
+		buf = make([]byte, 0, 4096)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			st.buf = buf
+			return buf, nil
+		}
+		if err != nil {
+			st.buf = buf
+			return nil, err
+		}
+	}
+}
+
+// idleWatch closes a connection that has waited for a message longer than
+// the idle timeout. It needs no work per message beyond two atomic stores
+// and a reading of the monotonic clock: its one timer fires at most once
+// per timeout, and then re-arms itself for what remains of the current
+// wait, or for a whole timeout while the consumer holds a message (the
+// time a consumer spends on one is not silence).
+type idleWatch struct {
+	conn  *websocket.Conn
+	limit time.Duration
+	epoch time.Time
+	// since is when the current wait began, as nanoseconds after epoch;
+	// -1 while no read is waiting.
+	since atomic.Int64
+	fired atomic.Bool // the connection was closed as idle
+
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+func newIdleWatch(conn *websocket.Conn, limit time.Duration) *idleWatch {
+	w := &idleWatch{conn: conn, limit: limit, epoch: time.Now()}
+	w.since.Store(-1)
+	w.mu.Lock()
+	w.t = time.AfterFunc(limit, w.check)
+	w.mu.Unlock()
+	return w
+}
+
+// waiting marks the start of a read.
+func (w *idleWatch) waiting() { w.since.Store(int64(time.Since(w.epoch))) }
+
+// arrived marks the end of a read.
+func (w *idleWatch) arrived() { w.since.Store(-1) }
+
+// check runs when the timer fires: it closes the connection if the
+// current wait has lasted the whole timeout, else re-arms the timer.
+func (w *idleWatch) check() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	next := w.limit
+	if since := w.since.Load(); since >= 0 {
+		waited := time.Since(w.epoch) - time.Duration(since)
+		if waited >= w.limit {
+			w.fired.Store(true)
+			w.mu.Unlock()
+			_ = w.conn.CloseNow()
+			return
+		}
+		next = w.limit - waited
+	}
+	w.t.Reset(next)
+	w.mu.Unlock()
+}
+
+// stop ends the watch.
+func (w *idleWatch) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.t.Stop()
+	w.mu.Unlock()
 }
 
 // isKeepalive reports whether msg is a console's "Hello", bare or as a JSON

@@ -53,28 +53,19 @@ const smallMultipart = 64 << 10
 // together (smallMultipart) are encoded once into a buffer instead: no
 // goroutine, and a Content-Length.
 func multipartBody(files ...formFile) *streamBody {
+	// The content type and the boundary it ends with, in one allocation.
+	const prefix = "multipart/form-data; boundary="
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	boundary := "access-go-" + hex.EncodeToString(b[:])
-	contentType := "multipart/form-data; boundary=" + boundary
+	ct := make([]byte, 0, len(prefix)+len("access-go-")+2*len(b))
+	ct = append(ct, prefix+"access-go-"...)
+	ct = hex.AppendEncode(ct, b[:])
+	contentType := string(ct)
+	boundary := contentType[len(prefix):]
 	if small(files) {
-		var (
-			once sync.Once
-			buf  bytes.Buffer
-			err  error
-		)
-		return &streamBody{contentType: contentType, open: func() (io.Reader, error) {
-			once.Do(func() {
-				buf.Grow(multipartSize(files))
-				mw := multipart.NewWriter(&buf)
-				_ = mw.SetBoundary(boundary)
-				err = writeParts(mw, files)
-			})
-			if err != nil {
-				return nil, err
-			}
-			return bytes.NewReader(buf.Bytes()), nil
-		}, inMemory: true}
+		m := &memMultipart{files: files, boundary: boundary}
+		m.body = streamBody{contentType: contentType, open: m.open, inMemory: true}
+		return &m.body
 	}
 	return &streamBody{
 		contentType: contentType,
@@ -86,6 +77,31 @@ func multipartBody(files ...formFile) *streamBody {
 			}}, nil
 		},
 	}
+}
+
+// memMultipart is a small multipart body whose parts are in memory: it is
+// encoded once, at the first open, into buf. Body and state are one
+// allocation.
+type memMultipart struct {
+	body     streamBody
+	files    []formFile
+	boundary string
+	once     sync.Once
+	buf      bytes.Buffer
+	err      error
+}
+
+func (m *memMultipart) open() (io.Reader, error) {
+	m.once.Do(func() {
+		m.buf.Grow(multipartSize(m.files))
+		mw := multipart.NewWriter(&m.buf)
+		_ = mw.SetBoundary(m.boundary)
+		m.err = writeParts(mw, m.files)
+	})
+	if m.err != nil {
+		return nil, m.err
+	}
+	return bytes.NewReader(m.buf.Bytes()), nil
 }
 
 // small reports whether every part is in memory and all fit in
@@ -208,8 +224,42 @@ func (s *sinkWriter) Write(p []byte) (int, error) {
 
 // isJSON reports whether a Content-Type names JSON.
 func isJSON(ct string) bool {
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt := mediaType(ct)
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// mediaType returns the media type mime.ParseMediaType finds in a
+// Content-Type (lower case; "" when it is malformed), without its cost
+// (a map and the parameters' strings) for the usual header of at most one
+// parameter, whose value cannot change the answer.
+func mediaType(ct string) string {
+	base, params, _ := strings.Cut(ct, ";")
+	if strings.Contains(params, ";") {
+		// Repeated parameters can make it refuse the whole header.
+		mt, _, _ := mime.ParseMediaType(ct)
+		return mt
+	}
+	mt := strings.TrimSpace(strings.ToLower(base))
+	typ, sub, slash := strings.Cut(mt, "/")
+	if !isMIMEToken(typ) || slash && !isMIMEToken(sub) {
+		return ""
+	}
+	return mt
+}
+
+// isMIMEToken reports whether s is a token of RFC 1521 (what package mime
+// accepts as a media type or subtype).
+func isMIMEToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // isFile reports whether a successful answer with this Content-Type is
@@ -218,8 +268,8 @@ func isJSON(ct string) bool {
 // download reads the others as an answer (an error envelope, or an
 // invalid response) instead of streaming them into the caller's writer.
 func isFile(ct string) bool {
-	mt, _, _ := mime.ParseMediaType(ct)
-	return !isJSON(ct) && mt != "text/html" && mt != "application/xhtml+xml"
+	mt := mediaType(ct)
+	return mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "text/html" && mt != "application/xhtml+xml"
 }
 
 // streamTo copies a successful, non-JSON answer into st.sink inside the

@@ -477,7 +477,16 @@ func (s *UsersService) ListAccessPolicies(ctx context.Context, id string, opts *
 	if err := checkID("Users.ListAccessPolicies", "id", id); err != nil {
 		return nil, nil, err
 	}
-	return list[AccessPolicy](ctx, s.client, userPath(id)+"/access_policies", opts)
+	return list[AccessPolicy](ctx, s.client, userPath(id)+"/access_policies", opts.query())
+}
+
+// query encodes the options without reflection (the struct tag documents
+// the same key).
+func (o *UserPoliciesOptions) query() url.Values {
+	if o == nil || o.OnlyUserPolicies == nil {
+		return nil
+	}
+	return url.Values{"only_user_policies": {strconv.FormatBool(*o.OnlyUserPolicies)}}
 }
 
 // AvatarOptions names the uploaded picture. The zero value sends the

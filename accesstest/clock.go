@@ -42,6 +42,7 @@ const (
 	timerRingTimeout   timerKind = "ring_timeout"   // ID: a device; its doorbell stops ringing
 	timerSessionExpiry timerKind = "session_expiry" // ID: an NFC enrollment session
 	timerVisit         timerKind = "visit"          // ID: a visitor; Arg: its new status, as a number
+	timerDoorClose     timerKind = "door_close"     // ID: a door held open (HoldDoorOpen); it closes
 )
 
 // timerKey says what a timer does: its kind, the record it acts on, and
@@ -200,6 +201,8 @@ func (s *Server) fire(k timerKey) {
 		s.ringTimedOut(k.ID)
 	case timerSessionExpiry:
 		delete(s.cr().sessions, k.ID)
+	case timerDoorClose:
+		_ = s.setDoorPosition(k.ID, false) // a door gone or already closed: nothing to do
 	case timerVisit:
 		st, _ := strconv.Atoi(k.Arg)
 		if x := s.visitor(k.ID); x != nil && x.Status != access.VisitorStatusCancelled.String() && access.VisitorStatus(st).Valid() {

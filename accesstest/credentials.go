@@ -278,10 +278,10 @@ func (s *Server) AddTouchPass(tp access.TouchPass) access.TouchPass {
 	return addRecord(s, "AddTouchPass", "id", tp,
 		func(tp *access.TouchPass) string {
 			if tp.ID == "" {
-				tp.ID = newID()
+				tp.ID = s.newID()
 			}
 			if tp.CardID == "" {
-				tp.CardID = newCardID()
+				tp.CardID = s.newCardID()
 			}
 			if tp.Status == "" {
 				tp.Status = access.TouchPassActive
@@ -306,8 +306,8 @@ func (s *Server) TouchPasses() []access.TouchPass {
 	return out
 }
 
-func newCardID() string {
-	h := strings.ToUpper(randomHex(8))
+func (s *Server) newCardID() string {
+	h := strings.ToUpper(s.randomHex(8))
 	return h[:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:]
 }
 
@@ -332,7 +332,7 @@ func (s *Server) purchaseTouchPasses(w http.ResponseWriter, r *http.Request) {
 	now := s.clockNow()
 	out := make([]access.TouchPass, n)
 	for i := range out {
-		tp := &access.TouchPass{ID: newID(), CardID: newCardID(), Status: access.TouchPassInactive,
+		tp := &access.TouchPass{ID: s.newID(), CardID: s.newCardID(), Status: access.TouchPassInactive,
 			LastActivity: access.DateTime(now.Format(time.RFC3339)), Bundles: []access.TouchPassBundle{}}
 		s.creds.touchPasses.add(tp)
 		out[i] = clone(*tp)
@@ -664,8 +664,8 @@ func (s *Server) AddToWallet(touchPassID string, source access.TouchPassSource, 
 		typ = 10
 	}
 	now := s.clockNow()
-	tp.Bundles = append(tp.Bundles, access.TouchPassBundle{BundleID: newID(), BundleStatus: access.BundleActive,
-		DeviceID: "device-" + randomHex(4), DeviceName: deviceName, DeviceType: typ, Source: source})
+	tp.Bundles = append(tp.Bundles, access.TouchPassBundle{BundleID: s.newID(), BundleStatus: access.BundleActive,
+		DeviceID: "device-" + s.randomHex(4), DeviceName: deviceName, DeviceType: typ, Source: source})
 	tp.Status = access.TouchPassActive
 	tp.LastActivity = access.DateTime(now.Format(time.RFC3339))
 	s.syncPass(tp, tp.UserID)

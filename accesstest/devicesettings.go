@@ -19,7 +19,7 @@ func (s *Server) AddDevice(d access.DeviceSettings) access.DeviceSettings {
 	return addRecord(s, "AddDevice", "device id", d,
 		func(d *access.DeviceSettings) string {
 			if d.DeviceID == "" {
-				d.DeviceID = randomHex(6)
+				d.DeviceID = s.randomHex(6)
 			}
 			return d.DeviceID
 		},

@@ -105,7 +105,7 @@ type spaceState struct {
 func (s *Server) sp() *spaceState {
 	sp := &s.space
 	if sp.buildingID == "" {
-		sp.buildingID = newID()
+		sp.buildingID = s.newID()
 		sp.buildingName = defaultBuildingName
 	}
 	if sp.rings == nil {
@@ -185,7 +185,7 @@ func (s *Server) AddFloor(id, name string) string {
 	return seed(s, func() (string, error) {
 		sp := s.sp()
 		if id == "" {
-			id = newID()
+			id = s.newID()
 		}
 		if sp.floor(id) != nil {
 			return "", fmt.Errorf("accesstest: AddFloor: duplicate floor id %q", id)
@@ -204,7 +204,7 @@ func (s *Server) AddDoor(d access.Door) access.Door {
 	return seed(s, func() (access.Door, error) {
 		sp := s.sp()
 		if d.ID == "" {
-			d.ID = newID()
+			d.ID = s.newID()
 		}
 		f := sp.floor(d.FloorID)
 		switch {
@@ -230,7 +230,7 @@ func (s *Server) AddDoorGroup(g access.DoorGroup) access.DoorGroup {
 	return seed(s, func() (access.DoorGroup, error) {
 		sp := s.sp()
 		if g.ID == "" {
-			g.ID = newID()
+			g.ID = s.newID()
 		}
 		if sp.group(g.ID) != nil || g.ID == sp.buildingID {
 			return access.DoorGroup{}, fmt.Errorf("accesstest: AddDoorGroup: duplicate id %q", g.ID)
@@ -257,7 +257,7 @@ func (s *Server) AddDeviceInfo(d access.Device, alsoAt ...string) access.Device 
 	return seed(s, func() (access.Device, error) {
 		sp := s.sp()
 		if d.ID == "" {
-			d.ID = randomHex(6)
+			d.ID = s.randomHex(6)
 		}
 		if sp.device(d.ID) != nil {
 			return access.Device{}, fmt.Errorf("accesstest: AddDeviceInfo: duplicate device id %q", d.ID)
@@ -739,7 +739,7 @@ func (s *Server) createDoorGroup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, code, msg)
 		return
 	}
-	g := &access.DoorGroup{ID: newID(), Name: req.GroupName, Type: access.DoorGroupAccess, Resources: doorResources(*req.Resources)}
+	g := &access.DoorGroup{ID: s.newID(), Name: req.GroupName, Type: access.DoorGroupAccess, Resources: doorResources(*req.Resources)}
 	sp.groups.add(g)
 	s.publish(change{Log: "door group created: " + g.ID})
 	writeData(w, g)
@@ -909,7 +909,7 @@ func (s *Server) triggerDoorbell(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, access.CodeDeviceDeviceBusy, "The doorbell is already ringing.")
 		return
 	}
-	ring = &ringRec{requestID: randomHex(16)}
+	ring = &ringRec{requestID: s.randomHex(16)}
 	sp.rings[id] = ring
 	ring.timeout = s.after(DoorbellRingTimeout, timerKey{Kind: timerRingTimeout, ID: id})
 	s.publish(change{Event: access.EventDoorbellIncoming, Location: loc, Device: eventDevice(h),

@@ -109,13 +109,14 @@ func (s *Server) publish(c change) {
 		s.appendSystemLog(c, at)
 		return
 	}
-	ev := wireEvent{Event: c.Event, EventObjectID: newID(), Data: wireEventData{
+	ev := wireEvent{Event: c.Event, EventObjectID: s.newID(), Data: wireEventData{
 		Location: c.Location, Device: c.Device, Actor: c.Actor, Object: c.Object}}
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		s.fail("accesstest: publish %s: %v", c.Event, err)
 		return
 	}
+	s.acts.event(c.Event, ev.EventObjectID)
 	if n := s.wsNotification(c, at); n != nil {
 		s.queueNotification(n)
 	}
@@ -257,6 +258,7 @@ func (s *Server) queueNotification(n *access.Notification) {
 func (s *Server) appendSystemLog(c change, at time.Time) {
 	e := s.logEntryOf(c, at)
 	s.logs.log.add(at, e)
+	s.acts.systemLog(e.ID)
 	s.queueNotification(wsMessage(access.NotificationLogsAdd, "", e.SystemLog))
 }
 

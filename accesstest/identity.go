@@ -49,7 +49,7 @@ func (s *Server) AddIdentityResource(typ access.IdentityResourceType, res access
 			return access.IdentityResource{}, fmt.Errorf("accesstest: AddIdentityResource: unknown type %q", typ)
 		}
 		if res.ID == "" {
-			res.ID = newID()
+			res.ID = s.newID()
 		}
 		if len(res.Metadata) == 0 {
 			res.Metadata = json.RawMessage(`{}`) // consoles always send it

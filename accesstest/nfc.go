@@ -291,7 +291,7 @@ func (s *Server) startEnrollment(w http.ResponseWriter, r *http.Request) {
 		old.expiry.stop()
 		delete(c.sessions, old.id)
 	}
-	ss := &sessionRec{id: newID(), deviceID: req.DeviceID, reset: req.ResetUACard}
+	ss := &sessionRec{id: s.newID(), deviceID: req.DeviceID, reset: req.ResetUACard}
 	id := ss.id
 	ss.expiry = s.after(EnrollmentSessionTimeout, timerKey{Kind: timerSessionExpiry, ID: id})
 	c.sessions[id] = ss

@@ -395,7 +395,7 @@ func (c *corkConn) uncork(timeout time.Duration) error {
 func (s *Server) handshake() []byte {
 	b, _ := json.Marshal(&access.Notification{
 		Event:         access.NotificationBaseInfo,
-		EventObjectID: newID(),
+		EventObjectID: s.newID(),
 		Data:          json.RawMessage(`{"top_log_count":0}`),
 	})
 	return b

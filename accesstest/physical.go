@@ -50,7 +50,7 @@ func (s *Server) RingDoorbell(deviceID string) (requestID string, err error) {
 	case sp.rings[deviceID] != nil:
 		return "", fmt.Errorf("%w at %q", ErrBusy, deviceID)
 	}
-	ring := &ringRec{requestID: randomHex(16)}
+	ring := &ringRec{requestID: s.randomHex(16)}
 	sp.rings[deviceID] = ring
 	ring.timeout = s.after(DoorbellRingTimeout, timerKey{Kind: timerRingTimeout, ID: deviceID})
 	s.publish(change{Event: access.EventDoorbellIncoming, Location: sp.ringLocation(h), Device: eventDevice(h),
@@ -91,6 +91,11 @@ func (s *Server) SetDoorPosition(doorID string, open bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runDue()
+	return s.setDoorPosition(doorID, open)
+}
+
+// setDoorPosition is SetDoorPosition; the caller holds s.mu.
+func (s *Server) setDoorPosition(doorID string, open bool) error {
 	sp := s.sp()
 	d := sp.door(doorID)
 	switch {

@@ -24,7 +24,7 @@ func (s *Server) AddAccessPolicy(p access.AccessPolicy) access.AccessPolicy {
 	return addRecord(s, "AddAccessPolicy", "id", p,
 		func(p *access.AccessPolicy) string {
 			if p.ID == "" {
-				p.ID = newID()
+				p.ID = s.newID()
 			}
 			if p.Resources == nil {
 				p.Resources = []access.Resource{}
@@ -122,7 +122,7 @@ func (s *Server) createPolicy(w http.ResponseWriter, r *http.Request) {
 	if !s.checkPolicy(w, "", *req.Name, *req.ScheduleID, doors) {
 		return
 	}
-	p := &access.AccessPolicy{ID: newID(), Name: *req.Name, Resources: idType(doors), ScheduleID: *req.ScheduleID}
+	p := &access.AccessPolicy{ID: s.newID(), Name: *req.Name, Resources: idType(doors), ScheduleID: *req.ScheduleID}
 	s.people.policies[p.ID] = p
 	s.ppl().policyOrder = append(s.ppl().policyOrder, p.ID)
 	s.publish(change{Log: "access policy created: " + p.ID})

@@ -49,13 +49,20 @@ func WithRetention(r Retention) Option {
 // ring keeps the newest max items (every item when max is 0), oldest
 // first.
 type ring[T any] struct {
-	list []T
-	max  int
+	list  []T
+	max   int
+	total int           // items ever added: the cursor of the newest (control.go)
+	wake  chan struct{} // closed at the next add, for readers waiting
 }
 
 // add appends v, dropping the oldest item when the ring is full.
 func (r *ring[T]) add(v T) {
 	r.list = append(r.list, v)
+	r.total++
+	if r.wake != nil {
+		close(r.wake)
+		r.wake = nil
+	}
 	if r.max > 0 && len(r.list) > r.max {
 		var zero T
 		r.list[0] = zero // let go of what the dropped item holds

@@ -33,7 +33,7 @@ func (s *Server) AddSchedule(sc access.Schedule) access.Schedule {
 	return addRecord(s, "AddSchedule", "schedule id", sc,
 		func(sc *access.Schedule) string {
 			if sc.ID == "" {
-				sc.ID = newID()
+				sc.ID = s.newID()
 			}
 			if sc.Type == "" {
 				sc.Type = "access"
@@ -65,12 +65,12 @@ func (s *Server) AddHolidayGroup(g access.HolidayGroup) access.HolidayGroup {
 	return addRecord(s, "AddHolidayGroup", "id", g,
 		func(g *access.HolidayGroup) string {
 			if g.ID == "" {
-				g.ID = newID()
+				g.ID = s.newID()
 			}
 			g.Holidays = slices.Clone(g.Holidays)
 			for i := range g.Holidays {
 				if g.Holidays[i].ID == "" {
-					g.Holidays[i].ID = newID()
+					g.Holidays[i].ID = s.newID()
 				}
 			}
 			if g.Holidays == nil {
@@ -207,7 +207,7 @@ func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
 	if !s.checkSchedule(w, &req, "") {
 		return
 	}
-	sc := &access.Schedule{ID: newID(), Name: *req.Name, Type: "access", WeekSchedule: fullWeek(req.WeekSchedule)}
+	sc := &access.Schedule{ID: s.newID(), Name: *req.Name, Type: "access", WeekSchedule: fullWeek(req.WeekSchedule)}
 	if req.HolidayGroupID != nil {
 		sc.HolidayGroupID = *req.HolidayGroupID
 	}
@@ -373,7 +373,7 @@ func (s *Server) holidays(w http.ResponseWriter, req *holidayGroupRequest, self 
 		}
 		id := h.ID
 		if id == "" {
-			id = newID()
+			id = s.newID()
 		} else if !slices.ContainsFunc(old, func(x access.Holiday) bool { return x.ID == id }) {
 			writeError(w, http.StatusBadRequest, access.CodeAccessPolicyHolidayNotFound, "The requested holiday could not be found.")
 			return nil, false
@@ -396,7 +396,7 @@ func (s *Server) createHolidayGroup(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g := &access.HolidayGroup{ID: newID(), Name: *req.Name, Holidays: hs}
+	g := &access.HolidayGroup{ID: s.newID(), Name: *req.Name, Holidays: hs}
 	if req.Description != nil {
 		g.Description = *req.Description
 	}

@@ -6,10 +6,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,6 +68,10 @@ const (
 	OpTouchPassesPurchase   Op = "TouchPasses.Purchase"
 	OpTouchPassesSearch     Op = "TouchPasses.Search"
 	opUnknown               Op = ""
+
+	// OpAny, given to [Server.Inject], matches every operation (with
+	// AfterHandling, every one but [OpNotificationsSubscribe]).
+	OpAny Op = "*"
 )
 
 const (
@@ -213,6 +219,8 @@ type Server struct {
 	people peopleState // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
 	logs   logState    // systemlogs.go: system log, static files; apiserver.go: certificate
 	creds  credState   // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
+	acts   actState    // control.go: what the act running now caused
+	seeded *seededIDs  // WithSeed: the ids' generator; nil: crypto/rand
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -232,7 +240,7 @@ func NewServer(opts ...Option) *Server {
 		}
 	}
 	if s.token == "" {
-		s.token = randomToken()
+		s.token = s.randomToken()
 	}
 	s.tokens[s.token] = AllPermissions()
 	s.logs.log.setBounds(s.retention, s.now())
@@ -735,7 +743,7 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 	defer s.mu.Unlock()
 	s.requests.add(Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 	for i, af := range s.faults {
-		if af.op != op || op == opUnknown {
+		if (af.op != op && af.op != OpAny) || op == opUnknown || (af.op == OpAny && af.f.AfterHandling && op == OpNotificationsSubscribe) {
 			continue
 		}
 		f := af.f
@@ -894,18 +902,59 @@ func badParams(w http.ResponseWriter, detail string) {
 	writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, paramsInvalidMessage+" "+detail)
 }
 
-func randomHex(n int) string {
+func (s *Server) randomHex(n int) string {
 	b := make([]byte, n)
+	s.randomBytes(b)
+	return hex.EncodeToString(b)
+}
+
+// randomBytes fills b from crypto/rand, or from the seeded generator of
+// [WithSeed].
+func (s *Server) randomBytes(b []byte) {
+	if s.seeded == nil {
+		_, _ = rand.Read(b)
+		return
+	}
+	s.seeded.mu.Lock()
+	defer s.seeded.mu.Unlock()
+	_, _ = s.seeded.r.Read(b)
+}
+
+// seededIDs is the generator of [WithSeed].
+type seededIDs struct {
+	mu sync.Mutex
+	r  *mrand.ChaCha8
+}
+
+// WithSeed makes every id, token, secret and request id the server
+// generates come from a generator seeded with seed instead of
+// crypto/rand, so that the same acts on the same clock
+// ([WithClock]) give the same ids, webhook bodies and signatures: a
+// scenario replays byte for byte. The secrets are then predictable: for
+// tests only.
+func WithSeed(seed uint64) Option {
+	return func(s *Server) {
+		var key [32]byte
+		binary.LittleEndian.PutUint64(key[:], seed)
+		s.seeded = &seededIDs{r: mrand.NewChaCha8(key)}
+	}
+}
+
+func (s *Server) randomToken() string { return s.randomHex(16) }
+
+// NewToken returns a new random API token (32 hexadecimal digits from
+// crypto/rand), as a server without WithToken makes its own: for
+// AddToken, or a simulator's clients.
+func NewToken() string {
+	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
-func randomToken() string { return randomHex(16) }
-
 // newID returns a random version-4 UUID.
-func newID() string {
+func (s *Server) newID() string {
 	b := make([]byte, 16)
-	_, _ = rand.Read(b)
+	s.randomBytes(b)
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b)

@@ -582,7 +582,7 @@ func nonNil(ids []string) []string {
 func (st *loadedState) checkTimer(k timerKey) error {
 	ok := false
 	switch k.Kind {
-	case timerRelock, timerRuleEnd:
+	case timerRelock, timerRuleEnd, timerDoorClose:
 		ok = st.space.door(k.ID) != nil
 	case timerRingTimeout:
 		ok = st.space.rings[k.ID] != nil

@@ -74,7 +74,7 @@ var systemActor = access.SystemLogActor{Type: "system", DisplayName: "System"}
 // holds s.mu.
 func (s *Server) logEntryOf(c change, at time.Time) SystemLogEntry {
 	e := access.SystemLog{
-		ID:        newID(),
+		ID:        s.newID(),
 		Timestamp: access.DateTime(at.UTC().Format("2006-01-02T15:04:05.000Z")),
 		Tag:       "access",
 		Source: access.SystemLogSource{
@@ -181,7 +181,7 @@ func (s *Server) AddSystemLog(entries ...SystemLogEntry) {
 	for _, e := range entries {
 		e = clone(e)
 		if e.ID == "" {
-			e.ID = newID()
+			e.ID = s.newID()
 		}
 		if e.Topic == "" {
 			e.Topic = access.SystemLogTopicDeviceEvents

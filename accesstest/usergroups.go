@@ -64,7 +64,7 @@ func (s *Server) AddUserGroup(id, name, upID string, members ...string) string {
 	return seed(s, func() (string, error) {
 		p := s.ppl()
 		if id == "" {
-			id = newID()
+			id = s.newID()
 		}
 		if p.group(id) != nil {
 			return "", fmt.Errorf("accesstest: AddUserGroup: duplicate id %q", id)
@@ -162,7 +162,7 @@ func (s *Server) createUserGroup(w http.ResponseWriter, r *http.Request) {
 	if !s.checkGroupName(w, nil, *req.Name, req.UpID) {
 		return
 	}
-	g := &groupRec{id: newID(), name: *req.Name, upID: req.UpID, members: []string{}, policyIDs: []string{}}
+	g := &groupRec{id: s.newID(), name: *req.Name, upID: req.UpID, members: []string{}, policyIDs: []string{}}
 	s.ppl().groups.add(g)
 	s.publish(change{Log: "user group created: " + g.id})
 	writeSuccess(w)

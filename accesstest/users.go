@@ -78,7 +78,7 @@ func (s *Server) AddUser(u access.User) access.User {
 	return addRecord(s, "AddUser", "user id", u,
 		func(u *access.User) string {
 			if u.ID == "" {
-				u.ID = newID()
+				u.ID = s.newID()
 			}
 			if u.Status == "" {
 				u.Status = access.UserStatusActive
@@ -215,7 +215,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := &access.User{ID: newID(), FirstName: req.FirstName, LastName: req.LastName, FullName: req.FirstName + " " + req.LastName,
+	u := &access.User{ID: s.newID(), FirstName: req.FirstName, LastName: req.LastName, FullName: req.FirstName + " " + req.LastName,
 		UserEmail: req.UserEmail, EmployeeNumber: req.EmployeeNumber, OnboardTime: req.OnboardTime, Status: access.UserStatusActive,
 		NFCCards: []access.NFCCard{}, AccessPolicyIDs: []string{}}
 	if u.OnboardTime == 0 {
@@ -523,7 +523,7 @@ func (s *Server) assignPlates(w http.ResponseWriter, r *http.Request) {
 			if slices.ContainsFunc(u.LicensePlates, func(lp access.LicensePlate) bool { return strings.EqualFold(lp.Credential, p) }) {
 				continue
 			}
-			u.LicensePlates = append(u.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
+			u.LicensePlates = append(u.LicensePlates, access.LicensePlate{ID: s.newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
 		}
 		s.publish(change{Log: "licence plates assigned to user: " + u.ID})
 		writeData(w, nil)
@@ -590,7 +590,7 @@ func (s *Server) uploadAvatar(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withUser(w, r, func(u *access.User) {
-		rel := "/avatar/" + newID()
+		rel := "/avatar/" + s.newID()
 		av.URL = s.srv.URL + rel
 		u.AvatarRelativePath = rel
 		s.ppl().avatars[u.ID] = av

@@ -79,7 +79,7 @@ func (s *Server) AddVisitor(v access.Visitor) access.Visitor {
 	return addRecord(s, "AddVisitor", "visitor id", v,
 		func(v *access.Visitor) string {
 			if v.ID == "" {
-				v.ID = newID()
+				v.ID = s.newID()
 			}
 			if v.Status == "" {
 				v.Status = access.VisitorStatusUpcoming.String()
@@ -334,7 +334,7 @@ func (s *Server) applyVisitor(v *access.Visitor, b *visitorBody) string {
 	}
 	if b.WeekSchedule != nil || v.Schedule == nil {
 		if v.Schedule == nil {
-			v.Schedule = &access.Schedule{ID: newID(), Name: fmt.Sprintf("visitor-%d", s.clockNow().UnixMilli()), Type: "access"}
+			v.Schedule = &access.Schedule{ID: s.newID(), Name: fmt.Sprintf("visitor-%d", s.clockNow().UnixMilli()), Type: "access"}
 			v.ScheduleID = v.Schedule.ID
 		}
 		if b.WeekSchedule != nil {
@@ -384,7 +384,7 @@ func (s *Server) createVisitor(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := &access.Visitor{ID: newID(), NFCCards: []access.NFCCard{}, Resources: []access.Resource{}, CreateTime: access.UnixTimeOf(s.clockNow())}
+	v := &access.Visitor{ID: s.newID(), NFCCards: []access.NFCCard{}, Resources: []access.Resource{}, CreateTime: access.UnixTimeOf(s.clockNow())}
 	if msg := s.applyVisitor(v, &b); msg != "" {
 		visitorBodyError(w, msg)
 		return
@@ -504,7 +504,7 @@ func (s *Server) assignVisitorPlates(w http.ResponseWriter, r *http.Request) {
 			if p == "" || slices.ContainsFunc(v.LicensePlates, func(l access.LicensePlate) bool { return l.Credential == p }) {
 				continue
 			}
-			v.LicensePlates = append(v.LicensePlates, access.LicensePlate{ID: newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
+			v.LicensePlates = append(v.LicensePlates, access.LicensePlate{ID: s.newID(), Credential: p, CredentialType: "license", CredentialStatus: "active"})
 		}
 		writeData(w, nil)
 	})

@@ -36,6 +36,9 @@ type Delivery struct {
 	// Attempt is the attempt's number: 1 for the first, 2 for the first
 	// retry, and so on ([WithWebhookRetries]; without it always 1).
 	Attempt int
+	// Signature is the Signature header the attempt was sent with ("" if
+	// it was never sent).
+	Signature string
 }
 
 // DefaultWebhookRetryBackoff is the wait before the first retry of a
@@ -142,7 +145,8 @@ func (s *Server) deliver(ctx context.Context, ep access.WebhookEndpoint, event a
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(access.SignatureHeader, access.SignPayload(payload, ep.Secret.Value(), at))
+	d.Signature = access.SignPayload(payload, ep.Secret.Value(), at)
+	req.Header.Set(access.SignatureHeader, d.Signature)
 	start := time.Now()
 	resp, err := s.delivery.Do(req)
 	d.Latency = time.Since(start)
@@ -208,10 +212,10 @@ func (s *Server) AddWebhook(ep access.WebhookEndpoint) access.WebhookEndpoint {
 	return addRecord(s, "AddWebhook", "endpoint or id", ep,
 		func(ep *access.WebhookEndpoint) string {
 			if ep.ID == "" {
-				ep.ID = newID()
+				ep.ID = s.newID()
 			}
 			if ep.Secret == "" {
-				ep.Secret = access.Secret(randomHex(8))
+				ep.Secret = access.Secret(s.randomHex(8))
 			}
 			return ep.Endpoint + " " + ep.ID
 		},
@@ -284,7 +288,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	if s.webhookURLTaken(w, req.Endpoint, "") {
 		return
 	}
-	ep := &access.WebhookEndpoint{ID: newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(randomHex(8)),
+	ep := &access.WebhookEndpoint{ID: s.newID(), Endpoint: req.Endpoint, Name: req.Name, Secret: access.Secret(s.randomHex(8)),
 		Events: slices.Clone(req.Events), Headers: req.Headers}
 	s.hub.webhooks = append(s.hub.webhooks, ep)
 	s.publish(change{Log: "webhook endpoint created: " + ep.ID})

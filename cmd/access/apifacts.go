@@ -2,7 +2,6 @@ package main
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/access-dev/access/internal/apifacts"
 )
@@ -11,17 +10,6 @@ const (
 	sdkLine = "SDK: "
 	minLine = "Minimum Access version: "
 )
-
-// operationOf maps each SDK method to its operation of the API.
-var operationOf = sync.OnceValue(func() map[string]apifacts.Operation {
-	m := map[string]apifacts.Operation{}
-	for _, o := range apifacts.Operations() {
-		for _, sdk := range o.SDK {
-			m[sdk] = o
-		}
-	}
-	return m
-})
 
 // minimumVersion is the minimum Access version of a command that calls the
 // SDK methods sdks, in the spec's words (internal/apifacts, without its
@@ -34,7 +22,7 @@ func minimumVersion(sdks []string) string {
 	var ops []apifacts.Operation
 	var methods []string
 	for _, m := range sdks {
-		o, ok := operationOf()[m]
+		o, ok := apifacts.Lookup(m)
 		if !ok {
 			continue
 		}
@@ -48,8 +36,8 @@ func minimumVersion(sdks []string) string {
 	}
 	var parts []string
 	for i, o := range ops {
-		v := strings.ReplaceAll(o.Since, "`", "")
-		if v == "—" || v == "" {
+		v := o.MinVersion()
+		if v == "" {
 			continue
 		}
 		if len(ops) > 1 {

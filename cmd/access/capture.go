@@ -98,36 +98,89 @@ var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2
 // urlRE finds URLs in text, for their userinfo and query to be redacted.
 var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`)
 
-// redactKey reports whether a member's value is personal or secret.
-func redactKey(k string) bool {
-	k = strings.ToLower(k)
-	switch k {
-	case "secret", "token", "headers", "pin_code", "pin", "authorization", "password", "alias", "username",
-		"phone", "mobile_phone", "email", "user_email", "condition", "authentication_value", "display_id", "card_id", "nfc_id":
-		return true
+// safeKeys are the members of the API's answers whose values are kept in
+// a capture: ids, types, states, times, counts and the console's own
+// messages, nothing that names a person, reaches one or opens a door.
+// Every other member's value is redacted (a member the SDK does not know
+// yet included); objects and arrays are kept and their members judged by
+// their own keys, so the shape of every answer stays visible.
+var safeKeys = setOf(
+	// The envelope and paging.
+	"code", "msg", "data", "pagination", "page", "page_num", "page_size", "total", "count",
+	// Ids and references.
+	"id", "ids", "_id", "guid", "unique_id", "user_id", "visitor_id", "device_id", "device_ids", "door_id", "door_guard_ids",
+	"floor_id", "room_id", "location_id", "schedule_id", "holiday_group_id", "policy_id", "access_policy_ids", "resource_ids",
+	"up_id", "up_ids", "inviter_id", "actor_id", "bundle_id", "session_id", "request_id", "clear_request_id",
+	"remote_call_request_id", "event_object_id", "reader_id", "receiver_id", "controller_id", "connected_hub_id",
+	"connected_uah_id", "work_time_id", "mac", "host_device_mac", "ip",
+	// Types, states and settings.
+	"type", "user_type", "device_type", "resource_type", "location_type", "card_type", "credential_type", "extra_type",
+	"authentication_type", "credential_provider", "credential_status", "status", "user_status", "previous_status",
+	"bundle_status", "email_status", "state", "result", "reason_code", "error_code", "level", "mode", "model", "hw_type",
+	"category", "tag", "topic", "source", "log_category", "log_key", "in_or_out", "door_lock_relay_status",
+	"door_position_status", "lock", "lockdown", "evacuation", "emergency", "enable", "enabled", "repeat", "weekly",
+	"online", "deleted", "adopting", "is_adopted", "is_bind_hub", "is_connected", "is_default", "is_managed", "is_online",
+	"is_rebooting", "is_template", "is_unavailable", "need_advisory", "security_check", "save_to_history",
+	"pin_code_shuffle", "reset_ua_card", "anti_spoofing_level", "detect_distance", "interval", "remain_lock",
+	"remain_unlock", "bt_button", "bt_shake", "bt_tap", "wave", "mobile_wave", "nfc", "face", "dps", "dps_connected",
+	"glocal", "capabilities", "firmware", "software", "hardware", "version", "revision", "bom_rev", "cap", "issuer",
+	"timezone", "published", "hits", "top_log_count", "video_record", "video_record_thumbnail", "event_type", "events",
+	// Times.
+	"@timestamp", "since", "until", "start_time", "end_time", "ended_time", "create_time", "update_time", "created_at",
+	"updated_at", "activated_at", "expired_at", "onboard_time", "last_activity", "last_seen", "door_thumbnail_last_update",
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "work_time",
+	// The console's own messages (scrubbed of the values below, emails and URLs).
+	"display_message", "error_msg",
+)
+
+// personalKeys are members whose values identify a person or open a
+// door; besides being redacted (as every member outside safeKeys is),
+// their values are looked for and redacted in every kept text (a log
+// message, a path). Members holding "name", "email" or "phone" count too.
+var personalKeys = setOf("secret", "token", "headers", "pin_code", "pin", "authorization", "password", "alias", "username",
+	"condition", "authentication_value", "display_id", "card_id", "nfc_id", "credential", "license_plates",
+	"employee_number", "visitor_company", "remarks", "note", "notes", "visit_reason", "reason", "description",
+	"endpoint", "url", "qr_code", "avatar", "avatar_url", "sso_picture", "user_avatar", "alternate_id")
+
+// hostOnlyKeys are members holding a URL whose scheme and host are kept
+// (a webhook's endpoint: the path of a chat webhook is its secret).
+var hostOnlyKeys = setOf("endpoint", "url")
+
+func setOf(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
 	}
-	return strings.Contains(k, "name") || strings.Contains(k, "email") || strings.Contains(k, "phone") ||
+	return m
+}
+
+// keptKey reports whether a member's value is kept in a capture.
+func keptKey(k string) bool { return safeKeys[strings.ToLower(k)] }
+
+// personalKey reports whether a member's value is personal or secret.
+func personalKey(k string) bool {
+	k = strings.ToLower(k)
+	return personalKeys[k] || strings.Contains(k, "name") || strings.Contains(k, "email") || strings.Contains(k, "phone") ||
 		strings.Contains(k, "token") || strings.Contains(k, "secret")
 }
 
-// redactColumn reports whether a column of a CSV export holds personal
-// data, by its header (the export's Actor, for one, is a person's name).
+// keptColumns are the columns of a CSV export whose cells are kept (as
+// text, scrubbed like a log message); every other column is redacted.
+var keptColumns = setOf("time", "timestamp", "topic", "event", "message", "result", "actor type", "authentication", "door", "device")
+
+// redactColumn reports whether a column of a CSV export is redacted, by
+// its header (the export's Actor, for one, is a person's name).
 func redactColumn(h string) bool {
-	h = strings.ToLower(strings.TrimSpace(h))
-	switch h {
-	case "actor", "user", "visitor", "name", "target":
-		return true
-	}
-	return redactKey(strings.ReplaceAll(h, " ", "_"))
+	return !keptColumns[strings.ToLower(strings.TrimSpace(h))]
 }
 
-// redactor redacts the answers of a capture. Besides the members whose
-// key says they are personal or secret (any name, email, phone, token,
-// secret, PIN…), it redacts: inside strings that hold JSON themselves
-// (decoded, redacted and encoded again); the userinfo and the query
-// values of URLs; email addresses; and wherever they appear in any other
-// string (a log message, a path), the values seen under such keys in any
-// answer of the capture.
+// redactor redacts the answers of a capture. It keeps the members of
+// safeKeys (their text scrubbed) and the shape of every answer, and
+// redacts every other member's value; inside strings that hold JSON
+// themselves (decoded, redacted and encoded again) the same. In the text
+// it keeps, it redacts URLs but for their scheme and host, email
+// addresses, and wherever they appear, the values seen under personal
+// keys (personalKey) in any answer of the capture.
 type redactor struct {
 	known []string // longest first
 }
@@ -143,7 +196,9 @@ func newRedactor(results []probe) *redactor {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, e := range x {
-				collect(e, personal || redactKey(k))
+				// A member of a personal object is personal unless
+				// it is a safe one (a license plate's type).
+				collect(e, personalKey(k) || personal && !keptKey(k))
 			}
 		case []any:
 			for _, e := range x {
@@ -207,35 +262,52 @@ func (rd *redactor) json(b []byte) json.RawMessage {
 	if !ok {
 		return nil
 	}
-	out, _ := json.MarshalIndent(rd.value(v), "", "  ")
+	out, _ := json.MarshalIndent(rd.value(v, false), "", "  ")
 	return out
 }
 
-func (rd *redactor) value(v any) any {
+// value redacts a decoded JSON value in place; keep says whether the
+// member holding it is one of safeKeys. Booleans, nulls and empty strings
+// are kept: they name no one.
+func (rd *redactor) value(v any, keep bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if redactKey(k) && e != nil {
-				x[k] = "REDACTED"
-			} else {
-				x[k] = rd.value(e)
+			if s, ok := e.(string); ok && hostOnlyKeys[strings.ToLower(k)] && s != "" {
+				x[k] = hostOnly(s)
+				continue
 			}
+			x[k] = rd.value(e, keptKey(k))
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = rd.value(e)
+			x[i] = rd.value(e, keep)
 		}
 	case string:
+		if nested, ok := nestedJSON(x); ok {
+			b, _ := json.Marshal(rd.value(nested, keep))
+			return string(b)
+		}
+		if x == "" {
+			return x
+		}
+		if !keep {
+			return "REDACTED"
+		}
 		return rd.text(x)
+	case json.Number:
+		if !keep {
+			return "REDACTED"
+		}
 	}
 	return v
 }
 
-// text redacts a string: nested JSON, the known values, URLs' userinfo
-// and query values, email addresses.
+// text redacts a string that is kept: nested JSON, the known values, URLs
+// but for their scheme and host, email addresses.
 func (rd *redactor) text(s string) string {
 	if nested, ok := nestedJSON(s); ok {
-		b, _ := json.Marshal(rd.value(nested))
+		b, _ := json.Marshal(rd.value(nested, false))
 		return string(b)
 	}
 	for _, k := range rd.known {
@@ -249,44 +321,27 @@ func (rd *redactor) text(s string) string {
 	from := 0
 	for _, m := range urlRE.FindAllStringIndex(s, -1) {
 		b.WriteString(emailRE.ReplaceAllString(s[from:m[0]], "REDACTED"))
-		b.WriteString(redactURL(s[m[0]:m[1]]))
+		b.WriteString(hostOnly(s[m[0]:m[1]]))
 		from = m[1]
 	}
 	b.WriteString(emailRE.ReplaceAllString(s[from:], "REDACTED"))
 	return b.String()
 }
 
-// redactURL replaces a URL's userinfo, its query values, its fragment and
-// email addresses in its path with REDACTED, keeping the query's keys.
-func redactURL(s string) string {
+// hostOnly redacts a URL but for its scheme and host (with its port): the
+// userinfo goes, and whatever follows the host (a path, a query, a
+// fragment) becomes /REDACTED. Text that is no URL with a host is
+// REDACTED whole.
+func hostOnly(s string) string {
 	u, err := url.Parse(s)
-	if err != nil {
-		return s
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "REDACTED"
 	}
-	if u.User != nil {
-		u.User = url.User("REDACTED")
+	out := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		out += "/REDACTED"
 	}
-	if p := emailRE.ReplaceAllString(u.Path, "REDACTED"); p != u.Path {
-		u.Path, u.RawPath = p, ""
-	}
-	if u.RawQuery != "" {
-		q, err := url.ParseQuery(u.RawQuery)
-		if err != nil {
-			u.RawQuery = "REDACTED"
-		} else {
-			for k, vs := range q {
-				for i := range vs {
-					vs[i] = "REDACTED"
-				}
-				q[k] = vs
-			}
-			u.RawQuery = q.Encode()
-		}
-	}
-	if u.Fragment != "" {
-		u.Fragment, u.RawFragment = "REDACTED", ""
-	}
-	return u.String()
+	return out
 }
 
 // replaceWord replaces the occurrences of w in s that are not part of a

@@ -40,9 +40,19 @@ func TestDoctorCaptureRedacts(t *testing.T) {
 		_, err := cl.Visitors.Delete(ctx, v.ID, &access.VisitorDeleteOptions{Force: true})
 		require.NoError(t, err)
 	}
+	// A chat webhook: its path is its secret.
+	_, _, err := cl.Webhooks.Create(ctx, &access.WebhookEndpointRequest{Name: "chat", Endpoint: "https://chat.example.com:8443/services/T0CHATPATH/B0CHATPATH",
+		Events: []access.EventType{access.EventDoorUnlock}})
+	require.NoError(t, err)
+	// A user with an employee number and a license plate.
+	plated, _, err := cl.Users.Create(ctx, &access.UserRequest{FirstName: "Otto", LastName: "Lilienthal", EmployeeNumber: "EMP-77341"})
+	require.NoError(t, err)
+	_, err = cl.Users.AssignLicensePlates(ctx, plated.ID, []string{"KX4521Q"})
+	require.NoError(t, err)
 	start := time.Now().Add(time.Hour).Truncate(time.Second)
 	visitor, _, err := cl.Visitors.Create(ctx, &access.VisitorRequest{FirstName: "Hedwig", LastName: "Kieslerova", Email: "hedwig.kieslerova@example.net",
-		MobilePhone: "+15550100123", StartTime: start, EndTime: start.Add(time.Hour), VisitReason: access.VisitReasonInterview})
+		MobilePhone: "+15550100123", StartTime: start, EndTime: start.Add(time.Hour), VisitReason: access.VisitReasonInterview,
+		VisitorCompany: "Umbrella Dynamics", Remarks: "Allergic to peanuts"})
 	require.NoError(t, err)
 	_, err = cl.Visitors.AssignQRCode(ctx, visitor.ID)
 	require.NoError(t, err)
@@ -66,13 +76,17 @@ func TestDoctorCaptureRedacts(t *testing.T) {
 	srv.AddStaticFile("activities_resource/thumbnail/t1.jpg", "image/jpeg", []byte("\xff\xd8\xff\xe0 a picture of Grace Brewster Hopper"))
 
 	// Every person's name, email and phone, and the secrets.
-	secrets := []string{"Grace", "Hopper", "SUPERSECRET", "hookuser", "HOOKPASSWORD", "Hedwig", "Kieslerova", "hedwig.kieslerova", "5550100123"}
+	secrets := []string{"Grace", "Hopper", "SUPERSECRET", "hookuser", "HOOKPASSWORD", "Hedwig", "Kieslerova", "hedwig.kieslerova", "5550100123",
+		"T0CHATPATH", "B0CHATPATH", "/hook", "EMP-77341", "KX4521Q", "Umbrella Dynamics", "Allergic to peanuts", string(access.VisitReasonInterview)}
 	for u, err := range cl.Users.All(ctx, nil) {
 		require.NoError(t, err)
-		secrets = append(secrets, u.FirstName+" "+u.LastName, u.Email, u.Phone)
+		secrets = append(secrets, u.FirstName+" "+u.LastName, u.Email, u.Phone, u.EmployeeNumber)
+		for _, p := range u.LicensePlates {
+			secrets = append(secrets, p.Credential)
+		}
 	}
 	for _, v := range demoVisitors {
-		secrets = append(secrets, v.FirstName+" "+v.LastName, v.Email, v.MobilePhone)
+		secrets = append(secrets, v.FirstName+" "+v.LastName, v.Email, v.MobilePhone, v.VisitorCompany, v.Remarks)
 	}
 
 	dir := filepath.Join(t.TempDir(), "cap")
@@ -124,7 +138,14 @@ func TestDoctorCaptureRedacts(t *testing.T) {
 	require.Contains(t, all["SystemLogs.List.json"], `\"actor_id\":\"42\"`)
 	require.Contains(t, all["SystemLogs.List.json"], `\"actor_name\":\"REDACTED\"`)
 	require.Contains(t, all["SystemLogs.List.json"], `"display_message": "REDACTED opened REDACTED"`)
-	require.Contains(t, all["Webhooks.List.json"], `"endpoint": "https://REDACTED@127.0.0.1:1/hook?apikey=REDACTED\u0026team=REDACTED"`)
+	require.Contains(t, all["Webhooks.List.json"], `"endpoint": "https://127.0.0.1:1/REDACTED"`)
+	require.Contains(t, all["Webhooks.List.json"], `"endpoint": "https://chat.example.com:8443/REDACTED"`)
+	require.Contains(t, all["Visitors.Get.json"], `"visitor_company": "REDACTED"`)
+	require.Contains(t, all["Visitors.Get.json"], `"remarks": "REDACTED"`)
+	require.Contains(t, all["Visitors.Get.json"], `"visit_reason": "REDACTED"`)
+	require.Contains(t, all["Visitors.Get.json"], `"status": "UPCOMING"`)
+	require.Contains(t, all["Users.List.json"], `"employee_number": "REDACTED"`)
+	require.Contains(t, all["Users.List.json"], `"credential": "REDACTED"`)
 	require.Contains(t, all["Visitors.Get.json"], `"id": "`+visitor.ID+`"`)
 	require.Contains(t, all["Visitors.Get.json"], `"mobile_phone": "REDACTED"`)
 	require.Regexp(t, `(?m)^Time,Topic,Event,Message,Result,Actor,Actor Type,Authentication,Door,Device\n(.*\n)*.*,REDACTED opened REDACTED,ACCESS,REDACTED,user,`, all["SystemLogs.Export.csv"])
@@ -137,13 +158,15 @@ func TestRedactor(t *testing.T) {
 	rd := &redactor{known: []string{"Ada Lovelace", "Ünal", "Ada"}}
 	for in, want := range map[string]string{
 		// JSON inside a string: its personal and secret members.
-		`{"actor_id":"42","actor_name":"Charles Babbage","pin_code":"975310","n":1.50}`: `{"actor_id":"42","actor_name":"REDACTED","n":1.50,"pin_code":"REDACTED"}`,
+		`{"actor_id":"42","actor_name":"Charles Babbage","pin_code":"975310","count":1.50,"n":2}`: `{"actor_id":"42","actor_name":"REDACTED","count":1.50,"n":"REDACTED","pin_code":"REDACTED"}`,
 		` [{"email":"x"}]`: `[{"email":"REDACTED"}]`,
 		`{not json`:        `{not json`,
-		// URLs: userinfo, query values and fragment; the keys stay.
-		`post to https://u:p4ss@hooks.example.net:8443/a/b?apikey=S3CR3T&apikey=2&team=x#tok=1 now`: `post to https://REDACTED@hooks.example.net:8443/a/b?apikey=REDACTED&apikey=REDACTED&team=REDACTED#REDACTED now`,
-		`http://127.0.0.1/plain`:                 `http://127.0.0.1/plain`,
-		`https://x.test/users/c.b@example.org/a`: `https://x.test/users/REDACTED/a`,
+		// URLs: the scheme and host (with the port) stay; userinfo goes,
+		// whatever follows the host is REDACTED.
+		`post to https://u:p4ss@hooks.example.net:8443/a/b?apikey=S3CR3T&apikey=2&team=x#tok=1 now`: `post to https://hooks.example.net:8443/REDACTED now`,
+		`http://127.0.0.1/plain`:                 `http://127.0.0.1/REDACTED`,
+		`https://x.test/`:                        `https://x.test`,
+		`https://x.test/users/c.b@example.org/a`: `https://x.test/REDACTED`,
 		// Emails anywhere.
 		`mail charles.b@example.org today`: `mail REDACTED today`,
 		// Known values, as whole words only, longest first.
@@ -160,6 +183,31 @@ func TestRedactor(t *testing.T) {
 	require.Equal(t, "Time,Message,Actor,Actor Type,User Email,Door\n1,Charles Babbage came with REDACTED,REDACTED,user,REDACTED,Main\n2,,,,,\n", string(got))
 	_, ok = rd.csv([]byte("a,\"b\n"))
 	require.False(t, ok)
+}
+
+// TestRedactorAllowList: every member outside the allow-list is redacted
+// (the personal ones the issue names, and one the SDK does not know),
+// endpoint URLs keep their scheme and host, the shape of the answer and
+// the safe members stay.
+func TestRedactorAllowList(t *testing.T) {
+	t.Parallel()
+	in := `{"code":"SUCCESS","data":[{"id":"u1","status":"ACTIVE","employee_number":"E-123","onboard_time":1700000000,
+"license_plates":[{"id":"p1","credential":"KX4521Q","credential_type":"license","credential_status":"active"}],
+"nfc_cards":[{"token":"t0k","note":"spare for the night guard","type":"ua_card"}],
+"visitor_company":"Fabrikam","remarks":"Needs a parking space","visit_reason":"Interview","notes":["n1"],
+"endpoint":"https://hooks.slack.com/services/T000/B000/XXXX","firmware_channel":"beta","flag":true,"nothing":null,"empty":"","unknown_n":7}],"msg":"success"}`
+	rd := newRedactor([]probe{{raw: []exchange{{raw: []byte(in)}}}})
+	var got any
+	require.NoError(t, json.Unmarshal(rd.json([]byte(in)), &got))
+	var want any
+	require.NoError(t, json.Unmarshal([]byte(`{"code":"SUCCESS","data":[{"id":"u1","status":"ACTIVE","employee_number":"REDACTED","onboard_time":1700000000,
+"license_plates":[{"id":"p1","credential":"REDACTED","credential_type":"license","credential_status":"active"}],
+"nfc_cards":[{"token":"REDACTED","note":"REDACTED","type":"ua_card"}],
+"visitor_company":"REDACTED","remarks":"REDACTED","visit_reason":"REDACTED","notes":["REDACTED"],
+"endpoint":"https://hooks.slack.com/REDACTED","firmware_channel":"REDACTED","flag":true,"nothing":null,"empty":"","unknown_n":"REDACTED"}],"msg":"success"}`), &want))
+	require.Equal(t, want, got)
+	// The personal values are redacted in kept text too.
+	require.Equal(t, "REDACTED of REDACTED parked REDACTED", rd.text("E-123 of Fabrikam parked KX4521Q"))
 }
 
 // TestRedactorCollects: the values under personal keys of any answer,
@@ -198,8 +246,3 @@ func TestRecorderPassesLargeAnswersWhole(t *testing.T) {
 		t.Fatalf("recorded %+v", ex)
 	}
 }
-
-// transportFunc is an http.RoundTripper made of a function.
-type transportFunc func(*http.Request) (*http.Response, error)
-
-func (f transportFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -481,7 +481,8 @@ func (a *app) Client() (*access.Client, error) {
 			return nil, err
 		}
 	}
-	cl, err := access.NewClient(c.URL, c.Token(), a.sdkOptions(c)...)
+	a.sent = &sentKeys{}
+	cl, err := access.NewClient(c.URL, c.Token(), a.sdkOptions(c, a.sent.wrap)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

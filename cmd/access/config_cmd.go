@@ -91,6 +91,7 @@ func (a *app) configUseCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:     "use NAME",
 		Short:   "Make a profile the current one",
+		Long:    "Make a profile the current one.\n\nNAME is a profile's name (access config list shows them).",
 		Example: "  access config use office",
 		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -134,8 +135,10 @@ func (a *app) configShowCommand() *cobra.Command {
 		Short: "Show a profile (the current one by default); never its token",
 		Long: `Show a profile of the config file: its console URL, the pinned fingerprint,
 --insecure, whether it is the current one and whether a token is stored. The
-token itself is never shown. NAME defaults to --profile, ACCESS_PROFILE or the
-current profile.`,
+token itself is never shown.
+
+NAME is a profile's name (default: --profile, ACCESS_PROFILE or the current
+profile).`,
 		Example: "  access config show\n  access config show office -o json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

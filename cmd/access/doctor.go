@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -27,12 +25,17 @@ fingerprint to pin, and a warning when it is not pinned); that the token is
 valid; which permissions it has (read operations only are probed: nothing is
 changed); and which operations this console answers as unsupported.
 
---capture DIR writes every read-only operation's raw answer to DIR, with
-secrets, tokens, PINs, emails, names and phone numbers redacted, for a bug report:
-OP.json per operation (members under personal or secret keys, JSON inside
-strings, URLs' credentials and query values, emails, and the redacted values
-wherever else they appear); a CSV export is stored as OP.csv with its personal
-columns redacted, images and videos are summarized (size and type), not stored.
+--capture DIR writes every read-only operation's raw answer to DIR, redacted,
+for a bug report: OP.json per operation keeps the shape of each answer and
+only the members known to be safe (ids, types, states, times, counts, the
+console's messages); every other value is REDACTED (names, emails, phones,
+tokens, PINs, employee numbers, license plates, visitors' company, remarks,
+notes, visit reasons, and any member this version does not know), inside
+strings that hold JSON too. Webhook endpoints and other URLs keep their scheme
+and host only (a chat webhook's path is its secret); emails and the redacted
+values are redacted wherever else they appear. A CSV export is stored as
+OP.csv with only its safe columns kept; images and videos are summarized (size
+and type), not stored.
 An operation on a record is probed with the first one a listing gave; when
 there is none (or, for an NFC enrollment session, none can be read without a
 write) it is reported as skipped.`,
@@ -73,25 +76,16 @@ func (a *app) doctor(captureDir string) error {
 	if err != nil || u.Host == "" {
 		return usageErrorf("the console URL %q is not a URL", conn.URL)
 	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
 
 	// 1. Reachability and the certificate.
-	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
-	defer cancel()
 	start := time.Now()
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, ServerName: u.Hostname()}} //nolint:gosec // only to read the certificate
-	nc, err := d.DialContext(ctx, "tcp", host)
+	chain, host, err := peekCertificate(a.ctx, u)
 	if err != nil {
 		a.checkLine("FAIL", "reachable", fmt.Sprintf("%s: %v", host, err))
 		return &exitError{code: 1, err: fmt.Errorf("the console at %s is not reachable", host)}
 	}
-	cs := nc.(*tls.Conn).ConnectionState()
-	nc.Close()
 	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
-	leaf := cs.PeerCertificates[0]
+	leaf := chain[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
 	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", certName(leaf), leaf.NotAfter.Format(time.DateOnly)))
 	a.checkLine("ok", "fingerprint", fp)
@@ -103,7 +97,7 @@ func (a *app) doctor(captureDir string) error {
 		}
 		a.checkLine("ok", "pinned", "the certificate matches the pinned fingerprint")
 	case conn.CACert != nil:
-		if err := verifyWithCA(leaf, cs.PeerCertificates[1:], conn.CACert, u.Hostname()); err != nil {
+		if err := verifyWithCA(leaf, chain[1:], conn.CACert, u.Hostname()); err != nil {
 			a.checkLine("FAIL", "trusted", fmt.Sprintf("not by the CA of %s %s: %s", conn.CASrc, conn.CAFile, oneLine(err.Error())))
 			return &exitError{code: 1, err: fmt.Errorf("the console's certificate is not trusted by the CA of %s", conn.CASrc)}
 		}
@@ -112,7 +106,7 @@ func (a *app) doctor(captureDir string) error {
 		a.checkLine("warn", "pinned", "--insecure: the certificate is not checked; pin it with --fingerprint "+fp)
 	default:
 		pool := x509.NewCertPool()
-		for _, c := range cs.PeerCertificates[1:] {
+		for _, c := range chain[1:] {
 			pool.AddCert(c)
 		}
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Intermediates: pool}); err != nil {

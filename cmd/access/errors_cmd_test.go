@@ -50,7 +50,7 @@ func fill(v reflect.Value, depth int) {
 // with …" lists (and --data is checked against) are the ones each body
 // writes on the wire: every member of a filled body's JSON form is listed.
 func TestDataShapeNamesWireMembers(t *testing.T) {
-	for _, spec := range ops {
+	for _, spec := range operations() {
 		if spec.body == nil {
 			continue
 		}

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // TestCheckEventTypes: short names, event names and names without
 // "access." are accepted; anything else is a usage error (2).
@@ -15,7 +18,7 @@ func TestCheckEventTypes(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 			continue
 		}
-		if code := (err.(*exitError)).ExitCode(); code != 2 {
+		if code := exitCode(context.Background(), err); code != 2 {
 			t.Errorf("%q: exit %d, want 2", bad, code)
 		}
 	}

@@ -142,9 +142,18 @@ func readCSV(path string, stdin io.Reader, required, known []string) ([]map[stri
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, usageErrorf("%s: %v", path, err)
+	var recs [][]string
+	var lines []int // the line each record starts on
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, usageErrorf("%s: %v", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		recs, lines = append(recs, rec), append(lines, line)
 	}
 	if len(recs) == 0 {
 		return nil, usageErrorf("%s: empty file (want a header row: %s)", path, strings.Join(known, ","))
@@ -165,6 +174,13 @@ func readCSV(path string, stdin io.Reader, required, known []string) ([]map[stri
 	if len(missing) > 0 {
 		return nil, usageErrorf("%s: missing column %s (the header has %s; want %s)", path, strings.Join(missing, ", "),
 			strings.Join(header, ","), strings.Join(known, ","))
+	}
+	// A row with more or fewer fields than the header is refused before
+	// any request: its values would land in the wrong columns.
+	for i, rec := range recs[1:] {
+		if len(rec) != len(header) {
+			return nil, usageErrorf("%s line %d: %d fields where the header has %d: nothing was imported", path, lines[i+1], len(rec), len(header))
+		}
 	}
 	rows := make([]map[string]string, 0, len(recs)-1)
 	for _, rec := range recs[1:] {
@@ -194,6 +210,8 @@ A failed row never stops the others. Each row gets a result line (JSONL when
 piped), then a summary on stderr; failed rows make the exit code 1. --dry-run
 prints the lines the run would print, "would-create" for "created" (a refusal by
 the console aside).
+
+FILE.csv is the CSV file's path, or - for standard input.
 
 ` + factsHelp("Users.All, Users.Create", "view:user, edit:user"),
 		Example: "  access --fake users import people.csv --dry-run",
@@ -318,6 +336,8 @@ upload (row by row when the console refuses it). Each row gets a result line, in
 the order of the file (JSONL when piped), then a summary on stderr; failed rows
 make the exit code 1. --dry-run prints the lines the run would print,
 "would-create" for "created" (a refusal by the console aside).
+
+FILE.csv is the CSV file's path, or - for standard input.
 
 ` + factsHelp("NFCCards.All, NFCCards.Import", "view:credential, edit:credential"),
 		Example: "  access --fake nfc-cards import cards.csv",

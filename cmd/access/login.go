@@ -2,14 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/access-dev/access"
 	"github.com/spf13/cobra"
@@ -40,9 +36,11 @@ prints the fingerprint to check) or, at your own risk, used with --insecure.`,
 
 func (a *app) logoutCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout [PROFILE]",
-		Short: "Remove a profile and its token from the config file",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "logout [PROFILE]",
+		Short:   "Remove a profile and its token from the config file",
+		Long:    "Remove a profile and its token from the config file.\n\nPROFILE is a profile's name (default: --profile, $ACCESS_PROFILE or the current one).",
+		Example: "  access logout lab",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, path, err := a.loadConfig()
 			if err != nil {
@@ -135,21 +133,9 @@ func (a *app) login(name string) error {
 
 // peekFingerprint reads the console's certificate without checking it.
 func (a *app) peekFingerprint(u *url.URL) string {
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
-	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
-	defer cancel()
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // only to show the fingerprint
-	nc, err := d.DialContext(ctx, "tcp", host)
+	chain, _, err := peekCertificate(a.ctx, u)
 	if err != nil {
 		return ""
 	}
-	defer nc.Close()
-	cs := nc.(*tls.Conn).ConnectionState()
-	if len(cs.PeerCertificates) == 0 {
-		return ""
-	}
-	return access.CertificateFingerprint(cs.PeerCertificates[0].Raw)
+	return access.CertificateFingerprint(chain[0].Raw)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/simulator"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -198,6 +199,19 @@ func scriptParams() testscript.Params {
 				if !ok || string(d.LockRelayStatus) != args[1] {
 					ts.Fatalf("door %s: %+v, want %s", args[0], d.LockRelayStatus, args[1])
 				}
+			},
+			// startfake starts an access fake (demo site, no web console)
+			// in the test process and points ACCESS_URL, ACCESS_TOKEN,
+			// ACCESS_FINGERPRINT and TOKEN at it, for access fake trigger.
+			"startfake": func(ts *testscript.TestScript, neg bool, args []string) {
+				sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Demo: true, NoUI: true})
+				ts.Check(err)
+				ts.Defer(func() { _ = sim.Close() })
+				st := sim.Sites[0]
+				ts.Setenv("ACCESS_URL", st.URL)
+				ts.Setenv("ACCESS_TOKEN", st.Token())
+				ts.Setenv("ACCESS_FINGERPRINT", st.Fingerprint)
+				ts.Setenv("TOKEN", st.Token())
 			},
 			// writecacert FILE [other] writes the fake's certificate as
 			// PEM to FILE, or with "other" a certificate that did not

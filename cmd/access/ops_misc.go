@@ -66,8 +66,9 @@ func logQuery(x *inv) (*access.SystemLogQuery, error) {
 	return &access.SystemLogQuery{Topic: access.SystemLogTopic(x.s("topic")), Since: since, Until: until, ActorID: x.s("actor")}, nil
 }
 
-func init() {
-	register(
+// miscOps adds the operations of system logs, webhooks and the API server to the registry.
+func miscOps(r *registry) {
+	r.add(
 		&opSpec{path: "system-logs list", sdk: "SystemLogs.List, SystemLogs.All", perm: "view:system_log", short: "List system-log entries, newest first", paged: true, body: bodyOf[logWire](),
 			flags: logFlags, cols: []string{"@timestamp:TIME", "_source.event.type:EVENT", "_source.actor.display_name:ACTOR", "_source.event.display_message:MESSAGE"},
 			ex: "  access --fake system-logs list --since 7d --topic door_openings",
@@ -92,10 +93,10 @@ func init() {
 				flagSpec{name: "output-file", shorthand: "O", usage: "write the CSV to `FILE` (default stdout); a partial file is removed on failure or Ctrl-C", notBody: true}),
 			ex:  "  access --fake system-logs export --since 24h --topic door_openings -O logs.csv",
 			run: runExport},
-		&opSpec{path: "system-logs resource", sdk: "SystemLogs.GetResource", perm: "view:system_log", short: "Fetch the video paths of a log entry's resource",
-			args: []argSpec{{name: "resource-id"}},
+		&opSpec{path: "system-logs resource", ex: `  access --fake system-logs resource demo-clip-7`, sdk: "SystemLogs.GetResource", perm: "view:system_log", short: "Fetch the video paths of a log entry's resource",
+			args: []argSpec{{name: "resource-id", about: "the id of a log entry's target of type activities_resource (system-logs list shows it)"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.SystemLogs.GetResource(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "system-logs static", sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", short: "Download a static file (avatar, preview, video, thumbnail)",
+		&opSpec{path: "system-logs static", ex: `  access --fake system-logs static /activities_resource/thumbnail/demo-clip-7.jpg -O clip.jpg`, sdk: "SystemLogs.DownloadStatic", perm: "view:system_log", short: "Download a static file (avatar, preview, video, thumbnail)",
 			args: []argSpec{{name: "path"}}, flags: []flagSpec{{name: "output-file", shorthand: "O", usage: "write to `FILE` (- for stdout)"}},
 			run: func(x *inv) (any, error) {
 				return download(x, x.s("output-file"), func(w io.Writer) error {
@@ -114,8 +115,8 @@ func init() {
 		{name: "header", usage: "not accepted: a header's value (often the endpoint's secret) on the command line shows in ps and the shell history",
 			refuse: &secretFlagError{"a webhook header", "--header-file FILE (NAME=VALUE lines) or --data @FILE"}}}
 	whCols := []string{"id", "name", "endpoint", "events"}
-	register(
-		&opSpec{path: "webhooks list", sdk: "Webhooks.List", perm: "view:webhook", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
+	r.add(
+		&opSpec{path: "webhooks list", ex: `  access --fake webhooks list`, sdk: "Webhooks.List", perm: "view:webhook", short: "List webhook endpoints (the table leaves the signing secrets out; JSON has them)", cols: whCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Webhooks.List(x.a.ctx); return v, err }},
 		&opSpec{path: "webhooks create", sdk: "Webhooks.Create", perm: "edit:webhook", short: "Add a webhook endpoint", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			ex: "  access --fake webhooks create --name laptop --endpoint https://example.com/hook --event access.door.unlock",
@@ -127,7 +128,7 @@ func init() {
 				v, _, err := x.c.Webhooks.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks ensure", sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook",
+		&opSpec{path: "webhooks ensure", ex: `  access --fake webhooks ensure --name "Door log" --endpoint https://hooks.example.com/access --event access.door.unlock`, sdk: "Webhooks.Ensure", perm: "view:webhook, edit:webhook",
 			short: "Make sure an endpoint exists for a URL (created, or updated to these fields)", write: true, body: bodyOf[access.WebhookEndpointRequest](), flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
 				req, err := webhookRequest(x)
@@ -137,7 +138,7 @@ func init() {
 				v, _, err := x.c.Webhooks.Ensure(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks update", sdk: "Webhooks.Update", perm: "edit:webhook", short: "Change a webhook endpoint (all fields required)", write: true, body: bodyOf[access.WebhookEndpointUpdate](),
+		&opSpec{path: "webhooks update", ex: `  access --fake webhooks update 0e5a7f3c-5b2d-4c1e-9f8a-2d6b4c8e1a37 --name "Schedule log" --endpoint https://127.0.0.1:9443/access/schedules --event access.unlock_schedule.activate`, sdk: "Webhooks.Update", perm: "edit:webhook", short: "Change a webhook endpoint (all fields required)", write: true, body: bodyOf[access.WebhookEndpointUpdate](),
 			args: []argSpec{{name: "endpoint-id"}}, flags: whFlags, cols: whCols,
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.WebhookEndpointUpdate, error) {
@@ -150,13 +151,13 @@ func init() {
 				v, _, err := x.c.Webhooks.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
-		&opSpec{path: "webhooks delete", sdk: "Webhooks.Delete", perm: "edit:webhook", short: "Delete a webhook endpoint", write: true,
+		&opSpec{path: "webhooks delete", ex: `  access --fake webhooks delete 0e5a7f3c-5b2d-4c1e-9f8a-2d6b4c8e1a37`, sdk: "Webhooks.Delete", perm: "edit:webhook", short: "Delete a webhook endpoint", write: true,
 			args: []argSpec{{name: "endpoint-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Webhooks.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted endpoint " + x.arg(0)}, err
 			}},
-		&opSpec{path: "api-server upload-certificate", sdk: "APIServer.UploadCertificate", perm: "edit:api_server",
+		&opSpec{path: "api-server upload-certificate", ex: `  access --fake api-server upload-certificate --cert cert.pem --key key.pem`, sdk: "APIServer.UploadCertificate", perm: "edit:api_server",
 			short: "Upload the HTTPS certificate of port 12445 (takes effect after Access restarts)", write: true,
 			flags: []flagSpec{{name: "key", usage: "PEM private key `FILE` (required)"}, {name: "cert", usage: "PEM certificate `FILE` (required)"}},
 			run: func(x *inv) (any, error) {
@@ -174,7 +175,7 @@ func init() {
 				_, err = x.c.APIServer.UploadCertificate(x.a.ctx, &access.CertificateUpload{Key: key, Cert: cert})
 				return done{"uploaded the certificate; restart Access to use it"}, err
 			}},
-		&opSpec{path: "api-server delete-certificate", sdk: "APIServer.DeleteCertificate", perm: "edit:api_server", short: "Delete the uploaded HTTPS certificate", write: true,
+		&opSpec{path: "api-server delete-certificate", ex: `  access --fake api-server delete-certificate`, sdk: "APIServer.DeleteCertificate", perm: "edit:api_server", short: "Delete the uploaded HTTPS certificate", write: true,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.APIServer.DeleteCertificate(x.a.ctx)
 				return done{"deleted the certificate; restart Access to apply"}, err

@@ -39,9 +39,10 @@ func userStatuses(ss []string) []access.UserStatus {
 	return out
 }
 
-func init() {
-	idArg := []argSpec{{name: "user"}}
-	register(
+// peopleOps adds the operations of users, user groups and identity resources to the registry.
+func peopleOps(r *registry) {
+	idArg := []argSpec{{name: "user", kind: "user"}}
+	r.add(
 		&opSpec{path: "users create", sdk: "Users.Create", perm: "edit:user", short: "Register a user", write: true, body: bodyOf[access.UserRequest](),
 			flags: []flagSpec{{name: "first-name", usage: "first name (required)"}, {name: "last-name", usage: "last name (required)"},
 				{name: "email", usage: "email address (Access 1.22.16 or later)"}, {name: "employee-number", usage: "employee number"},
@@ -59,7 +60,7 @@ func init() {
 				u, _, err := x.c.Users.Create(x.a.ctx, &req)
 				return u, err
 			}},
-		&opSpec{path: "users update", sdk: "Users.Update", perm: "edit:user", short: "Change a user's fields", write: true, body: bodyOf[access.UserUpdate](), args: idArg,
+		&opSpec{path: "users update", ex: `  access --fake users update "Ada Lovelace" --employee-number E02000`, sdk: "Users.Update", perm: "edit:user", short: "Change a user's fields", write: true, body: bodyOf[access.UserUpdate](), args: idArg,
 			flags: []flagSpec{{name: "first-name"}, {name: "last-name"}, {name: "email"}, {name: "employee-number"},
 				{name: "onboard-time", usage: "onboarding date (\"\" clears it)"}, {name: "status", usage: "ACTIVE or DEACTIVATED", values: []string{"ACTIVE", "DEACTIVATED"}}},
 			long: "A flag left out keeps the user's value; --email \"\", --employee-number \"\" and --onboard-time \"\" clear it.",
@@ -83,9 +84,9 @@ func init() {
 					return nil, err
 				}
 				_, err = x.c.Users.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated user " + x.arg(0)}, err
+				return x.then("updated user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
-		&opSpec{path: "users get", sdk: "Users.Get", perm: "view:user", short: "Fetch a user", args: idArg,
+		&opSpec{path: "users get", ex: `  access --fake users get "Ada Lovelace"`, sdk: "Users.Get", perm: "view:user", short: "Fetch a user", args: idArg,
 			flags: []flagSpec{{name: "expand-policies", kind: fBool, usage: "embed the access policies"}},
 			run: func(x *inv) (any, error) {
 				var opts *access.UserGetOptions
@@ -111,7 +112,7 @@ func init() {
 						return x.c.Users.List(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "users search", sdk: "Users.Search, Users.SearchAll", perm: "view:user", short: "Search users", paged: true, cols: userCols,
+		&opSpec{path: "users search", ex: `  access --fake users search --keyword lovelace`, sdk: "Users.Search, Users.SearchAll", perm: "view:user", short: "Search users", paged: true, cols: userCols,
 			flags: []flagSpec{{name: "keyword", usage: "search text"}, {name: "user-id", kind: fStrings, usage: "user ids"},
 				{name: "only-admin", kind: fBool, usage: "administrators only"},
 				{name: "status", kind: fStrings, usage: "ACTIVE, DEACTIVATED, PENDING", values: []string{"ACTIVE", "DEACTIVATED", "PENDING"}}},
@@ -125,19 +126,21 @@ func init() {
 						return x.c.Users.Search(x.a.ctx, opts(num, size))
 					})
 			}},
-		&opSpec{path: "users delete", sdk: "Users.Delete", perm: "edit:user", short: "Delete a deactivated user", write: true, args: idArg,
+		&opSpec{path: "users delete", ex: `  access --fake users delete "Dmitri Xu"`, sdk: "Users.Delete", perm: "edit:user", short: "Delete a deactivated user", write: true, args: idArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user " + x.arg(0)}, err
 			}},
-		&opSpec{path: "users set-policies", sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
-			args: []argSpec{{name: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
+		&opSpec{path: "users set-policies", ex: `  access --fake users set-policies "Ada Lovelace" Staff Security`, sdk: "Users.SetAccessPolicies", perm: "edit:user", short: "Set a user's access policies (none: remove all)", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
+			args: []argSpec{{name: "user", kind: "user"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
-				return done{"set the access policies of user " + x.arg(0)}, err
+				return x.then("set the access policies of user "+x.arg(0), err, reader(func() ([]access.AccessPolicy, *access.Response, error) {
+					return x.c.Users.ListAccessPolicies(x.a.ctx, x.arg(0), nil)
+				}), polCols...)
 			}},
-		&opSpec{path: "users policies", sdk: "Users.ListAccessPolicies", perm: "view:user", short: "List a user's access policies", args: idArg, cols: polCols,
+		&opSpec{path: "users policies", ex: `  access --fake users policies ada.lovelace@example.com`, sdk: "Users.ListAccessPolicies", perm: "view:user", short: "List a user's access policies", args: idArg, cols: polCols,
 			flags: []flagSpec{{name: "only-user", kind: fBool, usage: "leave out the policies of the user's groups"}},
 			run: func(x *inv) (any, error) {
 				var opts *access.UserPoliciesOptions
@@ -147,53 +150,53 @@ func init() {
 				v, _, err := x.c.Users.ListAccessPolicies(x.a.ctx, x.arg(0), opts)
 				return v, err
 			}},
-		&opSpec{path: "users assign-nfc-card", sdk: "Users.AssignNFCCard", perm: "edit:user", short: "Assign an NFC card to a user", write: true, body: bodyOf[access.NFCCardAssignment](),
-			args:  []argSpec{{name: "user"}, {name: "token", body: true}},
+		&opSpec{path: "users assign-nfc-card", ex: `  access --fake users assign-nfc-card "Ada Lovelace" 4dde097b8012ba204bb95f379dd3a618185c603069e77915bc45649a9c4c3feb`, sdk: "Users.AssignNFCCard", perm: "edit:user", short: "Assign an NFC card to a user", write: true, body: bodyOf[access.NFCCardAssignment](),
+			args:  []argSpec{{name: "user", kind: "user"}, {name: "token", body: true}},
 			flags: []flagSpec{{name: "force", kind: fBool, usage: "take the card from its current holder"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.NFCCardAssignment, error) {
 					return access.NFCCardAssignment{Token: x.arg(1), ForceAdd: x.b("force")}, nil
 				})
 				_, err := x.c.Users.AssignNFCCard(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the card to user " + x.arg(0)}, err
+				return x.then("assigned the card to user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
-		&opSpec{path: "users unassign-nfc-card", sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](), member: "token",
-			args: []argSpec{{name: "user"}, {name: "token", body: true}},
+		&opSpec{path: "users unassign-nfc-card", ex: `  access --fake users unassign-nfc-card dmitri.umarov1@example.com 5ca691404212bd90319f767b22cdc07c5c6549102ffe034f938048bb3c9a10ef`, sdk: "Users.UnassignNFCCard", perm: "edit:user", short: "Take an NFC card from a user", write: true, body: bodyOf[string](), member: "token",
+			args: []argSpec{{name: "user", kind: "user"}, {name: "token", body: true}},
 			run: func(x *inv) (any, error) {
 				token, _ := fromData(x, func() (string, error) { return x.arg(1), nil })
 				_, err := x.c.Users.UnassignNFCCard(x.a.ctx, x.arg(0), token)
-				return done{"unassigned the card from user " + x.arg(0)}, err
+				return x.then("unassigned the card from user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
 		&opSpec{path: "users assign-pin", sdk: "Users.AssignPINCode", perm: "edit:user", short: "Assign a PIN code to a user (see pin-codes generate)", write: true, body: bodyOf[string](), member: "pin_code",
 			long: pinHelp, ex: pinExample("users", demoUserID), flags: []flagSpec{pinFlag}, cols: []string{"id", "pin_code"},
-			args: []argSpec{{name: "user"}, {name: "pin", body: true, optional: true}},
+			args: []argSpec{{name: "user", kind: "user"}, {name: "pin", body: true, optional: true}},
 			run: func(x *inv) (any, error) {
 				return assignPIN(x, "user", func(pin string) error {
 					_, err := x.c.Users.AssignPINCode(x.a.ctx, x.arg(0), pin)
 					return err
 				})
 			}},
-		&opSpec{path: "users unassign-pin", sdk: "Users.UnassignPINCode", perm: "edit:user", short: "Remove a user's PIN code", write: true, args: idArg,
+		&opSpec{path: "users unassign-pin", ex: `  access --fake users unassign-pin "Ada Lovelace"`, sdk: "Users.UnassignPINCode", perm: "edit:user", short: "Remove a user's PIN code", write: true, args: idArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignPINCode(x.a.ctx, x.arg(0))
-				return done{"removed the PIN of user " + x.arg(0)}, err
+				return x.then("removed the PIN of user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
-		&opSpec{path: "users assign-touch-pass", sdk: "Users.AssignTouchPass", perm: "edit:user", short: "Assign a touch pass to a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
+		&opSpec{path: "users assign-touch-pass", ex: `  access --fake users assign-touch-pass rafael.moreau2@example.com 506fea0b-6425-4165-a78c-342e97f2177f`, sdk: "Users.AssignTouchPass", perm: "edit:user", short: "Assign a touch pass to a user", write: true,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.AssignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
-		&opSpec{path: "users unassign-touch-pass", sdk: "Users.UnassignTouchPass", perm: "edit:user", short: "Take a touch pass from a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "touch-pass"}}, cols: touchCols,
+		&opSpec{path: "users unassign-touch-pass", ex: `  access --fake users unassign-touch-pass "Ada Lovelace" c83b69ff-1992-4e7f-9287-1e6a161adeea`, sdk: "Users.UnassignTouchPass", perm: "edit:user", short: "Take a touch pass from a user", write: true,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "touch-pass"}}, cols: touchCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Users.UnassignTouchPass(x.a.ctx, x.arg(0), x.arg(1))
 				return v, err
 			}},
-		&opSpec{path: "users batch-assign-touch-passes", sdk: "Users.BatchAssignTouchPasses", perm: "edit:user",
-			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", variadic: true, body: true}}, cols: touchCols,
+		&opSpec{path: "users batch-assign-touch-passes", ex: `  access --fake users batch-assign-touch-passes elena.eriksen3@example.com blake.castillo4@example.com`, sdk: "Users.BatchAssignTouchPasses", perm: "edit:user",
+			short: "Assign unassigned touch passes to users", write: true, args: []argSpec{{name: "user", kind: "user", variadic: true, body: true}}, cols: touchCols,
 			body:  bodyOf[access.BatchTouchPassAssignment](),
-			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address"}},
+			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to send a user's pass to that address (USER: a full name, email or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.BatchTouchPassAssignment, error) {
 					req := access.BatchTouchPassAssignment{UserIDs: x.rest(0)}
@@ -201,6 +204,10 @@ func init() {
 						k, v, okk := strings.Cut(kv, "=")
 						if !okk {
 							return req, usageErrorf("--email %q: want USER=EMAIL", kv)
+						}
+						k, err := x.resolve("user", k)
+						if err != nil {
+							return req, err
 						}
 						if req.Emails == nil {
 							req.Emails = map[string]string{}
@@ -215,21 +222,21 @@ func init() {
 				v, _, err := x.c.Users.BatchAssignTouchPasses(x.a.ctx, &req)
 				return v, err
 			}},
-		&opSpec{path: "users assign-license-plates", sdk: "Users.AssignLicensePlates", perm: "edit:user", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "user"}, {name: "plate", variadic: true, body: true}},
+		&opSpec{path: "users assign-license-plates", ex: `  access --fake users assign-license-plates "Ada Lovelace" KX4521Q`, sdk: "Users.AssignLicensePlates", perm: "edit:user", short: "Add licence plate numbers to a user", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "user", kind: "user"}, {name: "plate", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				plates, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.Users.AssignLicensePlates(x.a.ctx, x.arg(0), plates)
-				return done{"assigned the plates to user " + x.arg(0)}, err
+				return x.then("assigned the plates to user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
-		&opSpec{path: "users unassign-license-plate", sdk: "Users.UnassignLicensePlate", perm: "edit:user", short: "Remove a licence plate from a user", write: true,
-			args: []argSpec{{name: "user"}, {name: "plate-id"}},
+		&opSpec{path: "users unassign-license-plate", ex: `  access --fake users unassign-license-plate "Ada Lovelace" 5cac1825-f5e9-410d-a32e-a1fb9fc83b92`, sdk: "Users.UnassignLicensePlate", perm: "edit:user", short: "Remove a licence plate from a user", write: true,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "plate-id"}},
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Users.UnassignLicensePlate(x.a.ctx, x.arg(0), x.arg(1))
-				return done{"removed the plate from user " + x.arg(0)}, err
+				return x.then("removed the plate from user "+x.arg(0), err, reader(func() (*access.User, *access.Response, error) { return x.c.Users.Get(x.a.ctx, x.arg(0), nil) }))
 			}},
-		&opSpec{path: "users upload-avatar", sdk: "Users.UploadAvatar", perm: "edit:user", short: "Upload a user's profile picture (local users only)", write: true,
-			args: []argSpec{{name: "user"}, {name: "file"}},
+		&opSpec{path: "users upload-avatar", ex: `  access --fake users upload-avatar "Ada Lovelace" ada.png`, sdk: "Users.UploadAvatar", perm: "edit:user", short: "Upload a user's profile picture (local users only)", write: true,
+			args: []argSpec{{name: "user", kind: "user"}, {name: "file"}},
 			run: func(x *inv) (any, error) {
 				f, err := os.Open(x.arg(1))
 				if err != nil {
@@ -242,8 +249,8 @@ func init() {
 	)
 
 	gArg := []argSpec{{name: "group", kind: "user-group"}}
-	register(
-		&opSpec{path: "user-groups create", sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
+	r.add(
+		&opSpec{path: "user-groups create", ex: `  access --fake user-groups create --name "Day shift" --parent Facilities`, sdk: "UserGroups.Create, UserGroups.CreateAndGet", perm: "edit:user", short: "Create a user group", write: true, body: bodyOf[access.UserGroupRequest](), cols: groupCols,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupRequest(x)
@@ -256,9 +263,9 @@ func init() {
 		&opSpec{path: "user-groups list", sdk: "UserGroups.List", perm: "view:user", short: "List user groups", cols: groupCols,
 			ex:  "  access --fake user-groups list",
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.List(x.a.ctx); return v, err }},
-		&opSpec{path: "user-groups get", sdk: "UserGroups.Get", perm: "view:user", short: "Fetch a user group", args: gArg,
+		&opSpec{path: "user-groups get", ex: `  access --fake user-groups get "Facilities / Night shift"`, sdk: "UserGroups.Get", perm: "view:user", short: "Fetch a user group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "user-groups update", sdk: "UserGroups.Update", perm: "edit:user", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
+		&opSpec{path: "user-groups update", ex: `  access --fake user-groups update "Night shift" --name "Late shift"`, sdk: "UserGroups.Update", perm: "edit:user", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
 			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id; \"\" for the top level; left out keeps it)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupUpdate(x)
@@ -266,26 +273,26 @@ func init() {
 					return nil, err
 				}
 				_, err = x.c.UserGroups.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated user group " + x.arg(0)}, err
+				return x.then("updated user group "+x.arg(0), err, reader(func() (*access.UserGroup, *access.Response, error) { return x.c.UserGroups.Get(x.a.ctx, x.arg(0)) }))
 			}},
-		&opSpec{path: "user-groups delete", sdk: "UserGroups.Delete", perm: "edit:user", short: "Delete an empty user group", write: true, args: gArg,
+		&opSpec{path: "user-groups delete", ex: `  access --fake user-groups delete "Temporary staff"`, sdk: "UserGroups.Delete", perm: "edit:user", short: "Delete an empty user group", write: true, args: gArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.UserGroups.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted user group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "user-groups add-users", sdk: "UserGroups.AddUsers", perm: "edit:user", short: "Add users to a group", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
+		&opSpec{path: "user-groups add-users", ex: `  access --fake user-groups add-users "Night shift" ada.lovelace@example.com mei.eriksen6@example.com`, sdk: "UserGroups.AddUsers", perm: "edit:user", short: "Add users to a group", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", kind: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.AddUsers(x.a.ctx, x.arg(0), ids)
-				return done{"added the users to group " + x.arg(0)}, err
+				return x.then("added the users to group "+x.arg(0), err, reader(func() ([]access.User, *access.Response, error) { return x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0)) }), userCols...)
 			}},
-		&opSpec{path: "user-groups remove-users", sdk: "UserGroups.RemoveUsers", perm: "edit:user", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
-			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", variadic: true, body: true}},
+		&opSpec{path: "user-groups remove-users", ex: `  access --fake user-groups remove-users Facilities "Blake Castillo"`, sdk: "UserGroups.RemoveUsers", perm: "edit:user", short: "Remove users from a group", write: true, body: bodyOf[[]string](),
+			args: []argSpec{{name: "group", kind: "user-group"}, {name: "user", kind: "user", variadic: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.RemoveUsers(x.a.ctx, x.arg(0), ids)
-				return done{"removed the users from group " + x.arg(0)}, err
+				return x.then("removed the users from group "+x.arg(0), err, reader(func() ([]access.User, *access.Response, error) { return x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0)) }), userCols...)
 			}},
 		&opSpec{path: "user-groups users", sdk: "UserGroups.ListUsers, UserGroups.ListAllUsers", perm: "view:user",
 			short: "List a group's members", args: gArg, cols: userCols,
@@ -299,14 +306,16 @@ func init() {
 				v, _, err := x.c.UserGroups.ListUsers(x.a.ctx, x.arg(0))
 				return v, err
 			}},
-		&opSpec{path: "user-groups set-policies", sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", short: "Set a group's access policies", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
+		&opSpec{path: "user-groups set-policies", ex: `  access --fake user-groups set-policies Facilities Cleaning Staff`, sdk: "UserGroups.SetAccessPolicies", perm: "edit:user", short: "Set a group's access policies", write: true, body: bodyOf[[]string](), member: "access_policy_ids",
 			args: []argSpec{{name: "group", kind: "user-group"}, {name: "policy", kind: "policy", variadic: true, optional: true, body: true}},
 			run: func(x *inv) (any, error) {
 				ids, _ := fromData(x, func() ([]string, error) { return x.rest(1), nil })
 				_, err := x.c.UserGroups.SetAccessPolicies(x.a.ctx, x.arg(0), orEmpty(ids))
-				return done{"set the access policies of group " + x.arg(0)}, err
+				return x.then("set the access policies of group "+x.arg(0), err, reader(func() ([]access.AccessPolicy, *access.Response, error) {
+					return x.c.UserGroups.ListAccessPolicies(x.a.ctx, x.arg(0))
+				}), polCols...)
 			}},
-		&opSpec{path: "user-groups policies", sdk: "UserGroups.ListAccessPolicies", perm: "view:user", short: "List a group's access policies", args: gArg, cols: polCols,
+		&opSpec{path: "user-groups policies", ex: `  access --fake user-groups policies Facilities -o json`, sdk: "UserGroups.ListAccessPolicies", perm: "view:user", short: "List a group's access policies", args: gArg, cols: polCols,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.UserGroups.ListAccessPolicies(x.a.ctx, x.arg(0))
 				return v, err
@@ -314,10 +323,10 @@ func init() {
 	)
 
 	idTypes := []string{"ev_station", "vpn", "wifi"}
-	register(
-		&opSpec{path: "identity invite", sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
-			args:  []argSpec{{name: "user", variadic: true, optional: true, body: true}},
-			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address"}},
+	r.add(
+		&opSpec{path: "identity invite", ex: `  access --fake identity invite "Ada Lovelace" --email "Ada Lovelace=ada@example.net" -o json`, sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
+			args:  []argSpec{{name: "user", kind: "user", variadic: true, optional: true, body: true}},
+			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address (USER: a full name, email or id)"}},
 			run: func(x *inv) (any, error) {
 				invs, err := fromData(x, func() ([]access.Invitation, error) {
 					var invs []access.Invitation
@@ -326,6 +335,10 @@ func init() {
 						k, v, okk := strings.Cut(kv, "=")
 						if !okk {
 							return nil, usageErrorf("--email %q: want USER=EMAIL", kv)
+						}
+						k, err := x.resolve("user", k)
+						if err != nil {
+							return nil, err
 						}
 						emails[k] = v
 					}
@@ -343,7 +356,7 @@ func init() {
 				}
 				return v, err
 			}},
-		&opSpec{path: "identity resources", sdk: "Identity.ListResources", perm: "view:user", short: "List the Identity resources (EV stations, VPNs, Wi-Fi)",
+		&opSpec{path: "identity resources", ex: `  access --fake identity resources --type wifi,vpn`, sdk: "Identity.ListResources", perm: "view:user", short: "List the Identity resources (EV stations, VPNs, Wi-Fi)",
 			flags: []flagSpec{{name: "type", kind: fStrings, usage: "ev_station, vpn, wifi", values: idTypes}},
 			run: func(x *inv) (any, error) {
 				var opts *access.IdentityResourceOptions
@@ -356,20 +369,22 @@ func init() {
 				v, _, err := x.c.Identity.ListResources(x.a.ctx, opts)
 				return v, err
 			}},
-		&opSpec{path: "identity assign-user", sdk: "Identity.AssignToUser", perm: "edit:user", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
-			args:  []argSpec{{name: "user"}, {name: "resource-id", variadic: true, body: true}},
+		&opSpec{path: "identity assign-user", ex: `  access --fake identity assign-user "Ada Lovelace" 5a1e2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b --type ev_station`, sdk: "Identity.AssignToUser", perm: "edit:user", short: "Assign Identity resources to a user", write: true, body: bodyOf[access.IdentityAssignment](),
+			args:  []argSpec{{name: "user", kind: "user"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.IdentityAssignment, error) {
 					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
 				})
 				_, err := x.c.Identity.AssignToUser(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the resources to user " + x.arg(0)}, err
+				return x.then("assigned the resources to user "+x.arg(0), err, reader(func() (*access.IdentityResources, *access.Response, error) {
+					return x.c.Identity.ListForUser(x.a.ctx, x.arg(0))
+				}))
 			}},
-		&opSpec{path: "identity user-resources", sdk: "Identity.ListForUser", perm: "view:user", short: "List a user's Identity resources",
-			args: []argSpec{{name: "user"}},
+		&opSpec{path: "identity user-resources", ex: `  access --fake identity user-resources "Ada Lovelace"`, sdk: "Identity.ListForUser", perm: "view:user", short: "List a user's Identity resources",
+			args: []argSpec{{name: "user", kind: "user"}},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.Identity.ListForUser(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "identity assign-group", sdk: "Identity.AssignToUserGroup", perm: "edit:user", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
+		&opSpec{path: "identity assign-group", ex: `  access --fake identity assign-group Facilities 6b2f3c4d-5e6f-4a71-9b8c-0d1e2f3a4b5c --type wifi`, sdk: "Identity.AssignToUserGroup", perm: "edit:user", short: "Assign Identity resources to a user group", write: true, body: bodyOf[access.IdentityAssignment](),
 			args:  []argSpec{{name: "group", kind: "user-group"}, {name: "resource-id", variadic: true, body: true}},
 			flags: []flagSpec{{name: "type", usage: "ev_station, vpn or wifi (required)", values: idTypes}},
 			run: func(x *inv) (any, error) {
@@ -377,9 +392,11 @@ func init() {
 					return access.IdentityAssignment{ResourceType: access.IdentityResourceType(x.s("type")), ResourceIDs: x.rest(1)}, nil
 				})
 				_, err := x.c.Identity.AssignToUserGroup(x.a.ctx, x.arg(0), &req)
-				return done{"assigned the resources to group " + x.arg(0)}, err
+				return x.then("assigned the resources to group "+x.arg(0), err, reader(func() (*access.IdentityResources, *access.Response, error) {
+					return x.c.Identity.ListForUserGroup(x.a.ctx, x.arg(0))
+				}))
 			}},
-		&opSpec{path: "identity group-resources", sdk: "Identity.ListForUserGroup", perm: "view:user", short: "List a user group's Identity resources",
+		&opSpec{path: "identity group-resources", ex: `  access --fake identity group-resources Facilities`, sdk: "Identity.ListForUserGroup", perm: "view:user", short: "List a user group's Identity resources",
 			args: gArg,
 			run: func(x *inv) (any, error) {
 				v, _, err := x.c.Identity.ListForUserGroup(x.a.ctx, x.arg(0))

@@ -123,9 +123,10 @@ func scheduleUpdate(x *inv) (*access.ScheduleUpdate, error) {
 	return &req, err
 }
 
-func init() {
+// policyOps adds the operations of access policies, holiday groups and schedules to the registry.
+func policyOps(r *registry) {
 	pArg := []argSpec{{name: "policy", kind: "policy"}}
-	register(
+	r.add(
 		&opSpec{path: "access-policies create", sdk: "AccessPolicies.Create", perm: "edit:policy", short: "Create an access policy", write: true, body: bodyOf[access.AccessPolicyRequest](), flags: policyFlagList(), cols: polCols,
 			ex: `  access --fake access-policies create --name Night --schedule "Office hours" --door "Main entrance"`,
 			run: func(x *inv) (any, error) {
@@ -142,7 +143,7 @@ func init() {
 				v, _, err := x.c.AccessPolicies.Create(x.a.ctx, &req)
 				return v, err
 			}},
-		&opSpec{path: "access-policies update", sdk: "AccessPolicies.Update", perm: "edit:policy", short: "Change an access policy", write: true, body: bodyOf[access.AccessPolicyUpdate](), args: pArg, flags: policyFlagList(),
+		&opSpec{path: "access-policies update", ex: `  access --fake access-policies update Staff --schedule Always`, sdk: "AccessPolicies.Update", perm: "edit:policy", short: "Change an access policy", write: true, body: bodyOf[access.AccessPolicyUpdate](), args: pArg, flags: policyFlagList(),
 			long: "A flag left out keeps the policy's value; --door and --door-group replace the doors and door groups (--door \"\" removes them all).",
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.AccessPolicyUpdate, error) {
@@ -156,23 +157,25 @@ func init() {
 					return nil, err
 				}
 				_, err = x.c.AccessPolicies.Update(x.a.ctx, x.arg(0), &req)
-				return done{"updated access policy " + x.arg(0)}, err
+				return x.then("updated access policy "+x.arg(0), err, reader(func() (*access.AccessPolicy, *access.Response, error) {
+					return x.c.AccessPolicies.Get(x.a.ctx, x.arg(0))
+				}))
 			}},
-		&opSpec{path: "access-policies delete", sdk: "AccessPolicies.Delete", perm: "edit:policy", short: "Delete an access policy", write: true, args: pArg,
+		&opSpec{path: "access-policies delete", ex: `  access --fake access-policies delete "Former contractors"`, sdk: "AccessPolicies.Delete", perm: "edit:policy", short: "Delete an access policy", write: true, args: pArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.AccessPolicies.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted access policy " + x.arg(0)}, err
 			}},
-		&opSpec{path: "access-policies get", sdk: "AccessPolicies.Get", perm: "view:policy", short: "Fetch an access policy", args: pArg,
+		&opSpec{path: "access-policies get", ex: `  access --fake access-policies get Staff -o yaml`, sdk: "AccessPolicies.Get", perm: "view:policy", short: "Fetch an access policy", args: pArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.AccessPolicies.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "access-policies list", sdk: "AccessPolicies.List", perm: "view:policy", short: "List access policies", cols: polCols,
+		&opSpec{path: "access-policies list", ex: `  access --fake access-policies list`, sdk: "AccessPolicies.List", perm: "view:policy", short: "List access policies", cols: polCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.AccessPolicies.List(x.a.ctx); return v, err }},
 	)
 	hArg := []argSpec{{name: "group", kind: "holiday-group"}}
 	hFlags := []flagSpec{{name: "name", usage: "group name (required)"}, {name: "description"}}
 	hCols := []string{"id", "name", "description", "count", "is_default"}
-	register(
-		&opSpec{path: "holiday-groups create", sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: hFlags,
+	r.add(
+		&opSpec{path: "holiday-groups create", ex: `  access --fake holiday-groups create --name "Summer closure" --description "Plant closed in August"`, sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: hFlags,
 			run: func(x *inv) (any, error) {
 				req, err := holidayRequest(x)
 				if err != nil {
@@ -181,7 +184,7 @@ func init() {
 				v, _, err := x.c.HolidayGroups.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "holiday-groups update", sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, body: bodyOf[access.HolidayGroupUpdate](), args: hArg, flags: hFlags,
+		&opSpec{path: "holiday-groups update", ex: `  access --fake holiday-groups update "Winter Shutdown" --name "Winter shutdown" --description "Closed for maintenance"`, sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, body: bodyOf[access.HolidayGroupUpdate](), args: hArg, flags: hFlags,
 			long: "The holidays are kept (replace them with --data); --description left out keeps the description, --description \"\" clears it.",
 			run: func(x *inv) (any, error) {
 				req, err := holidayUpdate(x)
@@ -191,20 +194,20 @@ func init() {
 				v, _, err := x.c.HolidayGroups.Update(x.a.ctx, x.arg(0), req)
 				return v, err
 			}},
-		&opSpec{path: "holiday-groups delete", sdk: "HolidayGroups.Delete", perm: "edit:policy", short: "Delete a holiday group", write: true, args: hArg,
+		&opSpec{path: "holiday-groups delete", ex: `  access --fake holiday-groups delete "Holidays 2025"`, sdk: "HolidayGroups.Delete", perm: "edit:policy", short: "Delete a holiday group", write: true, args: hArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.HolidayGroups.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted holiday group " + x.arg(0)}, err
 			}},
-		&opSpec{path: "holiday-groups get", sdk: "HolidayGroups.Get", perm: "view:policy", short: "Fetch a holiday group and its holidays", args: hArg,
+		&opSpec{path: "holiday-groups get", ex: `  access --fake holiday-groups get "Public Holidays 2026"`, sdk: "HolidayGroups.Get", perm: "view:policy", short: "Fetch a holiday group and its holidays", args: hArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.HolidayGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "holiday-groups list", sdk: "HolidayGroups.List", perm: "view:policy", short: "List holiday groups", cols: hCols,
+		&opSpec{path: "holiday-groups list", ex: `  access --fake holiday-groups list`, sdk: "HolidayGroups.List", perm: "view:policy", short: "List holiday groups", cols: hCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.HolidayGroups.List(x.a.ctx); return v, err }},
 	)
 	sArg := []argSpec{{name: "schedule", kind: "schedule"}}
 	sFlags := []flagSpec{{name: "name", usage: "schedule name (unique)"}, {name: "days", kind: fStrings, usage: "weekdays of --hours (mon,tue,…)"},
 		{name: "hours", usage: "HH:MM:SS-HH:MM:SS on each of --days"}, {name: "holiday-group", usage: "holiday group (name or id)"}}
-	register(
+	r.add(
 		&opSpec{path: "schedules create", sdk: "Schedules.Create", perm: "edit:policy", short: "Create a schedule", write: true, body: bodyOf[access.ScheduleRequest](), flags: sFlags,
 			ex: "  access --fake schedules create --name Lab --days mon,tue,wed,thu,fri --hours 08:00:00-18:00:59",
 			run: func(x *inv) (any, error) {
@@ -215,7 +218,7 @@ func init() {
 				v, _, err := x.c.Schedules.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "schedules update", sdk: "Schedules.Update", perm: "edit:policy", short: "Change a schedule", write: true, body: bodyOf[access.ScheduleUpdate](), args: sArg, flags: sFlags,
+		&opSpec{path: "schedules update", ex: `  access --fake schedules update "Office hours" --days mon,tue,wed,thu,fri --hours 07:00:00-19:00:00`, sdk: "Schedules.Update", perm: "edit:policy", short: "Change a schedule", write: true, body: bodyOf[access.ScheduleUpdate](), args: sArg, flags: sFlags,
 			long: "A flag left out keeps the schedule's value; --days with --hours replace the weekly ranges; --holiday-group \"\" detaches the holiday group.",
 			run: func(x *inv) (any, error) {
 				req, err := scheduleUpdate(x)
@@ -223,13 +226,13 @@ func init() {
 					return nil, err
 				}
 				_, err = x.c.Schedules.Update(x.a.ctx, x.arg(0), req)
-				return done{"updated schedule " + x.arg(0)}, err
+				return x.then("updated schedule "+x.arg(0), err, reader(func() (*access.Schedule, *access.Response, error) { return x.c.Schedules.Get(x.a.ctx, x.arg(0)) }))
 			}},
-		&opSpec{path: "schedules get", sdk: "Schedules.Get", perm: "view:policy", short: "Fetch a schedule", args: sArg,
+		&opSpec{path: "schedules get", ex: `  access --fake schedules get "Office hours" -o yaml`, sdk: "Schedules.Get", perm: "view:policy", short: "Fetch a schedule", args: sArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Schedules.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "schedules list", sdk: "Schedules.List", perm: "view:policy", short: "List schedules", cols: []string{"id", "name", "type", "is_default", "holiday_group_id"},
+		&opSpec{path: "schedules list", ex: `  access --fake schedules list`, sdk: "Schedules.List", perm: "view:policy", short: "List schedules", cols: []string{"id", "name", "type", "is_default", "holiday_group_id"},
 			run: func(x *inv) (any, error) { v, _, err := x.c.Schedules.List(x.a.ctx); return v, err }},
-		&opSpec{path: "schedules delete", sdk: "Schedules.Delete", perm: "edit:policy", short: "Delete a schedule", write: true, args: sArg,
+		&opSpec{path: "schedules delete", ex: `  access --fake schedules delete "Summer hours"`, sdk: "Schedules.Delete", perm: "edit:policy", short: "Delete a schedule", write: true, args: sArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.Schedules.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted schedule " + x.arg(0)}, err

@@ -26,10 +26,11 @@ func doorIDs(x *inv, names []string) ([]string, error) {
 	return ids, nil
 }
 
-func init() {
+// spaceOps adds the operations of doors, door groups and devices to the registry.
+func spaceOps(r *registry) {
 	dArg := []argSpec{{name: "door", kind: "door"}}
 	gArg := []argSpec{{name: "group", kind: "door-group"}}
-	register(
+	r.add(
 		&opSpec{path: "doors list", sdk: "Doors.List", perm: "view:space", short: "List doors", cols: doorCols,
 			ex:  "  access --fake doors list",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.List(x.a.ctx); return v, err }},
@@ -59,8 +60,7 @@ func init() {
 				return done{"unlocked door " + x.arg(0)}, err
 			}},
 		&opSpec{path: "doors lock-rule set", sdk: "Doors.SetLockRule", perm: "edit:space", short: "Set a temporary locking rule", write: true,
-			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true}}, body: bodyOf[access.LockRuleRequest](),
-			long:  "TYPE is keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now.",
+			args: []argSpec{{name: "door", kind: "door"}, {name: "type", body: true, about: "keep_lock, keep_unlock, custom (with --interval), reset, lock_early or lock_now"}}, body: bodyOf[access.LockRuleRequest](),
 			flags: []flagSpec{{name: "interval", kind: fInt, usage: "minutes, for custom"}},
 			ex:    `  access --fake doors lock-rule set "Main entrance" keep_lock`,
 			run: func(x *inv) (any, error) {
@@ -68,29 +68,32 @@ func init() {
 					return access.LockRuleRequest{Type: access.LockRuleType(x.arg(1)), Interval: x.i("interval")}, nil
 				})
 				_, err := x.c.Doors.SetLockRule(x.a.ctx, x.arg(0), &req)
-				return done{"set lock rule " + string(req.Type) + " on door " + x.arg(0)}, err
+				return x.then("set lock rule "+string(req.Type)+" on door "+x.arg(0), err, reader(func() (*access.LockRule, *access.Response, error) { return x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)) }))
 			}},
-		&opSpec{path: "doors lock-rule get", sdk: "Doors.GetLockRule", perm: "view:space", short: "Fetch a door's locking rule", args: dArg,
+		&opSpec{path: "doors lock-rule get", ex: `  access --fake doors lock-rule get "Main entrance"`, sdk: "Doors.GetLockRule", perm: "view:space", short: "Fetch a door's locking rule", args: dArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetLockRule(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "doors emergency set", sdk: "Doors.SetEmergency", perm: "edit:space", short: "Set the site's emergency status (may sound the alarm)", write: true, body: bodyOf[access.EmergencyStatus](),
-			long:  "Without flags, both modes are released.",
+			long: "Without flags, both modes are released. Every door of the site follows: on a terminal the command asks for confirmation first; " +
+				"elsewhere (a script) give --yes.",
 			flags: []flagSpec{{name: "lockdown", kind: fBool, usage: "lock every door"}, {name: "evacuation", kind: fBool, usage: "unlock every door"}},
-			ex:    "  access --fake doors emergency set --lockdown",
+			ex:    "  access --fake doors emergency set --lockdown --yes",
+			confirm: func(x *inv) string {
+				req, _ := fromData(x, func() (access.EmergencyStatus, error) { return emergencyFlags(x), nil })
+				return emergencyQuestion(req)
+			},
 			run: func(x *inv) (any, error) {
-				req, _ := fromData(x, func() (access.EmergencyStatus, error) {
-					return access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")}, nil
-				})
+				req, _ := fromData(x, func() (access.EmergencyStatus, error) { return emergencyFlags(x), nil })
 				_, err := x.c.Doors.SetEmergency(x.a.ctx, &req)
-				return done{"emergency status set"}, err
+				return x.then("emergency status set", err, reader(func() (*access.EmergencyStatus, *access.Response, error) { return x.c.Doors.GetEmergency(x.a.ctx) }))
 			}},
-		&opSpec{path: "doors emergency get", sdk: "Doors.GetEmergency", perm: "view:space", short: "Fetch the site's emergency status",
+		&opSpec{path: "doors emergency get", ex: `  access --fake doors emergency get`, sdk: "Doors.GetEmergency", perm: "view:space", short: "Fetch the site's emergency status",
 			run: func(x *inv) (any, error) { v, _, err := x.c.Doors.GetEmergency(x.a.ctx); return v, err }},
 	)
-	register(
-		&opSpec{path: "door-groups topology", sdk: "DoorGroups.Topology", perm: "view:space", short: "Show the buildings, floors and doors",
+	r.add(
+		&opSpec{path: "door-groups topology", ex: `  access --fake door-groups topology -o yaml`, sdk: "DoorGroups.Topology", perm: "view:space", short: "Show the buildings, floors and doors",
 			cols: []string{"id", "name", "type", "resource_topologies"},
 			run:  func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Topology(x.a.ctx); return v, err }},
-		&opSpec{path: "door-groups create", sdk: "DoorGroups.Create", perm: "edit:space", short: "Create a door group", write: true, body: bodyOf[access.DoorGroupRequest](), cols: doorGroupCols,
+		&opSpec{path: "door-groups create", ex: `  access --fake door-groups create --name "Ground floor" --door "Main entrance" --door "Visitor lobby"`, sdk: "DoorGroups.Create", perm: "edit:space", short: "Create a door group", write: true, body: bodyOf[access.DoorGroupRequest](), cols: doorGroupCols,
 			flags: []flagSpec{{name: "name", usage: "unique name (required)"}, {name: "door", kind: fStrings, usage: "doors (names or ids)"}},
 			run: func(x *inv) (any, error) {
 				req, err := fromData(x, func() (access.DoorGroupRequest, error) {
@@ -103,9 +106,9 @@ func init() {
 				v, _, err := x.c.DoorGroups.Create(x.a.ctx, &req)
 				return v, err
 			}},
-		&opSpec{path: "door-groups get", sdk: "DoorGroups.Get", perm: "view:space", short: "Fetch a door group", args: gArg,
+		&opSpec{path: "door-groups get", ex: `  access --fake door-groups get "Office floors"`, sdk: "DoorGroups.Get", perm: "view:space", short: "Fetch a door group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "door-groups update", sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, body: bodyOf[access.DoorGroupUpdate](), args: gArg, cols: doorGroupCols,
+		&opSpec{path: "door-groups update", ex: `  access --fake door-groups update Deliveries --door "Loading dock"`, sdk: "DoorGroups.Update", perm: "edit:space", short: "Rename a door group or replace its doors", write: true, body: bodyOf[access.DoorGroupUpdate](), args: gArg, cols: doorGroupCols,
 			long:  "A flag left out keeps the group's value; --door replaces the doors (--door \"\" removes them all).",
 			flags: []flagSpec{{name: "name", usage: "new name"}, {name: "door", kind: fStrings, usage: "the doors (replaces them)"}},
 			run: func(x *inv) (any, error) {
@@ -126,17 +129,17 @@ func init() {
 				v, _, err := x.c.DoorGroups.Update(x.a.ctx, x.arg(0), &req)
 				return v, err
 			}},
-		&opSpec{path: "door-groups list", sdk: "DoorGroups.List", perm: "view:space", short: "List door groups", cols: doorGroupCols,
+		&opSpec{path: "door-groups list", ex: `  access --fake door-groups list`, sdk: "DoorGroups.List", perm: "view:space", short: "List door groups", cols: doorGroupCols,
 			run: func(x *inv) (any, error) { v, _, err := x.c.DoorGroups.List(x.a.ctx); return v, err }},
-		&opSpec{path: "door-groups delete", sdk: "DoorGroups.Delete", perm: "edit:space", short: "Delete a door group", write: true, args: gArg,
+		&opSpec{path: "door-groups delete", ex: `  access --fake door-groups delete Deliveries`, sdk: "DoorGroups.Delete", perm: "edit:space", short: "Delete a door group", write: true, args: gArg,
 			run: func(x *inv) (any, error) {
 				_, err := x.c.DoorGroups.Delete(x.a.ctx, x.arg(0))
 				return done{"deleted door group " + x.arg(0)}, err
 			}},
 	)
 	devArg := []argSpec{{name: "device", kind: "device"}}
-	register(
-		&opSpec{path: "devices list", sdk: "Devices.List", perm: "view:device", short: "List devices (flattened; --grouped keeps the per-door groups)", cols: deviceCols,
+	r.add(
+		&opSpec{path: "devices list", ex: `  access --fake devices list`, sdk: "Devices.List", perm: "view:device", short: "List devices (flattened; --grouped keeps the per-door groups)", cols: deviceCols,
 			flags: []flagSpec{{name: "refresh", kind: fBool, usage: "ask for real-time device info (slower)"}, {name: "grouped", kind: fBool, usage: "one array per door, as the API answers"}},
 			run: func(x *inv) (any, error) {
 				groups, _, err := x.c.Devices.List(x.a.ctx, &access.DeviceListOptions{Refresh: x.b("refresh")})
@@ -145,9 +148,9 @@ func init() {
 				}
 				return flatDevices(groups), nil
 			}},
-		&opSpec{path: "devices settings get", sdk: "Devices.GetSettings", perm: "view:device", short: "Fetch a device's access-method settings", args: devArg,
+		&opSpec{path: "devices settings get", ex: `  access --fake devices settings get "UA Reader Main"`, sdk: "Devices.GetSettings", perm: "view:device", short: "Fetch a device's access-method settings", args: devArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.Devices.GetSettings(x.a.ctx, x.arg(0)); return v, err }},
-		&opSpec{path: "devices settings set", sdk: "Devices.UpdateSettings", perm: "edit:device", short: "Change a device's access methods", write: true, body: bodyOf[access.DeviceSettingsUpdate](), args: devArg,
+		&opSpec{path: "devices settings set", ex: `  access --fake devices settings set "UA Reader Main" --enable pin_code --disable face`, sdk: "Devices.UpdateSettings", perm: "edit:device", short: "Change a device's access methods", write: true, body: bodyOf[access.DeviceSettingsUpdate](), args: devArg,
 			long:  "Give the access_methods object with --data, or switch methods with --enable/--disable (nfc, bt_tap, bt_button, bt_shake, mobile_wave, pin_code, face, wave, qr_code, touch_pass).",
 			flags: []flagSpec{{name: "enable", kind: fStrings, usage: "methods to turn on"}, {name: "disable", kind: fStrings, usage: "methods to turn off"}},
 			run: func(x *inv) (any, error) {
@@ -162,9 +165,11 @@ func init() {
 					return nil, err
 				}
 				_, err = x.c.Devices.UpdateSettings(x.a.ctx, x.arg(0), &upd)
-				return done{"updated the settings of device " + x.arg(0)}, err
+				return x.then("updated the settings of device "+x.arg(0), err, reader(func() (*access.DeviceSettings, *access.Response, error) {
+					return x.c.Devices.GetSettings(x.a.ctx, x.arg(0))
+				}))
 			}},
-		&opSpec{path: "devices trigger-doorbell", sdk: "Devices.TriggerDoorbell", perm: "edit:device", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
+		&opSpec{path: "devices trigger-doorbell", ex: `  access --fake devices trigger-doorbell "UA Intercom Main"`, sdk: "Devices.TriggerDoorbell", perm: "edit:device", short: "Ring (or with --cancel stop) a doorbell", write: true, args: devArg, body: bodyOf[access.DoorbellRequest](),
 			flags: []flagSpec{{name: "room", usage: "intercom directory name (empty rings the default)"}, {name: "cancel", kind: fBool, usage: "stop the ringing"}},
 			run: func(x *inv) (any, error) {
 				req, _ := fromData(x, func() (access.DoorbellRequest, error) {
@@ -192,6 +197,26 @@ func flatDevices(groups [][]access.Device) []access.Device {
 		}
 	}
 	return flat
+}
+
+// emergencyFlags is the emergency status of the flags of doors emergency
+// set.
+func emergencyFlags(x *inv) access.EmergencyStatus {
+	return access.EmergencyStatus{Lockdown: x.b("lockdown"), Evacuation: x.b("evacuation")}
+}
+
+// emergencyQuestion says what setting the emergency status st does to the
+// site, for the confirmation.
+func emergencyQuestion(st access.EmergencyStatus) string {
+	switch {
+	case st.Lockdown && st.Evacuation:
+		return "this starts a lockdown (every door locks) and an evacuation (every door unlocks)"
+	case st.Lockdown:
+		return "this starts a lockdown (every door locks) and ends an evacuation if one is on"
+	case st.Evacuation:
+		return "this starts an evacuation (every door unlocks) and ends a lockdown if one is on"
+	}
+	return "this ends any lockdown or evacuation (every door goes back to its rules)"
 }
 
 // methodSwitches builds an AccessMethods update from method names.

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -24,9 +25,9 @@ import (
 // stops when yield returns false or an error occurs.
 type stream func(yield func(any) bool) error
 
-// isTerminal reports whether w is a terminal. ACCESS_FORCE_TTY=1 makes
+// isTerminal reports whether w (a stream) is a terminal. ACCESS_FORCE_TTY=1 makes
 // every stream count as one (for tests of the terminal output).
-func (a *app) isTerminal(w io.Writer) bool {
+func (a *app) isTerminal(w any) bool {
 	if a.getenv("ACCESS_FORCE_TTY") == "1" {
 		return true
 	}
@@ -38,12 +39,16 @@ func (a *app) isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// color reports whether stdout gets colours: only on a terminal and never
-// with NO_COLOR.
+// color reports whether stdout gets colours: only on a terminal, never
+// with NO_COLOR, never on a dumb one (TERM=dumb: no escape sequences).
 func (a *app) color() bool {
 	_, noColor := lookupEnv(a.getenv, "NO_COLOR")
-	return !noColor && a.isTerminal(a.stdout)
+	return !noColor && !a.dumbTerminal() && a.isTerminal(a.stdout)
 }
+
+// dumbTerminal reports whether the terminal takes no escape sequences
+// (TERM=dumb: Emacs shells, some CI logs).
+func (a *app) dumbTerminal() bool { return a.getenv("TERM") == "dumb" }
 
 func lookupEnv(getenv func(string) string, key string) (string, bool) {
 	v := getenv(key)
@@ -366,7 +371,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 		}
 		table := make([][]string, len(keys))
 		for i, k := range keys {
-			table[i] = []string{k + ":", cell(a.withNames(k, lookup(x, k)))}
+			table[i] = []string{k + ":", a.cellOf(k, a.withNames(k, lookup(x, k)))}
 		}
 		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {
@@ -413,6 +418,75 @@ func lookup(v any, path string) any {
 		v = m[p]
 	}
 	return v
+}
+
+// cellOf is the table cell of the member at path: a time as a local date
+// and time (the zone of $TZ, else the system's), anything else by cell.
+// JSON and YAML keep the console's values.
+func (a *app) cellOf(path string, v any) string {
+	if isTimeKey(path[strings.LastIndex(path, ".")+1:]) {
+		if t, ok := asTime(v); ok {
+			if t.IsZero() {
+				return "-"
+			}
+			return t.In(a.location()).Format(time.DateTime)
+		}
+	}
+	return cell(v)
+}
+
+// location is the time zone of the tables: $TZ, else the system's.
+func (a *app) location() *time.Location {
+	if tz := a.getenv("TZ"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}
+
+// isTimeKey reports whether a member holds a time, by its name.
+func isTimeKey(k string) bool {
+	switch k {
+	case "@timestamp", "published", "since", "until", "last_activity", "last_seen", "door_thumbnail_last_update":
+		return true
+	}
+	return strings.HasSuffix(k, "_time") || strings.HasSuffix(k, "_at")
+}
+
+// asTime reads the forms the console writes times in: Unix seconds or
+// milliseconds (a number or digits), RFC 3339, or "2006-01-02 15:04:05"
+// with a zone or Z. A zero number is the zero time (unset).
+func asTime(v any) (time.Time, bool) {
+	var n int64
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case float64:
+		n = int64(x)
+	case string:
+		if d, err := strconv.ParseInt(x, 10, 64); err == nil {
+			n = d
+			break
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z"} {
+			if t, err := time.Parse(layout, x); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	default:
+		return time.Time{}, false
+	}
+	switch {
+	case n == 0:
+		return time.Time{}, true
+	case n > 1e11: // milliseconds
+		return time.UnixMilli(n), true
+	}
+	return time.Unix(n, 0), true
 }
 
 func cell(v any) string {
@@ -493,7 +567,7 @@ type progress struct {
 const progressWidth = 30
 
 func (a *app) newProgress(what string) *progress {
-	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr)}
+	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
 }
 
 func (p *progress) add(rows int64, bytes int64) {

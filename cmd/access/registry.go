@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,7 +48,36 @@ type argSpec struct {
 	name, kind string
 	variadic   bool
 	optional   bool
-	body       bool // part of the request body: left out (and not allowed) with --data
+	body       bool   // part of the request body: left out (and not allowed) with --data
+	about      string // what it accepts, for the help ("" takes kindAccepts or argAbout)
+}
+
+// argAbout says what the arguments that name no kind of record accept,
+// by their name, for the help (an argSpec's about overrides it).
+var argAbout = map[string]string{
+	"token":       "an NFC card's token (nfc-cards list shows it)",
+	"pin":         "the PIN code, digits only",
+	"touch-pass":  "a touch pass's id (touch-passes list shows it)",
+	"plate":       "a license plate, as written on the vehicle",
+	"plate-id":    "a license plate's id (users get or visitors get shows it)",
+	"file":        "a local file",
+	"resource-id": "an Identity resource's id (identity resources lists them)",
+	"path":        "a static file's path as the console gives it (/activities_resource/…, an avatar path)",
+	"endpoint-id": "a webhook endpoint's id (webhooks list shows it)",
+	"session":     "an NFC enrollment session's id (nfc-cards start-enrollment prints it)",
+	"condition":   "a card id or a user's name to search for",
+	"type":        "the rule's type",
+}
+
+// aboutArg says what an argument accepts.
+func aboutArg(ar argSpec) string {
+	switch {
+	case ar.about != "":
+		return ar.about
+	case ar.kind != "":
+		return kindAccepts[ar.kind] + "; a name that matches several is an error listing them"
+	}
+	return argAbout[ar.name]
 }
 
 // opSpec is one row of the operation registry: a command path, the SDK
@@ -77,6 +107,10 @@ type opSpec struct {
 	write  bool     // changes the console
 	run    func(x *inv) (any, error)
 	ex     string
+	// confirm, when set, is the question a terminal is asked before the
+	// write ("this starts a lockdown…"; "" asks nothing); the command
+	// then takes --yes, needed where there is no terminal.
+	confirm func(x *inv) string
 }
 
 // inv is one invocation of an operation: its resolved arguments and flags.
@@ -87,7 +121,12 @@ type inv struct {
 	args []string
 	spec *opSpec
 	body any // what --data decoded into (a pointer from spec.body), or nil
+	r    *resolver
 }
+
+// resolve turns a name of a record of kind (a flag's value) into its id,
+// with the lists the arguments were resolved with.
+func (x *inv) resolve(kind, s string) (string, error) { return x.r.resolve(kind, s) }
 
 func (x *inv) s(name string) string { v, _ := x.cmd.Flags().GetString(name); return v }
 func (x *inv) b(name string) bool   { v, _ := x.cmd.Flags().GetBool(name); return v }
@@ -263,16 +302,60 @@ type done struct {
 	Message string `json:"-"`
 }
 
-// ops is the registry; each service file appends its rows in init.
-var ops []*opSpec
+// written is the result of a write whose answer holds no record: the
+// record it changed, read after it. A terminal gets the message and the
+// record; JSON (and YAML) the record alone.
+type written struct {
+	Message string
+	Record  any
+	Cols    []string // the record's table columns, for a list
+}
 
-func register(specs ...*opSpec) { ops = append(ops, specs...) }
+// then is the result of a write that answered err: on success, the
+// record read reads back. A failed read does not fail the command (the
+// write took effect and is never sent again): it says so on stderr.
+func (x *inv) then(msg string, err error, read func() (any, error), cols ...string) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	rec, err := read()
+	if err != nil {
+		fmt.Fprintf(x.a.stderr, "access: %s, but reading it back failed: %s\n", msg, oneLine(err.Error()))
+		return done{msg}, nil
+	}
+	return written{Message: msg, Record: rec, Cols: cols}, nil
+}
+
+// reader adapts an SDK read to then.
+func reader[T any](read func() (T, *access.Response, error)) func() (any, error) {
+	return func() (any, error) {
+		v, _, err := read()
+		return v, err
+	}
+}
+
+// registry collects the rows of the operation registry: each service
+// file has a function that adds its rows, and operations calls them all.
+type registry struct{ rows []*opSpec }
+
+// add appends rows to the registry.
+func (r *registry) add(specs ...*opSpec) { r.rows = append(r.rows, specs...) }
+
+// operations builds the operation registry: every row of every service
+// file, in a fixed order. Each call builds new rows.
+func operations() []*opSpec {
+	var r registry
+	for _, add := range []func(*registry){miscOps, peopleOps, policyOps, spaceOps, visitorOps} {
+		add(&r)
+	}
+	return r.rows
+}
 
 // serviceCommands builds the command tree of the registry.
 func (a *app) serviceCommands() []*cobra.Command {
 	groups := map[string]*cobra.Command{}
 	var top []*cobra.Command
-	for _, spec := range ops {
+	for _, spec := range operations() {
 		words := strings.Fields(spec.path)
 		parent := (*cobra.Command)(nil)
 		for i, w := range words[:len(words)-1] {
@@ -292,6 +375,45 @@ func (a *app) serviceCommands() []*cobra.Command {
 		parent.AddCommand(a.opCommand(spec, words[len(words)-1]))
 	}
 	return top
+}
+
+// groupExamples gives a command that only holds subcommands (and has no
+// example of its own) the first example of each of them, so that its
+// help shows how they are used; sub-groups first get theirs.
+func groupExamples(c *cobra.Command) {
+	var lines []string
+	for _, sub := range c.Commands() {
+		if sub.Hidden {
+			continue
+		}
+		groupExamples(sub)
+		if first, _, _ := strings.Cut(sub.Example, "\n"); first != "" && c.Example == "" {
+			lines = append(lines, first)
+		}
+	}
+	// Examples that run against --fake, when there are some.
+	var fake []string
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "access --fake ") {
+			fake = append(fake, l)
+		}
+	}
+	if len(fake) > 0 {
+		lines = fake
+	}
+	if c.Example == "" {
+		// The everyday verbs first, at most four lines.
+		rank := func(l string) int {
+			for i, verb := range []string{" list", " get", " create"} {
+				if strings.Contains(l, " "+c.Name()+verb) {
+					return i
+				}
+			}
+			return 3
+		}
+		slices.SortStableFunc(lines, func(x, y string) int { return rank(x) - rank(y) })
+		c.Example = strings.Join(lines[:min(len(lines), 4)], "\n")
+	}
 }
 
 // serviceShort describes the services and sub-groups.
@@ -344,11 +466,22 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if len(bodyArgs) > 0 {
 		long += "\n\nWith --data, leave out " + strings.Join(bodyArgs, " ") + ": the body gives it."
 	}
-	for _, ar := range spec.args {
-		if ar.kind != "" {
-			long += fmt.Sprintf("\n\n%s is the %s's name or id; a name that matches several is an error listing them.", strings.ToUpper(ar.name), kindLabel[ar.kind])
-			break
+	if len(spec.args) > 0 {
+		long += "\n\nArguments:"
+		width := 0
+		for _, ar := range spec.args {
+			width = max(width, len(ar.name))
 		}
+		for _, ar := range spec.args {
+			n := strings.ToUpper(ar.name)
+			if ar.variadic {
+				n += "..."
+			}
+			long += fmt.Sprintf("\n  %-*s  %s", width+3, n, aboutArg(ar))
+		}
+	}
+	if spec.body != nil {
+		long += "\n\nRequest body (--data takes it as JSON, the console's wire form; flags and arguments\nare the other way to give it):\n" + indent(bodyExample(spec), "  ")
 	}
 	long += "\n\n" + factsHelp(spec.sdk, spec.perm)
 	if spec.write {
@@ -392,7 +525,14 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		}
 	}
 	if spec.body != nil {
-		fs.String("data", "", "the request body as "+bodyDescription(spec.body())+": inline, @FILE or - for stdin")
+		what := bodyDescription(spec.body())
+		if spec.member != "" {
+			what = "the object under Request body or its bare value, " + what
+		}
+		fs.String("data", "", "the request body as "+what+": inline, @FILE or - for stdin (see Request body)")
+	}
+	if spec.confirm != nil {
+		fs.Bool("yes", false, "do not ask for confirmation (needed without a terminal)")
 	}
 	if spec.paged {
 		fs.Bool("all", false, "fetch every page (streamed)")
@@ -407,11 +547,19 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if err := x.decodeData(); err != nil {
 			return err
 		}
+		if spec.confirm != nil {
+			if q := spec.confirm(x); q != "" {
+				if err := a.confirmWrite(c.CommandPath(), q, x.b("yes")); err != nil {
+					return err
+				}
+			}
+		}
 		cl, err := a.Client()
 		if err != nil {
 			return err
 		}
-		resolved, err := a.resolveArgs(c.Context(), cl, spec, args)
+		x.r = newResolver(c.Context(), cl)
+		resolved, err := a.resolveArgs(x.r, spec, args)
 		if err != nil {
 			return err
 		}
@@ -429,6 +577,17 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			}
 			return nil
 		}
+		if w, ok := res.(written); ok {
+			if a.format() == "table" {
+				fmt.Fprintln(a.stdout, w.Message)
+			} else {
+				w.Record = a.sent.pruneResult(w.Record)
+			}
+			return a.emit(w.Record, w.Cols)
+		}
+		if a.format() != "table" {
+			res = a.sent.pruneResult(res)
+		}
 		return a.emit(res, spec.cols)
 	}
 	return cmd
@@ -437,6 +596,110 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 // bodyDescription names what --data takes, for its usage line, in JSON
 // terms.
 func bodyDescription(v any) string { return jsonShape(reflect.TypeOf(v)) }
+
+// bodyExample is the request body of an operation as --data takes it,
+// with a sample value in every member: the body type filled by
+// sampleValue and encoded by the SDK's own encoding (so times read as the
+// console takes them). An operation whose method takes a bare value
+// shows the vendor's one-member object ({"pin_code": …}).
+func bodyExample(spec *opSpec) string {
+	v := reflect.New(reflect.TypeOf(spec.body()).Elem()).Elem()
+	fillSample(v, 0)
+	var doc any = v.Interface()
+	if spec.member != "" {
+		doc = map[string]any{spec.member: doc}
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return string(b)
+}
+
+// sampleTime is the time of every sample body.
+var sampleTime = time.Date(2026, 1, 31, 8, 0, 0, 0, time.UTC)
+
+// fillSample sets v, and every member of it, to a sample value: "…" for
+// text, 1 for numbers, true, one element for lists and maps, sampleTime.
+func fillSample(v reflect.Value, depth int) {
+	if depth > 6 || !v.CanSet() {
+		return
+	}
+	if v.Type() == reflect.TypeOf(time.Time{}) {
+		v.Set(reflect.ValueOf(sampleTime))
+		return
+	}
+	if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
+		v.SetBytes([]byte("{}"))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("…")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(1)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(1)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fillSample(p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		fillSample(s.Index(0), depth+1)
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k := reflect.New(v.Type().Key()).Elem()
+		if k.Kind() == reflect.String {
+			k.SetString("NAME")
+		} else {
+			fillSample(k, depth+1)
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		fillSample(e, depth+1)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			fillSample(v.Field(i), depth+1)
+			// A time in Unix seconds (since, until, …_time).
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if k := f.Type.Kind(); (k == reflect.Int || k == reflect.Int64) && (name == "since" || name == "until" || strings.HasSuffix(name, "_time")) {
+				v.Field(i).SetInt(sampleTime.Unix())
+			}
+		}
+	}
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// jsonKeys lists the JSON member names of a struct type, with those of
+// embedded structs.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			keys = append(keys, jsonKeys(f.Type)...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}
 
 func argsValidator(spec *opSpec) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {

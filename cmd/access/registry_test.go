@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -34,7 +38,7 @@ var notCommands = map[string]string{
 func TestEveryOperationHasACommand(t *testing.T) {
 	t.Parallel()
 	covered := map[string]bool{}
-	for _, op := range ops {
+	for _, op := range operations() {
 		for _, m := range strings.Split(op.sdk, ",") {
 			covered[strings.TrimSpace(m)] = true
 		}
@@ -72,7 +76,7 @@ func TestEveryOperationHasACommand(t *testing.T) {
 // checks the minimum versions).
 func TestHelpGivesPermissionAndVersion(t *testing.T) {
 	t.Parallel()
-	for _, op := range ops {
+	for _, op := range operations() {
 		if op.perm == "" {
 			t.Errorf("%s: no permission", op.path)
 		}
@@ -128,7 +132,7 @@ func TestEveryBodyTakesData(t *testing.T) {
 	}
 	ct := reflect.TypeOf(&access.Client{}).Elem()
 	seen := map[string]bool{}
-	for _, op := range ops {
+	for _, op := range operations() {
 		var methods []string
 		for _, m := range strings.Split(op.sdk, ",") {
 			if m = strings.TrimSpace(m); hasBody[m] {
@@ -248,7 +252,7 @@ func TestEveryCommandInAScript(t *testing.T) {
 	t.Parallel()
 	used := scriptedCommands(t)
 	var missing []string
-	for _, op := range ops {
+	for _, op := range operations() {
 		if used[op.path] == "" {
 			missing = append(missing, op.path)
 		}
@@ -276,5 +280,110 @@ func TestEveryCommandInAScript(t *testing.T) {
 		if used[path] == "" {
 			t.Errorf("the scripts seem not to run %s: is the parsing of their command lines broken?", path)
 		}
+	}
+}
+
+// TestNoInitRegistration fails when a file of the command fills state
+// from an init function: the registry and the command tree are built
+// explicitly, by operations and rootCommand.
+func TestNoInitRegistration(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				t.Errorf("%s: func init: add rows through a function operations calls, commands in rootCommand", fset.Position(fd.Pos()))
+			}
+		}
+	}
+	// Two builds give equal, independent registries.
+	a, b := operations(), operations()
+	if len(a) != len(b) || len(a) < 100 {
+		t.Fatalf("operations() built %d and %d rows, want the same number (100 or more)", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] == b[i] || a[i].path != b[i].path {
+			t.Errorf("row %d: %q and %q: want equal paths in new rows", i, a[i].path, b[i].path)
+		}
+	}
+}
+
+// TestEveryArgumentSaysWhatItAccepts fails when a command's help does not
+// describe one of its positional arguments.
+func TestEveryArgumentSaysWhatItAccepts(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		for _, ar := range op.args {
+			if aboutArg(ar) == "" {
+				t.Errorf("%s: argument %s: no help (give it an about, or a kind)", op.path, ar.name)
+			}
+		}
+	}
+	a := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		words := strings.Fields(c.Use)
+		for i := 1; i < len(words); i++ {
+			w := words[i]
+			if strings.HasPrefix(w, "-") {
+				i++ // the flag's value
+				continue
+			}
+			name := strings.TrimSuffix(strings.Trim(w, "[]"), "...")
+			if !strings.Contains(c.Long, "\n  "+name) && !strings.Contains(c.Long, name+" is ") {
+				t.Errorf("%s: the help does not say what %s accepts", c.CommandPath(), name)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(a.rootCommand())
+}
+
+// TestRequestBodiesDocumented: the help of every command with a request
+// body shows it as --data takes it, and that document is one --data
+// accepts (decoded as --data is, unknown members refused), with no Go
+// type name in the flag's usage.
+func TestRequestBodiesDocumented(t *testing.T) {
+	t.Parallel()
+	a := newApp(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	n := 0
+	for _, op := range operations() {
+		if op.body == nil {
+			continue
+		}
+		n++
+		doc := bodyExample(op)
+		cmd := a.opCommand(op, op.path)
+		if !strings.Contains(cmd.Long, "Request body (--data") || !strings.Contains(cmd.Long, indent(doc, "  ")) {
+			t.Errorf("%s: the help does not show the request body:\n%s", op.path, cmd.Long)
+		}
+		var into any = op.body()
+		if op.member != "" {
+			into = &memberBody{name: op.member, v: into}
+		}
+		d := json.NewDecoder(strings.NewReader(doc))
+		d.DisallowUnknownFields()
+		if err := d.Decode(into); err != nil {
+			t.Errorf("%s: --data refuses its documented body %s: %v", op.path, doc, err)
+		}
+		if usage := cmd.Flags().Lookup("data").Usage; strings.Contains(usage, "access.") || strings.Contains(usage, "wire form") {
+			t.Errorf("%s: --data's usage names a Go type: %q", op.path, usage)
+		}
+	}
+	if n < 40 {
+		t.Errorf("%d commands with a request body, want 40 or more", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,9 +14,61 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// named is a record a person may name instead of giving its id.
+// named is a record a person may name instead of giving its id: by its
+// name or one of its alternative names (a door's full name, a person's
+// email), without regard to case.
 type named struct {
-	id, name, alt string
+	id, name string
+	alts     []string
+	// label shows the record in the list of an ambiguous name ("" is
+	// its name, or its first alternative when that differs).
+	label string
+}
+
+// person is the named record of a user or visitor: the full name (first
+// and last when the console sends none), the other spelling of it and
+// the emails as alternatives, shown as "Name <email>".
+func person(id, full, first, last string, emails ...string) named {
+	fl := strings.TrimSpace(first + " " + last)
+	if full == "" {
+		full = fl
+	}
+	n := named{id: id, name: full, label: full}
+	if fl != full {
+		n.alts = append(n.alts, fl)
+	}
+	for _, e := range emails {
+		if e != "" && !slices.Contains(n.alts, e) {
+			n.alts = append(n.alts, e)
+			if !strings.Contains(n.label, "<") {
+				n.label += " <" + e + ">"
+			}
+		}
+	}
+	return n
+}
+
+// matches reports whether s names n.
+func (n named) matches(s string) bool {
+	if strings.EqualFold(n.name, s) {
+		return true
+	}
+	for _, a := range n.alts {
+		if strings.EqualFold(a, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func alts(s ...string) []string {
+	var out []string
+	for _, a := range s {
+		if a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 var (
@@ -27,6 +80,20 @@ var (
 var kindLabel = map[string]string{
 	"door": "door", "door-group": "door group", "device": "device", "user-group": "user group",
 	"policy": "access policy", "schedule": "schedule", "holiday-group": "holiday group",
+	"user": "user", "visitor": "visitor",
+}
+
+// kindAccepts says what an argument of each kind accepts, for the help.
+var kindAccepts = map[string]string{
+	"door":          "a door's name, full name (\"Building / Door\") or id",
+	"door-group":    "a door group's name or id",
+	"device":        "a device's name, alias or id",
+	"user-group":    "a user group's name, full name (\"Parent / Group\") or id",
+	"policy":        "an access policy's name or id",
+	"schedule":      "a schedule's name or id",
+	"holiday-group": "a holiday group's name or id",
+	"user":          "a user's full name, email or id",
+	"visitor":       "a visitor's full name, email or id",
 }
 
 // listNamed fetches the records of a kind with their names.
@@ -39,7 +106,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, d := range ds {
-			out = append(out, named{d.ID, d.Name, d.FullName})
+			out = append(out, named{id: d.ID, name: d.Name, alts: alts(d.FullName)})
 		}
 	case "door-group":
 		gs, _, err := c.DoorGroups.List(ctx)
@@ -47,7 +114,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, g := range gs {
-			out = append(out, named{g.ID, g.Name, ""})
+			out = append(out, named{id: g.ID, name: g.Name})
 		}
 	case "device":
 		groups, _, err := c.Devices.List(ctx, nil)
@@ -59,7 +126,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			for _, d := range g {
 				if !seen[d.ID] {
 					seen[d.ID] = true
-					out = append(out, named{d.ID, d.Name, d.Alias})
+					out = append(out, named{id: d.ID, name: d.Name, alts: alts(d.Alias)})
 				}
 			}
 		}
@@ -69,7 +136,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, g := range gs {
-			out = append(out, named{g.ID, g.Name, g.FullName})
+			out = append(out, named{id: g.ID, name: g.Name, alts: alts(g.FullName)})
 		}
 	case "policy":
 		ps, _, err := c.AccessPolicies.List(ctx)
@@ -77,7 +144,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, p := range ps {
-			out = append(out, named{p.ID, p.Name, ""})
+			out = append(out, named{id: p.ID, name: p.Name})
 		}
 	case "schedule":
 		ss, _, err := c.Schedules.List(ctx)
@@ -85,7 +152,7 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, s := range ss {
-			out = append(out, named{s.ID, s.Name, ""})
+			out = append(out, named{id: s.ID, name: s.Name})
 		}
 	case "holiday-group":
 		hs, _, err := c.HolidayGroups.List(ctx)
@@ -93,7 +160,21 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			return nil, err
 		}
 		for _, h := range hs {
-			out = append(out, named{h.ID, h.Name, ""})
+			out = append(out, named{id: h.ID, name: h.Name})
+		}
+	case "user":
+		for u, err := range c.Users.All(ctx, nil) {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, person(u.ID, u.FullName, u.FirstName, u.LastName, u.UserEmail, u.Email))
+		}
+	case "visitor":
+		for v, err := range c.Visitors.All(ctx, nil) {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, person(v.ID, "", v.FirstName, v.LastName, v.Email))
 		}
 	default:
 		return nil, fmt.Errorf("internal: no names for %q", kind)
@@ -136,7 +217,7 @@ func (r *resolver) resolve(kind, s string) (string, error) {
 	}
 	var hits []named
 	for _, n := range list {
-		if strings.EqualFold(n.name, s) || (n.alt != "" && strings.EqualFold(n.alt, s)) {
+		if n.matches(s) {
 			hits = append(hits, n)
 		}
 	}
@@ -148,9 +229,13 @@ func (r *resolver) resolve(kind, s string) (string, error) {
 	}
 	lines := make([]string, len(hits))
 	for i, h := range hits {
-		label := h.name
-		if h.alt != "" && h.alt != h.name {
-			label = h.alt
+		label := h.label
+		switch {
+		case label != "":
+		case len(h.alts) > 0 && h.alts[0] != h.name:
+			label = h.alts[0]
+		default:
+			label = h.name
 		}
 		lines[i] = fmt.Sprintf("%q (%s)", label, h.id)
 	}
@@ -158,9 +243,13 @@ func (r *resolver) resolve(kind, s string) (string, error) {
 	return "", usageErrorf("%q names %d %ss: %s; give the id", s, len(hits), kindLabel[kind], strings.Join(lines, ", "))
 }
 
+// newResolver returns a resolver that fetches each kind's list once.
+func newResolver(ctx context.Context, c *access.Client) *resolver {
+	return &resolver{ctx: ctx, c: c, lists: map[string][]named{}}
+}
+
 // resolveArgs turns the names among args into ids.
-func (a *app) resolveArgs(ctx context.Context, c *access.Client, spec *opSpec, args []string) ([]string, error) {
-	r := &resolver{ctx: ctx, c: c, lists: map[string][]named{}}
+func (a *app) resolveArgs(r *resolver, spec *opSpec, args []string) ([]string, error) {
 	out := make([]string, len(args))
 	for i, s := range args {
 		ar := spec.args[min(i, len(spec.args)-1)]
@@ -177,8 +266,8 @@ func (a *app) resolveArgs(ctx context.Context, c *access.Client, spec *opSpec, a
 	return out, nil
 }
 
-// completeArgs completes the names of doors, devices and groups from the
-// console.
+// completeArgs completes the names of the records an argument names (doors,
+// devices, groups, people…) from the console.
 func (a *app) completeArgs(spec *opSpec) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(spec.args) == 0 {
@@ -210,10 +299,16 @@ func (a *app) completeNames(kind string) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
+		// Each record once: its name, or else the first alternative
+		// (a full name, an email) that starts with what was typed.
 		var out []string
+		prefix := strings.ToLower(toComplete)
 		for _, n := range list {
-			if strings.HasPrefix(strings.ToLower(n.name), strings.ToLower(toComplete)) {
-				out = append(out, n.name+"\t"+n.id)
+			for _, cand := range append([]string{n.name}, n.alts...) {
+				if cand != "" && strings.HasPrefix(strings.ToLower(cand), prefix) {
+					out = append(out, cand+"\t"+n.id)
+					break
+				}
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

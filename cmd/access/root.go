@@ -11,15 +11,13 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/clierr"
+	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
 )
 
 // version is the tool's version, printed by "access --version".
 var version = "0.1.0"
-
-// extraCommands are added to the root command; other files (such as the
-// simulator's fake.go) append to it from an init function.
-var extraCommands []func() *cobra.Command
 
 const exitCodesHelp = `Exit codes:
   0    success
@@ -59,6 +57,7 @@ type app struct {
 	output, jq                               string
 
 	client  *access.Client
+	sent    *sentKeys // the member names of the console's answers (made with the client)
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
 
@@ -145,9 +144,9 @@ func (e *exitError) Unwrap() error { return e.err }
 // ExitCode is the code the process exits with.
 func (e *exitError) ExitCode() int { return e.code }
 
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
-}
+// usageErrorf is clierr.UsageErrorf, the one usage error of the command
+// line and the simulator (exit status 2).
+func usageErrorf(format string, args ...any) error { return clierr.UsageErrorf(format, args...) }
 
 func notFoundErrorf(format string, args ...any) error {
 	return &exitError{code: 3, err: fmt.Errorf(format, args...)}
@@ -279,13 +278,40 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		}
 		root.AddCommand(g)
 	}
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
+	fake := simulator.NewCommand()
+	fake.AddCommand(simulator.TriggerCommand(a.getenv)) // access fake trigger, reading the app's environment
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), fake)
 	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
-	for _, f := range extraCommands {
-		root.AddCommand(f())
+	// cobra's completion command, made now so that an unknown shell is
+	// a usage error (it printed the help and exited 0). It takes its
+	// output stream when made.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "fake":
+			if c.Example == "" {
+				c.Example = "  access fake\n  access fake --state site.json --addr 127.0.0.1:12445"
+			}
+		case "completion":
+			for _, sh := range c.Commands() {
+				sh.Example = "  access completion " + sh.Name()
+			}
+		}
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return c.Help()
+				}
+				return usageErrorf("unknown shell %q for %q: want bash, zsh, fish or powershell", args[0], c.CommandPath())
+			}
+		}
 	}
+	groupExamples(root)
 	return root
 }
 

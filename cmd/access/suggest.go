@@ -118,7 +118,7 @@ func didYouMean(query string, records [][]string) string {
 func namesOf(list []named) [][]string {
 	out := make([][]string, len(list))
 	for i, n := range list {
-		out[i] = []string{n.name, n.alt}
+		out[i] = append([]string{n.name}, n.alts...)
 	}
 	return out
 }

@@ -32,6 +32,8 @@ type tableWriter struct {
 	// positive, is the width the table is fitted to (fit.go).
 	names func(col string, v any) any
 	width int
+	// cellOf writes a cell (app.cellOf: times as local date and time).
+	cellOf func(col string, v any) string
 
 	keys, heads []string
 	widths      []int
@@ -68,7 +70,11 @@ func (t *tableWriter) add(rec any) error {
 		if t.names != nil {
 			v = t.names(k, v)
 		}
-		cells[i] = cell(v)
+		if t.cellOf != nil {
+			cells[i] = t.cellOf(k, v)
+		} else {
+			cells[i] = cell(v)
+		}
 	}
 	t.rows = append(t.rows, cells)
 	if len(t.rows) >= tableBlock {
@@ -165,7 +171,7 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) 
 	p := a.newProgress("record")
 	p.active = p.active && lazy
 	defer p.done()
-	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth()}
+	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth(), cellOf: a.cellOf}
 	var err error
 	serr := s(func(rec any) bool {
 		if err = t.add(rec); err != nil {

@@ -10,6 +10,7 @@ package apifacts
 import (
 	_ "embed"
 	"strings"
+	"sync"
 )
 
 //go:embed operations.tsv
@@ -40,25 +41,30 @@ func Operations() []Operation {
 	return ops
 }
 
-// Lookup returns the operation an SDK method ("Users.All") belongs to.
-func Lookup(sdk string) (Operation, bool) {
+// bySDK maps each SDK method to its operation.
+var bySDK = sync.OnceValue(func() map[string]Operation {
+	m := map[string]Operation{}
 	for _, o := range Operations() {
-		for _, m := range o.SDK {
-			if m == sdk {
-				return o, true
-			}
+		for _, sdk := range o.SDK {
+			m[sdk] = o
 		}
 	}
-	return Operation{}, false
+	return m
+})
+
+// Lookup returns the operation an SDK method ("Users.All") belongs to;
+// false for a method that is no operation of the API
+// (UserGroups.CreateAndGet, SignPayload).
+func Lookup(sdk string) (Operation, bool) {
+	o, ok := bySDK()[sdk]
+	return o, ok
 }
 
-// MinVersion is the minimum Access version of the operation of an SDK
-// method as help text shows it (the spec's text without its Markdown
-// backticks), or "" when the spec states none or the method is not an
-// operation of the API.
-func MinVersion(sdk string) string {
-	o, ok := Lookup(sdk)
-	if !ok || o.Since == "—" || o.Since == "" {
+// MinVersion is the operation's minimum Access version as help text shows
+// it (the spec's text without its Markdown backticks), or "" when the spec
+// states none.
+func (o Operation) MinVersion() string {
+	if o.Since == "—" || o.Since == "" {
 		return ""
 	}
 	return strings.ReplaceAll(o.Since, "`", "")

@@ -270,6 +270,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 	require.NoError(t, os.WriteFile(newer, []byte(`{"version":999}`), 0o600))
 	emptyFile := filepath.Join(dir, "empty-token")
 	require.NoError(t, os.WriteFile(emptyFile, []byte("\n"), 0o600))
+	badScenario := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(badScenario, []byte("version: 1\nsteps:\n  - do: door/open\n    colour: red\n"), 0o600))
 	asDir := filepath.Join(dir, "a-directory")
 	require.NoError(t, os.Mkdir(asDir, 0o700))
 
@@ -290,6 +292,10 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"empty permission", []string{"--addr", "127.0.0.1:0", "--permissions", ""}, []string{"--permissions"}, "", ""},
 		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, "", ""},
 		{"unknown flag", []string{"--nope"}, []string{"--nope"}, "", ""},
+		{"scenario with an unknown key", []string{"--addr", "127.0.0.1:0", "--scenario", badScenario},
+			[]string{"scenario " + badScenario + ": line 4: field colour not found"}, "", ""},
+		{"scenario missing", []string{"--addr", "127.0.0.1:0", "--scenario", filepath.Join(dir, "none.yaml")}, []string{"--scenario", "none.yaml"}, "", ""},
+		{"bad clock start", []string{"--addr", "127.0.0.1:0", "--clock-start", "tomorrow"}, []string{`--clock-start "tomorrow"`}, "", ""},
 		{"token as a flag value", []string{"--addr", "127.0.0.1:0", "--token", "tok-in-argv-0123"},
 			[]string{"a token is never accepted as a flag value (it would show in the process list): use ACCESS_FAKE_TOKEN or --token-file FILE"}, "", ""},
 		{"password as a flag value", []string{"--addr", "127.0.0.1:0", "--ui-password=pw-in-argv-0123"},

@@ -30,6 +30,9 @@ func NewCommand() *cobra.Command {
 		keepDays    = int(keep.SystemLogAge / (24 * time.Hour))
 		tokenFile   string
 		uiPassFile  string
+		scenario    string
+		clockStart  string
+		seed        uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "fake",
@@ -53,7 +56,11 @@ to a file of mode 0600 (it holds the token), removed when it stops
 The token clients use comes from $ACCESS_FAKE_TOKEN or --token-file FILE, the
 web console's password from $ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE
 ("-" reads stdin); neither is ever a flag value, which would show in the process
-list. Without a token one is generated.`,
+list. Without a token one is generated.
+
+The control API under /_fake/v1/ drives the site from any language's tests
+(JSON POSTs with the token as a Bearer token; its OpenAPI document is at
+/_fake/v1/openapi.json); ` + "`access fake trigger`" + ` calls it from the shell.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -80,6 +87,25 @@ list. Without a token one is generated.`,
 			if keep.SystemLogs < 0 || keepDays < 0 || keep.Deliveries < 0 || keep.Requests < 0 {
 				return usageErrorf("--keep-logs, --keep-log-days, --keep-deliveries and --keep-requests take 0 (keep everything) or more")
 			}
+			if scenario != "" {
+				b, err := os.ReadFile(scenario)
+				if err != nil {
+					return usageErrorf("--scenario: %v", err)
+				}
+				if cfg.Scenario, err = ParseScenario(scenario, b); err != nil {
+					return err
+				}
+				cfg.ScenarioLog = cmd.ErrOrStderr()
+			}
+			if clockStart != "" {
+				t, err := time.Parse(time.RFC3339, clockStart)
+				if err != nil {
+					return usageErrorf("--clock-start %q: give a time such as 2026-03-02T08:00:00Z", clockStart)
+				}
+				cfg.ClockStart, cfg.FrozenClock = t, cfg.Fast
+			}
+			cfg.HasSeed = cmd.Flags().Changed("seed")
+			cfg.Seed = seed
 			keep.SystemLogAge = time.Duration(keepDays) * 24 * time.Hour
 			cfg.Retention = &keep
 			cfg.SaveInterval = interval
@@ -120,6 +146,11 @@ list. Without a token one is generated.`,
 	f.Var(refusedSecret{"a password", "ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "ui-password", "not accepted: a password on the command line shows in the process list")
 	_ = f.MarkHidden("ui-password")
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
+	f.StringVar(&scenario, "scenario", "", "play this scenario `FILE` (YAML) on the site once it serves")
+	f.BoolVar(&cfg.Fast, "fast", false, "play the scenario as fast as possible, advancing the clock to each act (with --clock-start the clock then moves only so)")
+	f.StringVar(&clockStart, "clock-start", "", "the site's time at start (RFC 3339), e.g. 2026-03-02T08:00:00Z")
+	f.Uint64Var(&seed, "seed", 0, "seed every generated id, token and secret (with --clock-start and --fast a scenario replays byte for byte; the secrets are then predictable)")
+	f.BoolVar(&cfg.ControlRemote, "control-remote", false, "serve the control API ("+ControlPrefix+"/) on an address that is not loopback too")
 	f.IntVar(&cfg.WebhookRetries, "webhook-retries", 0, "retry a failed webhook delivery up to N times (0 to 10), after 0.5s, doubling; the vendor documents no retries")
 	f.IntVar(&keep.SystemLogs, "keep-logs", keep.SystemLogs, "system-log entries kept, the newest (0: all)")
 	f.IntVar(&keepDays, "keep-log-days", keepDays, "days of system log kept (0: all)")

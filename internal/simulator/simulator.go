@@ -9,9 +9,7 @@ package simulator
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +24,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/clierr"
 )
 
 // DefaultAddr is the address the simulator listens on by default: the
@@ -93,6 +92,25 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// Seed, with HasSeed, draws every id, token and secret the site
+	// generates from a generator seeded with it (accesstest.WithSeed):
+	// with ClockStart and FrozenClock a scenario replays byte for byte.
+	Seed    uint64
+	HasSeed bool
+	// ClockStart, when set, is the site's time at start. FrozenClock
+	// keeps it there until the clock is advanced (a scenario played
+	// --fast); otherwise it runs on from ClockStart.
+	ClockStart  time.Time
+	FrozenClock bool
+	// Scenario, when set, is played on every site once it serves (Run),
+	// Fast: as fast as possible, the clock advanced to each act. Its
+	// lines (one per act) go to ScenarioLog (none when nil).
+	Scenario    *Scenario
+	Fast        bool
+	ScenarioLog io.Writer
+	// ControlRemote serves the control API (ControlPrefix) on an address
+	// that is not loopback; without it the API answers 403 there.
+	ControlRemote bool
 	// Retention bounds the system log, the webhook deliveries and the
 	// request journal each site keeps, as a console bounds its history;
 	// nil means accesstest.DefaultRetention(). A zero field keeps
@@ -117,8 +135,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q AsyncSave:%t SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.AsyncSave, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q AsyncSave:%t SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d ControlRemote:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.AsyncSave, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries, c.ControlRemote)
 }
 
 // GoString is String, for %#v.
@@ -126,19 +144,12 @@ func (c Config) GoString() string { return c.String() }
 
 // UsageError is a problem with how the simulator was started (a flag, the
 // address, the state file). It prints as one line, and the command exits
-// with status 2.
-type UsageError struct{ msg string }
+// with status 2. It is the command line's usage error (internal/clierr).
+type UsageError = clierr.UsageError
 
-// Error implements error.
-func (e *UsageError) Error() string { return e.msg }
-
-// ExitCode is 2, the exit status of a usage error.
-func (e *UsageError) ExitCode() int { return 2 }
-
-func usageErrorf(format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	return &UsageError{msg: strings.Join(strings.Fields(msg), " ")}
-}
+// usageErrorf is clierr.UsageErrorf, the one usage error of the command
+// line and the simulator.
+func usageErrorf(format string, args ...any) error { return clierr.UsageErrorf(format, args...) }
 
 // Site is one simulated console.
 type Site struct {
@@ -159,6 +170,8 @@ type Site struct {
 	StatePath string
 
 	token string
+	page  string // the page credential (PageCookie)
+	ctl   *control
 	ln    net.Listener
 	srv   *http.Server
 	ui    *console
@@ -323,7 +336,7 @@ func (st *Site) load(cfg Config) error {
 	// without --token keeps the clients' token.
 	own := cfg.Token
 	if own == "" || cfg.Permissions != nil {
-		own = randomToken()
+		own = accesstest.NewToken()
 	}
 	// Live timers: a doorbell times out, a door relocks, a lock rule ends
 	// when it falls due, for subscribers, with no request needed.
@@ -331,14 +344,25 @@ func (st *Site) load(cfg Config) error {
 	if cfg.Retention != nil {
 		keep = *cfg.Retention
 	}
-	var commit accesstest.Option
+	opts := []accesstest.Option{accesstest.WithToken(own), accesstest.WithLiveTimers(),
+		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep)}
 	if st.StatePath != "" && !cfg.AsyncSave {
 		// A write is answered once its change is saved (st.saver is
 		// made before the site serves).
-		commit = accesstest.WithCommit(func(ctx context.Context) error { return st.saver.commit(ctx) })
+		opts = append(opts, accesstest.WithCommit(func(ctx context.Context) error { return st.saver.commit(ctx) }))
 	}
-	fake := accesstest.NewServer(accesstest.WithToken(own), accesstest.WithLiveTimers(),
-		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep), commit)
+	if cfg.HasSeed {
+		opts = append(opts, accesstest.WithSeed(cfg.Seed))
+	}
+	if start := cfg.ClockStart; !start.IsZero() {
+		began := time.Now()
+		clock := func() time.Time { return start.Add(time.Since(began)) }
+		if cfg.FrozenClock {
+			clock = func() time.Time { return start }
+		}
+		opts = append(opts, accesstest.WithClock(clock))
+	}
+	fake := accesstest.NewServer(opts...)
 	st.Fake = fake
 	loaded := false
 	if st.StatePath != "" {
@@ -359,7 +383,7 @@ func (st *Site) load(cfg Config) error {
 		return usageErrorf("ACCESS_FAKE_TOKEN or --token-file: with --permissions give a token other than the one the state file %s keeps for the fake itself", st.StatePath)
 	default:
 		if st.token == "" {
-			st.token = randomToken()
+			st.token = accesstest.NewToken()
 		}
 		fake.AddToken(st.token, cfg.Permissions...)
 	}
@@ -379,19 +403,22 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	api := fake.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
+	st.page = accesstest.NewToken() // never seeded: the page credential is a secret
+	var hosts *hostNames            // off loopback, the names a LAN gives the machine are not known
+	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
+		hosts = servedNames(cert.Leaf, host)
+	}
+	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), hosts, st.token, fake.Token())
+	mux.Handle(ControlPrefix+"/", st.ctl)
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
-		var hosts *hostNames // off loopback, the names a LAN gives the machine are not known
-		if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
-			hosts = servedNames(cert.Leaf, host)
-		}
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
 		if st.saver != nil {
 			unsaved := st.saver.failing
 			st.ui.unsaved.Store(&unsaved)
 		}
-		mux.Handle("/", st.ui)
+		mux.Handle("/", withPageCredential(st.ui, st.page))
 	}
 	st.srv = &http.Server{
 		Handler: mux,
@@ -410,6 +437,41 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		_ = st.srv.ServeTLS(st.ln, "", "")
 	}()
 	return nil
+}
+
+// withPageCredential sets the page credential cookie when the web
+// console's page is served (after the console's own checks: a page
+// refused by its password sets none).
+func withPageCredential(h http.Handler, page string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			w = &cookieWriter{ResponseWriter: w, cookie: &http.Cookie{Name: PageCookie, Value: page, Path: ControlPrefix + "/",
+				HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cookieWriter adds its cookie to a 2xx answer.
+type cookieWriter struct {
+	http.ResponseWriter
+	cookie *http.Cookie
+	wrote  bool
+}
+
+func (w *cookieWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 && code < 300 {
+		http.SetCookie(w.ResponseWriter, w.cookie)
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *cookieWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
@@ -485,6 +547,22 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		sim.PrintEnv(out)
 	default:
 		sim.PrintInfo(out, !cfg.NoUI)
+	}
+	if cfg.Scenario != nil {
+		log := cfg.ScenarioLog
+		if log == nil {
+			log = io.Discard
+		}
+		for i, st := range sim.Sites {
+			go func() {
+				err := st.Play(ctx, cfg.Scenario, cfg.Fast, log) // a line per act, as it is played
+				status := "played"
+				if err != nil && ctx.Err() == nil {
+					status = "stopped: " + err.Error()
+				}
+				fmt.Fprintf(log, "scenario %q (site %d) %s\n", cfg.Scenario.Name, i+1, status)
+			}()
+		}
 	}
 	<-ctx.Done()
 	return sim.Close()
@@ -582,12 +660,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func shellQuote(s string) string {

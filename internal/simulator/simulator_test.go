@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -176,14 +175,15 @@ func TestConsoleNeverShowsTheToken(t *testing.T) {
 	assert.NotContains(t, st.String(), st.Token())
 }
 
-// TestConsoleButtonsRefuseOtherSites: a form posted from another site's
-// page (the browser sends its Origin) changes nothing.
-func TestConsoleButtonsRefuseOtherSites(t *testing.T) {
+// TestConsolePageFormActionsGone: the page's own form endpoint is gone
+// (its buttons call the control API): a form post, from the page's
+// origin or another, changes nothing.
+func TestConsolePageFormActionsGone(t *testing.T) {
 	t.Parallel()
 	st := startSim(t, simulator.Config{Demo: true})
 	hc := insecureHTTP()
-	post := func(origin string, form url.Values) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(form.Encode()))
+	for _, origin := range []string{"", st.URL, "https://evil.example"} {
+		req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(url.Values{"do": {"lockdown"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if origin != "" {
 			req.Header.Set("Origin", origin)
@@ -191,74 +191,13 @@ func TestConsoleButtonsRefuseOtherSites(t *testing.T) {
 		resp, err := hc.Do(req)
 		require.NoError(t, err)
 		resp.Body.Close()
-		return resp
+		if origin == "https://evil.example" {
+			assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+		} else {
+			assert.Equal(t, http.StatusNotFound, resp.StatusCode, origin)
+		}
 	}
-	resp := post("https://evil.example", url.Values{"do": {"lockdown"}})
-	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	assert.Equal(t, access.EmergencyStatus{}, st.Fake.Emergency())
-
-	resp = post(st.URL, url.Values{"do": {"lockdown"}})
-	assert.Equal(t, http.StatusSeeOther, resp.StatusCode, "a form without script goes back to the page")
-	assert.Equal(t, access.EmergencyStatus{Lockdown: true}, st.Fake.Emergency())
-}
-
-// TestConsoleActions: the buttons act through the fake's Server methods;
-// bad input is refused with a message.
-func TestConsoleActions(t *testing.T) {
-	t.Parallel()
-	st := startSim(t, simulator.Config{Demo: true})
-	hc := insecureHTTP()
-	act := func(form url.Values) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, st.URL+"/ui/act", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Console", "1")
-		resp, err := hc.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, strings.TrimSpace(string(b))
-	}
-	code, msg := act(url.Values{"do": {"open"}, "door": {accesstest.DemoDoorID}})
-	assert.Equal(t, http.StatusOK, code, msg)
-	d, _ := st.Fake.Door(accesstest.DemoDoorID)
-	assert.Equal(t, access.DoorOpen, d.PositionStatus)
-
-	code, msg = act(url.Values{"do": {"exit"}, "door": {accesstest.DemoDoorID}})
-	assert.Equal(t, http.StatusOK, code, msg)
-	d, _ = st.Fake.Door(accesstest.DemoDoorID)
-	assert.Equal(t, access.DoorUnlocked, d.LockRelayStatus)
-
-	before := st.Fake.Now()
-	code, msg = act(url.Values{"do": {"advance"}, "by": {"30s"}})
-	assert.Equal(t, http.StatusOK, code, msg)
-	assert.GreaterOrEqual(t, st.Fake.Now().Sub(before), 30*time.Second)
-	d, _ = st.Fake.Door(accesstest.DemoDoorID)
-	assert.Equal(t, access.DoorLocked, d.LockRelayStatus, "relocked on the advanced clock")
-
-	code, msg = act(url.Values{"do": {"fault"}, "op": {"Doors.List"}, "status": {"503"}, "retry_after": {"1"}, "times": {"1"}})
-	assert.Equal(t, http.StatusOK, code, msg)
-	c, err := access.NewClient(st.URL, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
-	require.NoError(t, err)
-	_, _, err = c.Doors.List(context.Background())
-	var apiErr *access.APIError
-	require.True(t, errors.As(err, &apiErr), "%v", err)
-	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
-	_, _, err = c.Doors.List(context.Background())
-	assert.NoError(t, err, "the fault hit only the next call")
-
-	for _, bad := range []url.Values{
-		{"do": {"fault"}, "op": {"Doors.List"}},
-		{"do": {"fault"}, "op": {"nope"}, "status": {"500"}},
-		{"do": {"fault"}, "op": {"Doors.List"}, "status": {"abc"}},
-		{"do": {"advance"}, "by": {"-5s"}},
-		{"do": {"ring"}, "device": {"nope"}},
-		{"do": {"tap"}, "device": {accesstest.DemoDeviceID}},
-		{"do": {"self-destruct"}},
-	} {
-		code, msg := act(bad)
-		assert.Equal(t, http.StatusBadRequest, code, "%v: %s", bad, msg)
-		assert.NotEmpty(t, msg)
-	}
 }
 
 // TestConsoleShowsWebhookDeliveries: a delivery to an endpoint registered
@@ -477,4 +416,17 @@ func TestConsoleAnswersToItsNamesOnly(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
 	assert.False(t, st.Fake.Emergency().Lockdown, "no button pressed")
+
+	// The control API, even with the token, answers to the same names.
+	for host, want := range map[string]int{"evil.example:" + port: http.StatusMisdirectedRequest, "localhost:" + port: http.StatusOK} {
+		req, err = http.NewRequest(http.MethodPost, st.URL+simulator.ControlPrefix+"/emergency", strings.NewReader(`{"mode":"none"}`))
+		require.NoError(t, err)
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+st.Token())
+		resp, err = hc.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, host)
+	}
 }

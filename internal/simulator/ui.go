@@ -75,7 +75,6 @@ func newConsole(fake *accesstest.Server, password string, retries int, hosts *ho
 	c.mux.HandleFunc("GET /{$}", c.page)
 	c.mux.HandleFunc("GET /ui/events", c.events)
 	c.mux.HandleFunc("GET /ui/people", c.people)
-	c.mux.HandleFunc("POST /ui/act", c.act)
 	c.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	c.unhook = fake.OnChange(c.kick) // redraw at once after any change
 	c.wg.Add(2)

@@ -1,5 +1,5 @@
 // Live updates for the access fake web console: Server-Sent Events
-// replace the page's sections, and the buttons post without a reload.
+// replace the page's sections, and the buttons call the control API.
 "use strict";
 (function () {
   var live = document.getElementById("live");
@@ -43,18 +43,54 @@
     });
   }
 
-  // Buttons: post the form (with the clicked button's value) and show
-  // the answer; the live update redraws the page.
+  // Buttons: each calls the control API (/_fake/v1/), the one Go tests,
+  // access fake trigger and other languages call, with the page's
+  // credential (an HttpOnly cookie set with the page; never the token);
+  // the live update redraws the page.
+  var acts = {
+    "ring": function (v) { return ["/doorbell/ring", { device: v("device") }, function (r) { return "Doorbell rings (request " + r.request_id + ")"; }]; },
+    "cancel-ring": function (v) { return ["/doorbell/cancel", { device: v("device") }, "Doorbell call cancelled"]; },
+    "tap": function (v) {
+      return ["/card/tap", { device: v("device"), card: v("card") }, function (r) {
+        return r.enrolled ? "Card " + v("card") + " enrolled" : r.granted ? "Access granted: card " + v("card") : "Access denied: " + r.reason;
+      }];
+    },
+    "open": function (v) { return ["/door/open", { door: v("door") }, "Door opened"]; },
+    "close": function (v) { return ["/door/close", { door: v("door") }, "Door closed"]; },
+    "exit": function (v) { return ["/door/exit", { door: v("door") }, "Exit button pressed"]; },
+    "lockdown": function () { return ["/emergency", { mode: "lockdown" }, "Lockdown started"]; },
+    "evacuation": function () { return ["/emergency", { mode: "evacuation" }, "Evacuation started"]; },
+    "emergency-off": function () { return ["/emergency", { mode: "none" }, "Emergency ended"]; },
+    "advance": function (v) { return ["/clock/advance", { by: v("by") }, "Clock advanced by " + v("by")]; },
+    "fault": function (v) {
+      var num = function (k) { return v(k) === "" ? 0 : Number(v(k)); };
+      return ["/faults", {
+        op: v("op"), status: num("status"), code: v("code"), retry_after: num("retry_after") + "s",
+        delay: num("delay_ms") + "ms", drop_connection: v("drop") !== "", times: num("times")
+      }, "Fault injected into " + v("op")];
+    },
+    "clear-faults": function () { return ["/faults/clear", {}, "Faults cleared"]; }
+  };
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (!form.hasAttribute("data-act")) return;
     e.preventDefault();
-    var body = new URLSearchParams(new FormData(form));
+    var data = new FormData(form);
     var btn = e.submitter;
-    if (btn && btn.name) body.set(btn.name, btn.value);
-    fetch(form.action, { method: "POST", body: body, headers: { "X-Console": "1" }, credentials: "same-origin" })
-      .then(function (r) { return r.text().then(function (t) { toast(t.trim() || "Done", !r.ok); }); })
-      .catch(function (err) { toast(String(err), true); });
+    if (btn && btn.name) data.set(btn.name, btn.value);
+    var v = function (k) { return String(data.get(k) || "").trim(); };
+    var act = acts[v("do")];
+    if (!act) { toast("unknown action " + v("do"), true); return; }
+    var call = act(v);
+    fetch("/_fake/v1" + call[0], {
+      method: "POST", body: JSON.stringify(call[1]), credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }
+    }).then(function (r) {
+      return r.json().then(function (j) {
+        if (!r.ok) { toast((j.error && j.error.message) || ("HTTP " + r.status), true); return; }
+        toast(typeof call[2] === "function" ? call[2](j.result) : call[2], false);
+      });
+    }).catch(function (err) { toast(String(err), true); });
   });
 
   // People search as you type.

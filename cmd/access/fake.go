@@ -1,5 +1,0 @@
-package main
-
-import "github.com/access-dev/access/internal/simulator"
-
-func init() { extraCommands = append(extraCommands, simulator.NewCommand) }

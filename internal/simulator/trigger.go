@@ -1,0 +1,375 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// ControlClient calls the control API of a running `access fake`, as
+// `access fake trigger` does.
+type ControlClient struct {
+	// URL is the fake's base URL (ACCESS_URL).
+	URL string
+	// HTTP makes the requests; NewControlClient sets one that trusts the
+	// fake's certificate.
+	HTTP  *http.Client
+	token string
+}
+
+// NewControlClient is a client for the fake at url with its API token,
+// trusting its certificate by SHA-256 fingerprint (hex; ACCESS_FINGERPRINT
+// as --print-env prints it) or, when fingerprint is "", the PEM CA file
+// caFile (--cert-out).
+func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, error) {
+	switch {
+	case url == "":
+		return nil, usageErrorf("no fake to trigger: set ACCESS_URL (access fake --print-env prints it)")
+	case token == "":
+		return nil, usageErrorf("no token: set ACCESS_TOKEN (access fake --print-env prints it)")
+	case !strings.HasPrefix(url, "https://"):
+		return nil, usageErrorf("ACCESS_URL %q: the fake serves https://", url)
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	switch {
+	case fingerprint != "":
+		want, err := hex.DecodeString(strings.NewReplacer(":", "", " ", "").Replace(strings.TrimSpace(fingerprint)))
+		if err != nil || len(want) != sha256.Size {
+			return nil, usageErrorf("ACCESS_FINGERPRINT: give the certificate's SHA-256 fingerprint in hex")
+		}
+		cfg.InsecureSkipVerify = true //nolint:gosec // verified by pin below
+		cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) > 0 {
+				if sum := sha256.Sum256(raw[0]); bytes.Equal(sum[:], want) {
+					return nil
+				}
+			}
+			return errors.New("the fake's certificate does not match ACCESS_FINGERPRINT")
+		}
+	case caFile != "":
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, usageErrorf("ACCESS_CACERT: %v", errors.Unwrap(err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, usageErrorf("ACCESS_CACERT %s: no PEM certificate", caFile)
+		}
+		cfg.RootCAs = pool
+	default:
+		return nil, usageErrorf("set ACCESS_FINGERPRINT or ACCESS_CACERT to trust the fake's certificate (access fake --print-env prints both)")
+	}
+	return &ControlClient{URL: strings.TrimRight(url, "/"), token: token,
+		HTTP: &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}}, nil
+}
+
+// String describes the client without its token, so that printing it
+// (%v, %+v) never shows the token.
+func (c ControlClient) String() string { return "simulator.ControlClient(" + c.URL + ")" }
+
+// GoString is String, for %#v.
+func (c ControlClient) GoString() string { return c.String() }
+
+// ControlError is a refusal of the control API: its HTTP status, code and
+// message.
+type ControlError struct {
+	Status        int
+	Code, Message string
+}
+
+// Error implements error.
+func (e *ControlError) Error() string {
+	return fmt.Sprintf("fake control API: HTTP %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// ExitCode follows the access command's codes: 2 for a bad request, 3
+// for a device or door not found, 4 for a refused credential, else 1.
+func (e *ControlError) ExitCode() int {
+	switch {
+	case e.Status == http.StatusBadRequest:
+		return 2
+	case e.Status == http.StatusNotFound:
+		return 3
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		return 4
+	}
+	return 1
+}
+
+// Post sends an act (path under ControlPrefix, e.g. "/card/tap") with
+// body as JSON and returns the answer. An act is sent once: a failure is
+// returned, never retried, since the act may have taken effect.
+func (c *ControlClient) Post(ctx context.Context, path string, body any) (json.RawMessage, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return c.do(ctx, http.MethodPost, path, bytes.NewReader(b))
+}
+
+// Get reads path under ControlPrefix.
+func (c *ControlClient) Get(ctx context.Context, path string) (json.RawMessage, error) {
+	return c.do(ctx, http.MethodGet, path, nil)
+}
+
+func (c *ControlClient) do(ctx context.Context, method, path string, body io.Reader) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.URL+ControlPrefix+path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fake control API: %s %s: %w", method, ControlPrefix+path, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxSnapshotBody))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		_ = json.Unmarshal(b, &e)
+		if e.Error.Message == "" {
+			e.Error.Message = strings.TrimSpace(string(b))
+		}
+		return nil, &ControlError{Status: resp.StatusCode, Code: e.Error.Code, Message: e.Error.Message}
+	}
+	return json.RawMessage(b), nil
+}
+
+// TriggerCommand is `access fake trigger`, a subcommand of [NewCommand]'s:
+// one subcommand per act, devices and doors by name (or id), through the
+// control API of the fake that ACCESS_URL names; getenv reads the
+// environment (os.Getenv when nil).
+func TriggerCommand(getenv func(string) string) *cobra.Command {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cmd := &cobra.Command{
+		Use:   "trigger",
+		Short: "Act on a running fake's site through its control API (tap a card, ring a doorbell, open a door, inject a fault…)",
+		Long: `trigger acts on the site of a running access fake through its control API
+(` + ControlPrefix + `/), as its web console's buttons do, and prints the answer:
+the act's result and what it caused (events, system-log entries, journal
+cursors). Devices and doors are named by name or id.
+
+The fake is the one --print-env describes: ACCESS_URL, ACCESS_TOKEN, and
+ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
+
+  access fake --print-env > fake.env & ...; . ./fake.env
+  access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C
+  access fake trigger doorbell --device "UA Intercom Main"
+  access fake trigger door-open --door "Main entrance" --hold 90s
+  access fake trigger fault --status 503 --times 3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	post := func(cmd *cobra.Command, path string, body any) error {
+		c, err := NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+		if err != nil {
+			return err
+		}
+		out, err := c.Post(cmd.Context(), path, body)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if json.Indent(&b, out, "", "  ") != nil {
+			b.Reset()
+			b.Write(out)
+		}
+		b.WriteByte('\n')
+		_, err = cmd.OutOrStdout().Write(b.Bytes())
+		return err
+	}
+	sub := func(use, short string, run func(cmd *cobra.Command) error) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, SilenceUsage: true, SilenceErrors: true,
+			RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+		cmd.AddCommand(c)
+		return c
+	}
+	var reader, card, code string
+	c := sub("tap-card", "Tap a card at a reader (granted, denied, or enrolled in an open session)", func(cmd *cobra.Command) error {
+		return post(cmd, "/card/tap", map[string]string{"device": reader, "card": card})
+	})
+	c.Flags().StringVar(&reader, "reader", "", "the reader (name or id)")
+	c.Flags().StringVar(&card, "card", "", "the number printed on the card")
+	must(c, "reader", "card")
+	c = sub("fail-tap", "Fail the tap of a reader's enrollment session with an enrollment code", func(cmd *cobra.Command) error {
+		return post(cmd, "/card/fail", map[string]string{"device": reader, "code": code})
+	})
+	c.Flags().StringVar(&reader, "reader", "", "the reader (name or id)")
+	c.Flags().StringVar(&code, "code", "CODE_CREDS_NFC_CARD_INVALID", "CODE_CREDS_NFC_CARD_IS_PROVISION, CODE_CREDS_NFC_CARD_PROVISION_FAILED or CODE_CREDS_NFC_CARD_INVALID")
+	must(c, "reader")
+
+	var bell, device string
+	var cancel bool
+	c = sub("doorbell", "Ring a doorbell (or, with --cancel, give up the ringing call)", func(cmd *cobra.Command) error {
+		if cancel {
+			return post(cmd, "/doorbell/cancel", map[string]string{"device": bell})
+		}
+		return post(cmd, "/doorbell/ring", map[string]string{"device": bell})
+	})
+	c.Flags().StringVar(&bell, "device", "UA Intercom Main", "the intercom or reader with a doorbell (name or id)")
+	c.Flags().BoolVar(&cancel, "cancel", false, "cancel the ringing call instead")
+
+	var door string
+	var hold time.Duration
+	c = sub("door-open", "Open a door (its position sensor reports it), or hold it open for --hold", func(cmd *cobra.Command) error {
+		body := map[string]string{"door": door}
+		if hold != 0 {
+			if hold < 0 {
+				return usageErrorf("--hold %s: give a positive duration", hold)
+			}
+			body["hold"] = hold.String()
+		}
+		return post(cmd, "/door/open", body)
+	})
+	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
+	c.Flags().DurationVar(&hold, "hold", 0, "close it again after this long on the fake's clock (e.g. 90s)")
+	must(c, "door")
+	c = sub("door-close", "Close a door", func(cmd *cobra.Command) error {
+		return post(cmd, "/door/close", map[string]string{"door": door})
+	})
+	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
+	must(c, "door")
+	c = sub("exit-button", "Press a door's request-to-exit button", func(cmd *cobra.Command) error {
+		return post(cmd, "/door/exit", map[string]string{"door": door})
+	})
+	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
+	must(c, "door")
+
+	var offline bool
+	c = sub("device", "Take a device offline (--offline) or bring it back online", func(cmd *cobra.Command) error {
+		return post(cmd, "/device/online", map[string]any{"device": device, "online": !offline})
+	})
+	c.Flags().StringVar(&device, "device", "", "the device (name or id)")
+	c.Flags().BoolVar(&offline, "offline", false, "take it offline (default: bring it online)")
+	must(c, "device")
+
+	var mode string
+	c = sub("emergency", "Start a lockdown or an evacuation, or end it (--mode none)", func(cmd *cobra.Command) error {
+		return post(cmd, "/emergency", map[string]string{"mode": mode})
+	})
+	c.Flags().StringVar(&mode, "mode", "", "lockdown, evacuation or none")
+	must(c, "mode")
+
+	var by time.Duration
+	c = sub("advance", "Advance the fake's clock (timers that fall due run)", func(cmd *cobra.Command) error {
+		if by <= 0 {
+			return usageErrorf("--by %s: give a positive duration", by)
+		}
+		return post(cmd, "/clock/advance", map[string]string{"by": by.String()})
+	})
+	c.Flags().DurationVar(&by, "by", 0, "how far, e.g. 5m or 2h")
+	must(c, "by")
+
+	var f faultBody
+	var retryAfter, delay time.Duration
+	c = sub("fault", "Make the fake misbehave for an operation (every one by default)", func(cmd *cobra.Command) error {
+		body := map[string]any{"op": f.Op, "status": f.Status, "code": f.Code, "message": f.Message,
+			"retry_after": retryAfter.String(), "delay": delay.String(), "drop_connection": f.DropConnection,
+			"body": f.Body, "content_type": f.ContentType, "times": f.Times, "after_handling": f.AfterHandling}
+		return post(cmd, "/faults", body)
+	})
+	fl := c.Flags()
+	fl.StringVar(&f.Op, "op", "*", "the operation, Service.Method (e.g. Doors.List); * for every one")
+	fl.IntVar(&f.Status, "status", 0, "the HTTP status to answer")
+	fl.StringVar(&f.Code, "code", "", "the error code of the envelope")
+	fl.StringVar(&f.Message, "message", "", "the message of the envelope")
+	fl.DurationVar(&retryAfter, "retry-after", 0, "send Retry-After")
+	fl.DurationVar(&delay, "delay", 0, "hold the answer back this long")
+	fl.BoolVar(&f.DropConnection, "drop", false, "close the connection without an answer")
+	fl.StringVar(&f.Body, "body", "", "answer this body instead of an envelope")
+	fl.StringVar(&f.ContentType, "content-type", "", "the Content-Type of --body")
+	fl.IntVar(&f.Times, "times", 0, "how many requests it affects (0: all, until cleared)")
+	fl.BoolVar(&f.AfterHandling, "after-handling", false, "let the request take effect first, then answer with the fault")
+	sub("clear-faults", "Remove every injected fault", func(cmd *cobra.Command) error {
+		return post(cmd, "/faults/clear", map[string]any{})
+	})
+
+	var fastPlay bool
+	c = &cobra.Command{Use: "scenario FILE", Short: "Play a scenario (YAML) into the running fake, one JSON line per act",
+		Long: `scenario plays a scenario into the running fake through its control API and
+prints one JSON line per act (its time, step and answer).
+
+FILE is a scenario: YAML with a version and steps, each a control act (do: a
+path such as card/tap, with: its body) at an offset on the fake's clock (at:),
+optionally repeated (every:, for:); examples/scenarios has three.`,
+		Args: cobra.ExactArgs(1), SilenceUsage: true, SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			if wd := getenv("PWD"); wd != "" && !filepath.IsAbs(path) {
+				path = filepath.Join(wd, path) // the environment's directory (a test's)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			sc, err := ParseScenario(args[0], b)
+			if err != nil {
+				return err
+			}
+			cl, err := NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+			if err != nil {
+				return err
+			}
+			return cl.Play(cmd.Context(), sc, fastPlay, cmd.OutOrStdout())
+		}}
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act")
+	cmd.AddCommand(c)
+
+	var site string
+	c = sub("reset", "Reset the site to the demo or to an empty one (the token stays)", func(cmd *cobra.Command) error {
+		return post(cmd, "/reset", map[string]string{"site": site})
+	})
+	c.Flags().StringVar(&site, "site", "demo", "demo or empty")
+	examples := map[string]string{
+		"tap-card":     `access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C`,
+		"fail-tap":     `access fake trigger fail-tap --reader "UA Reader Main" --code CODE_CREDS_NFC_CARD_INVALID`,
+		"doorbell":     "access fake trigger doorbell\n  access fake trigger doorbell --device \"UA Intercom Main\" --cancel",
+		"door-open":    `access fake trigger door-open --door "Main entrance" --hold 90s`,
+		"door-close":   `access fake trigger door-close --door "Main entrance"`,
+		"exit-button":  `access fake trigger exit-button --door "Main entrance"`,
+		"device":       `access fake trigger device --device "UA Intercom Main" --offline`,
+		"emergency":    "access fake trigger emergency --mode lockdown\n  access fake trigger emergency --mode none",
+		"advance":      "access fake trigger advance --by 5m",
+		"fault":        "access fake trigger fault --status 503 --times 3\n  access fake trigger fault --op Doors.Unlock --status 500 --after-handling --times 1",
+		"clear-faults": "access fake trigger clear-faults",
+		"scenario":     "access fake trigger scenario examples/scenarios/visitor-day.yaml --fast",
+		"reset":        "access fake trigger reset --site empty",
+	}
+	for _, c := range cmd.Commands() {
+		c.Example = "  " + examples[c.Name()]
+	}
+	cmd.Example = "  " + examples["tap-card"] + "\n  " + examples["door-open"]
+	return cmd
+}
+
+func must(c *cobra.Command, names ...string) {
+	for _, n := range names {
+		_ = c.MarkFlagRequired(n)
+	}
+}
