@@ -101,8 +101,19 @@ func TestFailedSaveIsNotAcknowledged(t *testing.T) {
 	assert.JSONEq(t, `{"code":"CODE_SYSTEM_ERROR","msg":"The change could not be saved; it is not acknowledged."}`, body)
 	assert.False(t, usersInFile(t, path)["unsaved"])
 	assert.Contains(t, page(), "State not saved")
+	// An act of the control API is not acknowledged either.
+	req, err := http.NewRequest(http.MethodPost, st.URL+simulator.ControlPrefix+"/clock/advance", strings.NewReader(`{"by":"1m"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+st.Token())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	ctl, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Contains(t, string(ctl), `"state_not_saved"`)
 	// The SDK sees a server error, which it does not resend for a create.
-	_, _, err := sdkClient(t, st).Users.Create(context.Background(), &access.UserRequest{FirstName: "sdk", LastName: "x"})
+	_, _, err = sdkClient(t, st).Users.Create(context.Background(), &access.UserRequest{FirstName: "sdk", LastName: "x"})
 	assert.ErrorIs(t, err, access.ErrServer)
 
 	failing.Store(false)

@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -409,7 +410,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		hosts = servedNames(cert.Leaf, host)
 	}
 	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), hosts, st.token, fake.Token())
-	mux.Handle(ControlPrefix+"/", st.ctl)
+	mux.Handle(ControlPrefix+"/", st.durable(st.ctl))
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
@@ -472,6 +473,38 @@ func (w *cookieWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// durable makes a POST of the control API (an act) answered only once
+// the changes it made are saved, as accesstest.WithCommit does for the
+// developer API: its answer is held, and when the save fails the answer
+// is a 503 instead (code state_not_saved). Without durable saves h is
+// served as it is.
+func (st *Site) durable(h http.Handler) http.Handler {
+	sv := st.saver
+	if sv == nil || !sv.durable {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		before := sv.changes.Load()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if sv.changes.Load() != before {
+			if err := sv.commit(r.Context()); err != nil {
+				controlError(w, http.StatusServiceUnavailable, "state_not_saved", "the change could not be saved; it is not acknowledged")
+				return
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	})
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with
