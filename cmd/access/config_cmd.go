@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,7 +42,7 @@ func (a *app) configCommand() *cobra.Command {
 }
 
 func (a *app) configListCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the profiles: name, URL, pinned or not; the current one is marked *",
 		Long: `List the profiles of the config file: their name, console URL and whether the
@@ -59,8 +60,12 @@ Tokens are never shown.`,
 			for _, n := range profileNames(cfg) {
 				rows = append(rows, rowOf(cfg, n))
 			}
-			if a.format() != "table" {
-				return a.emit(rows, nil)
+			cols, err := a.shapeOf(c, "config list", []string{"current", "name", "url", "pinned"}, reflect.TypeFor[profileRow]())
+			if err != nil {
+				return err
+			}
+			if a.format() != "table" || a.shaped(c) { // -o wide, --columns…: the one table path
+				return a.emit(rows, cols)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintf(a.stderr, "no profiles in %s: run access login\n", path)
@@ -85,6 +90,8 @@ Tokens are never shown.`,
 			return tw.Flush()
 		},
 	}
+	addShapeFlags(cmd, "config list")
+	return cmd
 }
 
 func (a *app) configUseCommand() *cobra.Command {

@@ -176,10 +176,13 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 			if errors.As(err, &re) {
 				fmt.Fprintf(a.stderr, "gap: the stream was down from %s to %s (%v); events may have been missed\n",
 					re.Disconnected.Format(time.TimeOnly), re.Reconnected.Format(time.TimeOnly), re.Cause)
-				continue
+			} else if errors.Is(err, access.ErrReconnected) {
+				fmt.Fprintf(a.stderr, "gap: %v\n", err)
 			}
 			if errors.Is(err, access.ErrReconnected) {
-				fmt.Fprintf(a.stderr, "gap: %v\n", err)
+				if stop, err := a.resync(fn, &seen, count); stop || err != nil {
+					return err
+				}
 				continue
 			}
 			// The stream is down (once per outage): say so, and keep

@@ -193,6 +193,11 @@ func scriptParams() testscript.Params {
 				}
 				ts.Fatalf("no door %q", args[0])
 			},
+			// doorposition ID open|close moves the door as its position
+			// sensor reports it (the fake publishes the change).
+			"doorposition": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(server(ts).SetDoorPosition(args[0], args[1] == "open"))
+			},
 			// doorstate ID checks the door's relay status.
 			"doorstate": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, ok := server(ts).Door(args[0])

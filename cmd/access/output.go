@@ -74,10 +74,15 @@ func (a *app) emit(v any, cols []string) error {
 
 // emitAs is emit in a given format.
 func (a *app) emitAs(format string, v any, cols []string) error {
+	return a.emitTo(a.stdout, format, v, cols)
+}
+
+// emitTo is emitAs to out (a table is still fitted to stdout's width).
+func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 	if v == nil {
 		return nil
 	}
-	w := bufio.NewWriterSize(a.stdout, 64<<10)
+	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
 	var jq *gojq.Code
 	if a.jq != "" {

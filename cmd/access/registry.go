@@ -534,6 +534,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 	if spec.confirm != nil {
 		fs.Bool("yes", false, "do not ask for confirmation (needed without a terminal)")
 	}
+	if isList(spec) {
+		addShapeFlags(cmd, spec.path)
+	}
 	if spec.paged {
 		fs.Bool("all", false, "fetch every page (streamed)")
 		fs.Int("page", 0, "page number (1-based)")
@@ -545,6 +548,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			return err
 		}
 		if err := x.decodeData(); err != nil {
+			return err
+		}
+		cols, err := a.tableShape(c, spec)
+		if err != nil {
 			return err
 		}
 		if spec.confirm != nil {
@@ -588,7 +595,10 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if a.format() != "table" {
 			res = a.sent.pruneResult(res)
 		}
-		return a.emit(res, spec.cols)
+		if watch, _ := c.Flags().GetBool("watch"); watch {
+			return a.watch(x, res, cols)
+		}
+		return a.emit(res, cols)
 	}
 	return cmd
 }

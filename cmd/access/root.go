@@ -55,6 +55,8 @@ type app struct {
 	insecure, fake, allowHTTP, debugFlag     bool
 	timeout                                  time.Duration
 	output, jq                               string
+	wide, noHeaders                          bool // -o wide (output is then "table"), --no-headers (tableshape.go)
+	resyncOnGap                              bool // subscribe calls its fn with nil after a gap (--watch)
 
 	client  *access.Client
 	sent    *sentKeys // the member names of the console's answers (made with the client)
@@ -216,8 +218,9 @@ list and unlock doors, watch events, export logs, onboard people, check a token.
 
   access <service> <verb> [args] [flags]
 
-Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table chooses,
---jq EXPR filters JSON output.
+Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table|wide chooses,
+--jq EXPR filters JSON output. Lists take --columns a,b.c and --no-headers; doors and devices
+lists take --watch.
 
 ` + configHelp + "\n\n" + exitCodesHelp,
 		Example: `  access --fake doors list
@@ -248,23 +251,25 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 	pf.BoolVar(&a.fake, "fake", false, "run against an embedded demo console (no console needed)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "per attempt: the longest wait for the console without progress (0: none); a failed attempt is retried where safe")
 	pf.BoolVar(&a.debugFlag, "debug", false, "print each request and answer (method, URL, status, timing, bodies; secrets redacted) on stderr (or ACCESS_DEBUG=1)")
-	pf.StringVarP(&a.output, "output", "o", "", "output format: table, json, jsonl or yaml (default table on a terminal, json otherwise)")
+	pf.StringVarP(&a.output, "output", "o", "", "output format: table, wide (a table with every member), json, jsonl or yaml (default table on a terminal, json otherwise)")
 	pf.StringVar(&a.jq, "jq", "", "filter JSON output with a jq `EXPR`")
 	pf.Var(refusedFlag{errTokenFlag}, "token", "not accepted: a token on the command line shows in ps and the shell history")
 	_ = pf.MarkHidden("token")
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "wide", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		switch a.output {
 		case "", "table", "json", "jsonl", "yaml":
+		case "wide": // a table with every member (tableshape.go)
+			a.output, a.wide = "table", true
 		default:
-			return usageErrorf("unknown output format %q: want table, json, jsonl or yaml", a.output)
+			return usageErrorf("unknown output format %q: want table, wide, json, jsonl or yaml", a.output)
 		}
 		if a.timeout < 0 {
 			return usageErrorf("--timeout %s: give 0 (no limit) or a positive duration", a.timeout)
 		}
 		if a.jq != "" && (a.output == "table" || a.output == "yaml") {
-			return usageErrorf("--jq works on JSON output, not -o %s", a.output)
+			return usageErrorf("--jq works on JSON output, not -o %s", a.outputName())
 		}
 		return nil
 	}

@@ -34,6 +34,9 @@ type tableWriter struct {
 	width int
 	// cellOf writes a cell (app.cellOf: times as local date and time).
 	cellOf func(col string, v any) string
+	// wide adds every other member of the records, in the order of JSON,
+	// after the columns (-o wide); noHeaders leaves the heading out.
+	wide, noHeaders bool
 
 	keys, heads []string
 	widths      []int
@@ -53,6 +56,9 @@ func (t *tableWriter) add(rec any) error {
 		if len(cols) == 0 {
 			cols = defaultColumns(g)
 		}
+		if t.wide {
+			cols = wideColumns(cols, rec)
+		}
 		t.keys, t.heads = make([]string, len(cols)), make([]string, len(cols))
 		t.widths = make([]int, len(cols))
 		for i, c := range cols {
@@ -61,7 +67,9 @@ func (t *tableWriter) add(rec any) error {
 				head = strings.ToUpper(strings.ReplaceAll(c[strings.LastIndex(c, ".")+1:], "_", " "))
 			}
 			t.keys[i], t.heads[i] = key, head
-			t.widths[i] = utf8.RuneCountInString(head)
+			if !t.noHeaders {
+				t.widths[i] = utf8.RuneCountInString(head)
+			}
 		}
 	}
 	cells := make([]string, len(t.keys))
@@ -109,13 +117,15 @@ func (t *tableWriter) flush() error {
 	t.buf.Reset()
 	if !t.started {
 		t.started = true
-		if t.color {
-			t.buf.WriteString("\x1b[1m")
-		}
-		t.line(t.heads)
-		if t.color {
-			t.buf.Truncate(t.buf.Len() - 1)
-			t.buf.WriteString("\x1b[0m\n")
+		if !t.noHeaders {
+			if t.color {
+				t.buf.WriteString("\x1b[1m")
+			}
+			t.line(t.heads)
+			if t.color {
+				t.buf.Truncate(t.buf.Len() - 1)
+				t.buf.WriteString("\x1b[0m\n")
+			}
 		}
 	}
 	for _, r := range t.rows {
@@ -171,7 +181,8 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) 
 	p := a.newProgress("record")
 	p.active = p.active && lazy
 	defer p.done()
-	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth(), cellOf: a.cellOf}
+	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth(), cellOf: a.cellOf,
+		wide: a.wide, noHeaders: a.noHeaders}
 	var err error
 	serr := s(func(rec any) bool {
 		if err = t.add(rec); err != nil {
@@ -220,4 +231,21 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 		_, err = io.WriteString(w, "[]\n")
 	}
 	return err
+}
+
+// wideColumns is cols and then every other top-level member of rec, in
+// the order of JSON (-o wide).
+func wideColumns(cols []string, rec any) []string {
+	have := map[string]bool{}
+	for _, c := range cols {
+		key, _, _ := strings.Cut(c, ":")
+		have[key] = true
+	}
+	out := append([]string(nil), cols...)
+	for _, k := range jsonOrder(rec) {
+		if !have[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
