@@ -238,6 +238,19 @@ func TestReferenceStable(t *testing.T) {
 	if diffs := referenceDiff(first, second); len(diffs) > 0 {
 		t.Fatalf("the reference changed with the environment:\n%s", strings.Join(diffs, "\n"))
 	}
+	// One man page per Markdown page: two commands whose paths join to
+	// the same man page name (a-b c, a b-c) would overwrite each other.
+	var md, man int
+	for name := range first {
+		if strings.HasPrefix(name, "cli/") {
+			md++
+		} else {
+			man++
+		}
+	}
+	if md != man {
+		t.Errorf("%d Markdown pages but %d man pages: two commands share a man page name", md, man)
+	}
 	for _, name := range []string{"cli/access.md", "cli/access_doors_list.md", "man/access.1", "man/access-doors-list.1"} {
 		if _, ok := first[name]; !ok {
 			t.Errorf("no %s generated", name)
