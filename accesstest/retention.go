@@ -1,6 +1,7 @@
 package accesstest
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"time"
@@ -87,6 +88,7 @@ func (r *ring[T]) reset() { r.list = nil }
 // and the indexes are rebuilt.
 type logStore struct {
 	ents    []SystemLogEntry // ents[i] is at position first+i
+	enc     [][]byte         // enc[i] is ents[i] as the state file holds it, once encoded (Server.StateParts); entries never change once added
 	first   int
 	byTopic map[access.SystemLogTopic][]int
 	byActor map[string][]int // entries with an actor id
@@ -100,6 +102,21 @@ func (l *logStore) len() int { return len(l.ents) }
 // all returns the entries, oldest first; they are shared.
 func (l *logStore) all() []SystemLogEntry { return l.ents }
 
+// encoded returns the entries as the state file holds them, encoding
+// only those not encoded before.
+func (l *logStore) encoded() ([][]byte, error) {
+	for i := range l.ents {
+		if l.enc[i] == nil {
+			b, err := json.Marshal(logEntryFile{Topic: l.ents[i].Topic, Entry: l.ents[i].SystemLog})
+			if err != nil {
+				return nil, err
+			}
+			l.enc[i] = b
+		}
+	}
+	return slices.Clone(l.enc), nil
+}
+
 // published is an entry's time in Unix milliseconds.
 func published(e *SystemLogEntry) int64 { return int64(e.Source.Event.Published) }
 
@@ -112,12 +129,14 @@ func (l *logStore) add(now time.Time, entries ...SystemLogEntry) {
 			inOrder = false
 		}
 		l.ents = append(l.ents, *e)
+		l.enc = append(l.enc, nil)
 		if inOrder {
 			l.index(l.first+len(l.ents)-1, e)
 		}
 	}
 	if !inOrder {
 		slices.SortStableFunc(l.ents, func(a, b SystemLogEntry) int { return cmpInt64(published(&a), published(&b)) })
+		l.enc = make([][]byte, len(l.ents)) // moved: encoded again
 		l.reindex()
 	}
 	l.trim(now)
@@ -125,7 +144,7 @@ func (l *logStore) add(now time.Time, entries ...SystemLogEntry) {
 
 // load replaces the entries (a state read from a file), in time order.
 func (l *logStore) load(now time.Time, entries []SystemLogEntry) {
-	l.ents, l.first = nil, 0
+	l.ents, l.enc, l.first = nil, nil, 0
 	l.byTopic, l.byActor = nil, nil
 	l.add(now, entries...)
 }
@@ -178,6 +197,8 @@ func (l *logStore) trim(now time.Time) {
 		*e = SystemLogEntry{} // let go of what it holds
 	}
 	l.ents = l.ents[drop:]
+	clear(l.enc[:drop])
+	l.enc = l.enc[drop:]
 	l.first += drop
 }
 

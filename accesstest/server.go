@@ -110,6 +110,25 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
+// WithCommit makes every API request that changed state wait for
+// commit before its answer is sent: the hook of a store that must keep
+// what it acknowledges (access fake's state file). commit is called after
+// the handler returned and released the server's lock, with the
+// request's context; it returns once every change made so far is kept
+// (the [Server.OnChange] functions of the request's change have run by
+// then). When it returns an error the change is not acknowledged: the
+// answer is a 503 in the console's error shape (CODE_SYSTEM_ERROR)
+// instead of the handler's, as when a console cannot write its database.
+// The change stays in the server's state. Reads (GET) and requests that
+// changed nothing never wait, nor does the notifications WebSocket.
+func WithCommit(commit func(ctx context.Context) error) Option {
+	return func(s *Server) { s.commit = commit }
+}
+
+// commitFailedMessage is the msg of the 503 a request gets when its
+// change could not be kept (WithCommit).
+const commitFailedMessage = "The change could not be saved; it is not acknowledged."
+
 // Request is a request the server received, as [Server.Requests] reports
 // it. The credential headers (Authorization, X-API-KEY) are redacted.
 type Request struct {
@@ -195,9 +214,10 @@ type Server struct {
 	closeOnce sync.Once
 	life      lifecycle // the goroutines Close waits for
 	delivery  *http.Client
-	retry     retryPolicy  // webhooks.go: set by WithWebhookRetries only
-	notify    notifyHub    // notifications.go: the notifications WebSocket's subscribers
-	console   consoleState // console.go: the proxy's firmware, restarts, Access missing
+	retry     retryPolicy                 // webhooks.go: set by WithWebhookRetries only
+	notify    notifyHub                   // notifications.go: the notifications WebSocket's subscribers
+	console   consoleState                // console.go: the proxy's firmware, restarts, Access missing
+	commit    func(context.Context) error // WithCommit
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
@@ -723,7 +743,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, mode acces
 	// and so after it released s.mu: a client that does not read its
 	// answer holds up nothing but its own connection.
 	a := &answer{header: http.Header{}}
+	before := s.mu.seq.Load()
 	next(a)
+	if s.commit != nil && r.Method != http.MethodGet && s.mu.seq.Load() != before {
+		if err := s.commit(r.Context()); err != nil {
+			writeError(w, http.StatusServiceUnavailable, access.CodeSystemError, commitFailedMessage)
+			return
+		}
+	}
 	if f != nil && f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}

@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/access-dev/access"
@@ -73,6 +76,7 @@ func (e *StateError) Is(target error) bool {
 type stateLock struct {
 	sync.Mutex
 	changed bool
+	seq     atomic.Uint64 // changes made so far: a request compares it before and after (WithCommit)
 
 	hooksMu sync.Mutex
 	hooks   []*func()
@@ -86,6 +90,9 @@ func (l *stateLock) touch() { l.changed = true }
 func (l *stateLock) Unlock() {
 	changed := l.changed
 	l.changed = false
+	if changed {
+		l.seq.Add(1)
+	}
 	l.Mutex.Unlock()
 	if !changed {
 		return
@@ -639,4 +646,62 @@ func cmpUint(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// StatePart is one member of the document [Server.WriteState] writes,
+// encoded compactly: a list member element by element (Elems), any
+// other member whole (Value).
+type StatePart struct {
+	Key   string
+	List  bool
+	Elems [][]byte
+	Value []byte
+}
+
+// StateParts returns the state WriteState writes, member by member, in
+// the document's order, each list element encoded on its own: the form
+// a journal of changes compares with the previous one to write only what
+// changed (access fake's state journal). An object whose members are
+// these parts, lists as arrays of their elements, is a document
+// [Server.ReadState] reads.
+func (s *Server) StateParts() ([]StatePart, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock() // the records are shared: encoded under the lock
+	v := reflect.ValueOf(s.stateFile()).Elem()
+	t := v.Type()
+	parts := make([]StatePart, 0, t.NumField())
+	for i := range t.NumField() {
+		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fv := v.Field(i)
+		p := StatePart{Key: key}
+		if key == "system_logs" {
+			// Entries never change once added: each is encoded once.
+			elems, err := s.logs.log.encoded()
+			if err != nil {
+				return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
+			}
+			p.List, p.Elems = true, elems
+			parts = append(parts, p)
+			continue
+		}
+		if fv.Kind() == reflect.Slice && !fv.IsNil() {
+			p.List = true
+			p.Elems = make([][]byte, fv.Len())
+			for j := range fv.Len() {
+				b, err := json.Marshal(fv.Index(j).Interface())
+				if err != nil {
+					return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
+				}
+				p.Elems[j] = b
+			}
+		} else {
+			b, err := json.Marshal(fv.Interface())
+			if err != nil {
+				return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
+			}
+			p.Value = b
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
 }

@@ -318,3 +318,72 @@ func vmRSS(b *testing.B, pid int) int64 {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+// BenchmarkDurableCreates is user creations/s acknowledged by the
+// simulator from 32 concurrent clients: /durable with --state (each
+// answered once its change is on disk), on the demo site and on a site
+// of 10,000 users; /async with --async-save; /memory without a state
+// file, the baseline, in the same run.
+func BenchmarkDurableCreates(b *testing.B) {
+	const clients = 32
+	run := func(b *testing.B, cfg simulator.Config, users int) {
+		cfg.Addr, cfg.NoUI, cfg.Demo = "127.0.0.1:0", true, true
+		sim, err := simulator.Start(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sim.Close()
+		st := sim.Sites[0]
+		for i := len(st.Fake.Users()); i < users; i++ {
+			st.Fake.AddUser(access.User{FirstName: "User", LastName: strconv.Itoa(i), UserEmail: fmt.Sprintf("user%d@example.com", i),
+				EmployeeNumber: strconv.Itoa(100000 + i), Status: access.UserStatusActive})
+		}
+		hc := benchHTTP(clients)
+		defer hc.CloseIdleConnections()
+		var n atomic.Int64
+		create := func() error {
+			body := fmt.Sprintf(`{"first_name":"Bench","last_name":"%d"}`, n.Add(1))
+			req, _ := http.NewRequest(http.MethodPost, st.URL+"/api/v1/developer/users", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+st.Token())
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
+		}
+		if err := create(); err != nil {
+			b.Fatal(err)
+		}
+		b.SetParallelism((clients + 1) / 2) // 16 goroutines per core: 32 on 2 cores
+		b.ResetTimer()
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := create(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "creates/s")
+	}
+	for _, users := range []int{0, 10000} {
+		name := "demo"
+		if users > 0 {
+			name = strconv.Itoa(users) + "users"
+		}
+		b.Run("durable/"+name, func(b *testing.B) {
+			run(b, simulator.Config{StatePath: filepath.Join(b.TempDir(), "state.json")}, users)
+		})
+		b.Run("async/"+name, func(b *testing.B) {
+			run(b, simulator.Config{StatePath: filepath.Join(b.TempDir(), "state.json"), AsyncSave: true}, users)
+		})
+		b.Run("memory/"+name, func(b *testing.B) { run(b, simulator.Config{}, users) })
+	}
+}

@@ -79,6 +79,9 @@ The control API under /_fake/v1/ drives the site from any language's tests
 			if cfg.Sites < 1 {
 				return usageErrorf("--sites %d: give 1 or more", cfg.Sites)
 			}
+			if cmd.Flags().Changed("save-interval") && !cfg.AsyncSave {
+				return usageErrorf("--save-interval goes with --async-save: without it every write is saved before it is answered")
+			}
 			if interval <= 0 || interval > DefaultSaveInterval {
 				return usageErrorf("--save-interval %s: give a positive duration up to %s", interval, DefaultSaveInterval)
 			}
@@ -129,8 +132,9 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	f.Var(refusedSecret{"a token", "ACCESS_FAKE_TOKEN or --token-file FILE"}, "token", "not accepted: a token on the command line shows in the process list")
 	_ = f.MarkHidden("token")
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
-	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, saved after every change, locked while this process runs (FILE.lock)")
-	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "longest wait before a change is saved (at most 100ms)")
+	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, locked while this process runs (FILE.lock); a write is answered once its change is saved (fsync)")
+	f.BoolVar(&cfg.AsyncSave, "async-save", false, "with --state, answer writes before they are saved: faster, but a crash can lose the last --save-interval (100ms) of changes")
+	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "with --async-save, longest wait before a change is saved (at most 100ms)")
 	f.BoolVar(&logSaves, "log-saves", false, "print each save of the state file, and how long it took, on stderr")
 	f.StringVar(&cfg.CertFile, "cert", "", "PEM certificate (default: a self-signed one, kept beside --state as FILE.tls.pem)")
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")

@@ -1,5 +1,21 @@
 package simulator
 
+import "os"
+
+// SetFailSave sets the seam through which the tests fail the saves of a
+// state file: f is called before each save, and its error fails it.
+func SetFailSave(cfg *Config, f func() error) { cfg.failSave = f }
+
+// StateDocument is the state a state file and its journal hold, as the
+// next start loads it.
+func StateDocument(path string) ([]byte, error) {
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return replayJournal(snapshot, journalPath(path))
+}
+
 // ControlRoutes lists the control API's routes as "METHOD /path" (under
 // ControlPrefix), for the test that checks them against openapi.json.
 func ControlRoutes() []string {

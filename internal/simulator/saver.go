@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/access-dev/access/accesstest"
 )
 
 // stateStore is what the saver needs of a fake: its whole state as
@@ -51,7 +56,15 @@ func loadState(fake any, path string) (loaded bool, err error) {
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return false, usageErrorf("state file %s: is a directory", path)
 	}
-	if err := store.ReadState(bufio.NewReader(f)); err != nil {
+	snapshot, err := io.ReadAll(f)
+	if err != nil {
+		return false, usageErrorf("state file %s: cannot read it: %v", path, errors.Unwrap(err))
+	}
+	doc, err := replayJournal(snapshot, journalPath(path))
+	if err != nil {
+		return false, usageErrorf("state file %s: refused, nothing loaded or overwritten: %v", path, err)
+	}
+	if err := store.ReadState(bytes.NewReader(doc)); err != nil {
 		return false, usageErrorf("state file %s: refused, nothing loaded or overwritten: %v", path, err)
 	}
 	return true, nil
@@ -115,56 +128,154 @@ func isTempName(name, base string) bool {
 	return true
 }
 
-// saver writes the state file after changes: at most once per interval,
-// atomically (a temporary file in the same directory, fsync, rename,
-// fsync of the directory), so that a crash at any moment leaves either
-// the previous file or the new one.
+// saver writes the state file after changes, atomically (a temporary
+// file in the same directory, fsync, rename, fsync of the directory), so
+// that a crash at any moment leaves either the previous file or the new
+// one.
+//
+// Durable (the default of --state): a change is acknowledged only once a
+// save that holds it is on disk ([saver.commit], the fake's commit hook
+// on the request path). Saves follow one another with no pause: the
+// writes that arrive during one save all wait for the next one (group
+// commit), so that one save acknowledges a whole batch. A failed save is
+// retried with back-off (saveRetryFirst, doubling up to saveRetryMost);
+// the writes it held are answered 503 meanwhile, and the page says the
+// state is not saved.
+//
+// Not durable (--async-save): writes are answered at once and saved at
+// most once per interval, so that a crash can lose the last interval's
+// changes.
 type saver struct {
 	store    stateStore
 	path     string
 	interval time.Duration
+	durable  bool
+	failSave func() error // a seam for tests: an error fails the save before it writes
 	kick     chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
+	finished chan struct{} // closed after the last save, at close
 	remove   func()
+	changes  atomic.Uint64 // changes seen: the store's change calls
+
+	fileMu sync.Mutex // one save at a time
+	// With durable saves of a store that gives its state in parts: the
+	// journal (journal.go), and what the last save held.
+	parts       partsStore
+	prev        []accesstest.StatePart
+	journal     *os.File
+	journalSize int64
+	snapSize    int64
 
 	mu      sync.Mutex
+	saved   uint64        // every change up to this count is on disk
+	tried   uint64        // the last save began when this many changes had been seen
+	err     error         // the last save's error, nil once a save succeeds
+	turn    chan struct{} // closed when a save ends, then replaced
 	saves   int
-	err     error // the last save's error
 	errOut  io.Writer
 	logOut  io.Writer // with --log-saves: a line per save
 	longest time.Duration
 }
 
+// The back-off of a failed save's retries.
+const (
+	saveRetryFirst = 20 * time.Millisecond
+	saveRetryMost  = 2 * time.Second
+)
+
+// errSaverClosed answers the writes still waiting for a save when the
+// saver closed without one that holds them.
+var errSaverClosed = errors.New("the simulator stopped before the change was saved")
+
 // newSaver saves once at once (creating the file, and proving it can be
 // written), then after every change of the store. log, when not nil,
-// gets a line per save.
-func newSaver(fake any, path string, interval time.Duration, log io.Writer) (*saver, error) {
+// gets a line per save. durable makes commit wait for a save; failSave,
+// when not nil, is called before each save and fails it with its error.
+func newSaver(fake any, path string, interval time.Duration, durable bool, log io.Writer, failSave func() error) (*saver, error) {
 	store, err := storeOf(fake)
 	if err != nil {
 		return nil, err
 	}
 	removeTempFiles(path)
-	sv := &saver{store: store, path: path, interval: interval, kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), errOut: os.Stderr, logOut: log}
-	if err := sv.save(); err != nil {
+	removeTempFiles(journalPath(path))
+	sv := &saver{store: store, path: path, interval: interval, durable: durable, failSave: failSave,
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), finished: make(chan struct{}),
+		turn: make(chan struct{}), errOut: os.Stderr, logOut: log}
+	if ps, ok := store.(partsStore); ok && durable {
+		sv.parts = ps
+	}
+	if err := sv.attempt(); err != nil {
 		return nil, usageErrorf("state file %s: cannot write it: %v", path, err)
+	}
+	if sv.parts == nil {
+		// Whole snapshots from now on: a journal of an earlier durable
+		// run is in the file just written.
+		if err := os.Remove(journalPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, usageErrorf("state file %s: cannot remove its old journal: %v", path, err)
+		}
 	}
 	sv.remove = store.OnChange(sv.changed)
 	go sv.run()
 	return sv, nil
 }
 
-// changed is the store's change callback: it must not block.
+// changed is the store's change callback: it must not block. It runs
+// before the change's request waits in commit.
 func (sv *saver) changed() {
+	sv.changes.Add(1)
 	select {
 	case sv.kick <- struct{}{}:
 	default:
 	}
 }
 
+// commit returns once every change seen so far is on disk, or the error
+// of the save that should have held them (then the change is not
+// acknowledged), or ctx's error.
+func (sv *saver) commit(ctx context.Context) error {
+	target := sv.changes.Load()
+	sv.mu.Lock()
+	for {
+		switch {
+		case sv.saved >= target:
+			sv.mu.Unlock()
+			return nil
+		case sv.err != nil && sv.tried >= target:
+			err := sv.err
+			sv.mu.Unlock()
+			return err
+		}
+		turn := sv.turn
+		sv.mu.Unlock()
+		select {
+		case <-turn:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-sv.finished:
+			sv.mu.Lock()
+			ok := sv.saved >= target
+			sv.mu.Unlock()
+			if ok {
+				return nil
+			}
+			return errSaverClosed
+		}
+		sv.mu.Lock()
+	}
+}
+
+// failing returns the error of the last save while saves fail, else nil
+// (the page shows it).
+func (sv *saver) failing() error {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.err
+}
+
 func (sv *saver) run() {
 	defer close(sv.done)
+	backoff := time.Duration(0)
 	for {
 		select {
 		case <-sv.stop:
@@ -172,12 +283,32 @@ func (sv *saver) run() {
 		case <-sv.kick:
 		}
 		began := time.Now()
-		if err := sv.save(); err != nil {
-			fmt.Fprintf(sv.errOut, "access fake: saving %s: %v\n", sv.path, err)
+		wait := time.Duration(0)
+		if err := sv.attempt(); err != nil {
+			if backoff == 0 {
+				fmt.Fprintf(sv.errOut, "access fake: saving %s: %v (retrying; writes are answered 503 until a save succeeds)\n", sv.path, err)
+				backoff = saveRetryFirst
+			} else {
+				backoff = min(2*backoff, saveRetryMost)
+			}
+			wait = backoff
+			select { // the retry: the changes are still to be saved
+			case sv.kick <- struct{}{}:
+			default:
+			}
+		} else if backoff != 0 {
+			backoff = 0
+			fmt.Fprintf(sv.errOut, "access fake: saving %s: saved again\n", sv.path)
 		}
-		// At most one save per interval: changes meanwhile wait for the
-		// next one, which starts one interval after this one did.
-		t := time.NewTimer(sv.interval - time.Since(began))
+		if !sv.durable {
+			// At most one save per interval: changes meanwhile wait for
+			// the next one, which starts one interval after this one did.
+			wait = max(wait, sv.interval-time.Since(began))
+		}
+		if wait <= 0 {
+			continue
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-sv.stop:
 			t.Stop()
@@ -192,7 +323,18 @@ func (sv *saver) close() error {
 	sv.remove()
 	close(sv.stop)
 	<-sv.done
-	return sv.save()
+	sv.fileMu.Lock()
+	sv.prev = nil // a last compaction: the file alone holds the state
+	sv.fileMu.Unlock()
+	err := sv.attempt()
+	close(sv.finished)
+	sv.fileMu.Lock()
+	if sv.journal != nil {
+		_ = sv.journal.Close()
+		sv.journal = nil
+	}
+	sv.fileMu.Unlock()
+	return err
 }
 
 // Saves reports how many times the file was written.
@@ -202,20 +344,49 @@ func (sv *saver) Saves() int {
 	return sv.saves
 }
 
-// save writes the state to a temporary file beside the state file,
-// syncs it, renames it over the state file and syncs the directory.
-func (sv *saver) save() (err error) {
-	began := time.Now()
+// attempt saves the state and records what the save holds: the changes
+// seen before it began.
+func (sv *saver) attempt() error {
+	sv.fileMu.Lock()
+	defer sv.fileMu.Unlock()
+	n := sv.changes.Load() // before the snapshot: every change counted is in it
+	took, err := sv.save()
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	defer func() { sv.err = err }()
+	sv.tried, sv.err = n, err
+	if err == nil {
+		sv.saved = n
+		sv.saves++
+		sv.longest = max(sv.longest, took)
+	}
+	close(sv.turn)
+	sv.turn = make(chan struct{})
+	return err
+}
+
+// save writes the state to a temporary file beside the state file,
+// syncs it, renames it over the state file and syncs the directory.
+// The caller holds fileMu.
+func (sv *saver) save() (took time.Duration, err error) {
+	began := time.Now()
+	if sv.failSave != nil {
+		if err := sv.failSave(); err != nil {
+			return 0, err
+		}
+	}
+	if sv.parts != nil {
+		if err := sv.saveJournal(); err != nil {
+			return 0, err
+		}
+		return sv.logSave(began), nil
+	}
 	dir, base := filepath.Split(sv.path)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -225,29 +396,36 @@ func (sv *saver) save() (err error) {
 	}()
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err = sv.store.WriteState(bw); err != nil {
-		return err
+		return 0, err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return 0, err
 	}
 	if err = tmp.Sync(); err != nil {
-		return err
+		return 0, err
 	}
 	if err = tmp.Close(); err != nil {
-		return err
+		return 0, err
 	}
 	if err = os.Rename(tmp.Name(), sv.path); err != nil {
-		return err
+		return 0, err
 	}
-	sv.saves++
+	// The rename itself is durable only once the directory is synced.
+	if err = syncDir(dir); err != nil {
+		return 0, err
+	}
+	return sv.logSave(began), nil
+}
+
+// logSave returns how long the save begun at began took, and prints it
+// with --log-saves.
+func (sv *saver) logSave(began time.Time) time.Duration {
 	took := time.Since(began)
-	sv.longest = max(sv.longest, took)
 	if sv.logOut != nil {
-		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s, began %s)\n", sv.path, took.Round(time.Microsecond), sv.longest.Round(time.Microsecond), began.Format(time.RFC3339Nano))
+		sv.mu.Lock()
+		longest := max(sv.longest, took)
+		sv.mu.Unlock()
+		fmt.Fprintf(sv.logOut, "access fake: saved %s in %s (longest %s, began %s)\n", sv.path, took.Round(time.Microsecond), longest.Round(time.Microsecond), began.Format(time.RFC3339Nano))
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // the rename itself, on file systems that need it
-		_ = d.Close()
-	}
-	return nil
+	return took
 }

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,23 @@ func (m *memStore) set(n int) {
 	for _, f := range fs {
 		f()
 	}
+}
+
+// add increments the counter and returns its new value, then calls the
+// change functions, as the fake does after a change.
+func (m *memStore) add() int {
+	m.mu.Lock()
+	m.n++
+	n := m.n
+	fs := make([]func(), 0, len(m.listeners))
+	for _, f := range m.listeners {
+		fs = append(fs, f)
+	}
+	m.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+	return n
 }
 
 func (m *memStore) WriteState(w io.Writer) error {
@@ -106,7 +124,7 @@ func TestSaverBatchesABurst(t *testing.T) {
 	store := &memStore{}
 	const interval = 20 * time.Millisecond
 	start := time.Now()
-	sv, err := newSaver(store, path, interval, nil)
+	sv, err := newSaver(store, path, interval, false, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, sv.Saves(), "saved at once, creating the file")
 	// A burst of changes lasting several intervals.
@@ -138,7 +156,7 @@ func TestSaverFailedSaveKeepsTheOldFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	store := &memStore{n: 7}
-	sv, err := newSaver(store, path, time.Millisecond, nil)
+	sv, err := newSaver(store, path, time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -196,7 +214,7 @@ func TestSaverRemovesTemporaryFilesLeftByAKill(t *testing.T) {
 	other := filepath.Join(dir, ".other.json.tmp-1")
 	require.NoError(t, os.WriteFile(left, []byte(`{"version":1,"users":[`), 0o600))
 	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
-	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, sv.close())
 	assert.NoFileExists(t, left)
@@ -220,11 +238,56 @@ func TestSaverRemovesOnlyItsOwnTemporaryFiles(t *testing.T) {
 	for _, f := range append([]string{left}, keep...) {
 		require.NoError(t, os.WriteFile(f, []byte("x"), 0o600))
 	}
-	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, nil)
+	sv, err := newSaver(&memStore{}, path, 20*time.Millisecond, false, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, sv.close())
 	assert.NoFileExists(t, left)
 	for _, f := range keep {
 		assert.FileExists(t, f)
 	}
+}
+
+// TestSaverGroupCommit: with durable saves, commit returns only once the
+// file holds the change, and changes made together share saves: 64
+// writers making 20 changes each cost far fewer saves than changes.
+func TestSaverGroupCommit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	store := &memStore{}
+	sv, err := newSaver(store, path, time.Hour, true, nil, nil)
+	require.NoError(t, err)
+	const writers, each = 64, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				n := store.add()
+				if err := sv.commit(context.Background()); err != nil {
+					errs <- err
+					return
+				}
+				loaded := &memStore{}
+				if _, err := loadState(loaded, path); err != nil {
+					errs <- err
+					return
+				}
+				if loaded.n < n {
+					errs <- fmt.Errorf("change %d acknowledged, the file holds %d", n, loaded.n)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	saves := sv.Saves()
+	require.NoError(t, sv.close())
+	assert.Less(t, saves, writers*each/2, "one save per batch, not per change (%d saves)", saves)
 }

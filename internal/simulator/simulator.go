@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,7 +34,7 @@ import (
 const DefaultAddr = "127.0.0.1:12445"
 
 // DefaultSaveInterval is how often, at most, the state file is written
-// while changes come in.
+// while changes come in, with [Config.AsyncSave].
 const DefaultSaveInterval = 100 * time.Millisecond
 
 // Config is what `access fake` is started with; its zero value serves one
@@ -54,8 +55,15 @@ type Config struct {
 	// simulator holds an exclusive lock on each (StatePath + ".lock"); a
 	// symbolic link is followed once, at start.
 	StatePath string
-	// SaveInterval is the longest a change waits to be saved
-	// (DefaultSaveInterval when 0; at most 100 ms is sensible).
+	// AsyncSave answers writes before their change is saved, and saves
+	// at most once per SaveInterval: faster, but a crash (kill -9, power
+	// loss) can lose the changes of the last SaveInterval. By default a
+	// write is answered only once its change is on disk (the file and
+	// its directory synced), and a write whose save fails is answered
+	// 503 and not acknowledged.
+	AsyncSave bool
+	// SaveInterval is, with AsyncSave, the longest a change waits to be
+	// saved (DefaultSaveInterval when 0; at most 100 ms is sensible).
 	SaveInterval time.Duration
 	// LogSaves, when set, gets a line for every save of the state file
 	// with how long it took.
@@ -118,6 +126,10 @@ type Config struct {
 	// nil means accesstest.DefaultRetention(). A zero field keeps
 	// everything of its kind.
 	Retention *accesstest.Retention
+
+	// failSave, when set, is called before each save of a state file:
+	// an error fails that save (the tests' seam for a failing disk).
+	failSave func() error
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -133,8 +145,8 @@ func (c Config) String() string {
 		}
 		return "REDACTED"
 	}
-	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d ControlRemote:%t}",
-		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries, c.ControlRemote)
+	return fmt.Sprintf("simulator.Config{Addr:%q Token:%s Permissions:%v Demo:%t StatePath:%q AsyncSave:%t SaveInterval:%s CertFile:%q KeyFile:%q CertOut:%q Sites:%d UIPassword:%s NoUI:%t WebhookRetries:%d ControlRemote:%t}",
+		c.Addr, redact(c.Token), c.Permissions, c.Demo, c.StatePath, c.AsyncSave, c.SaveInterval, c.CertFile, c.KeyFile, c.CertOut, c.Sites, redact(c.UIPassword), c.NoUI, c.WebhookRetries, c.ControlRemote)
 }
 
 // GoString is String, for %#v.
@@ -350,6 +362,11 @@ func (st *Site) load(cfg Config) error {
 	if cfg.WithoutAccess {
 		opts = append(opts, accesstest.WithoutAccess())
 	}
+	if st.StatePath != "" && !cfg.AsyncSave {
+		// A write is answered once its change is saved (st.saver is
+		// made before the site serves).
+		opts = append(opts, accesstest.WithCommit(func(ctx context.Context) error { return st.saver.commit(ctx) }))
+	}
 	if cfg.HasSeed {
 		opts = append(opts, accesstest.WithSeed(cfg.Seed))
 	}
@@ -395,7 +412,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	fake := st.Fake
 	if st.StatePath != "" {
 		var err error
-		if st.saver, err = newSaver(fake, st.StatePath, cfg.SaveInterval, cfg.LogSaves); err != nil {
+		if st.saver, err = newSaver(fake, st.StatePath, cfg.SaveInterval, !cfg.AsyncSave, cfg.LogSaves, cfg.failSave); err != nil {
 			return err
 		}
 	}
@@ -409,11 +426,15 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		hosts = servedNames(cert.Leaf, host)
 	}
 	st.ctl = newControl(fake, st.page, controlAllowed(cfg.Addr, cfg.ControlRemote), hosts, st.token, fake.Token())
-	mux.Handle(ControlPrefix+"/", st.ctl)
+	mux.Handle(ControlPrefix+"/", st.durable(st.ctl))
 	if cfg.NoUI {
 		mux.Handle("/", api)
 	} else {
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
+		if st.saver != nil {
+			unsaved := st.saver.failing
+			st.ui.unsaved.Store(&unsaved)
+		}
 		mux.Handle("/", withPageCredential(st.ui, st.page))
 	}
 	st.srv = &http.Server{
@@ -468,6 +489,38 @@ func (w *cookieWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// durable makes a POST of the control API (an act) answered only once
+// the changes it made are saved, as accesstest.WithCommit does for the
+// developer API: its answer is held, and when the save fails the answer
+// is a 503 instead (code state_not_saved). Without durable saves h is
+// served as it is.
+func (st *Site) durable(h http.Handler) http.Handler {
+	sv := st.saver
+	if sv == nil || !sv.durable {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		before := sv.changes.Load()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if sv.changes.Load() != before {
+			if err := sv.commit(r.Context()); err != nil {
+				controlError(w, http.StatusServiceUnavailable, "state_not_saved", "the change could not be saved; it is not acknowledged")
+				return
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	})
 }
 
 // urlHost is the host:port of the site's URL: the address asked for with

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/access-dev/access/accesstest"
@@ -55,6 +56,10 @@ type console struct {
 	// so that a page of another site whose name was made to resolve to
 	// 127.0.0.1 (DNS rebinding) is refused.
 	hosts *hostNames
+	// unsaved, when set (with --state), returns the error of the state
+	// file's saves while they fail: the page then says the state is not
+	// saved.
+	unsaved atomic.Pointer[func() error]
 
 	live *broker
 }

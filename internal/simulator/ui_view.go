@@ -17,6 +17,7 @@ import (
 type view struct {
 	Now        time.Time
 	Emergency  access.EmergencyStatus
+	Unsaved    string // why the state file is not saved, while its saves fail
 	Floors     []floorView
 	Devices    []deviceView
 	Users      int
@@ -71,6 +72,11 @@ func (c *console) snapshot(q string) view {
 	v := view{Now: f.Now(), Emergency: f.Emergency(), Query: q, Ops: knownOps,
 		Retries: c.retries, Backoff: accesstest.DefaultWebhookRetryBackoff}
 	v.Direct, v.Proxy = f.RequestsByMode()
+	if f := c.unsaved.Load(); f != nil {
+		if err := (*f)(); err != nil {
+			v.Unsaved = err.Error()
+		}
+	}
 	doors := f.Doors()
 	devs := f.DeviceList().Devices()
 	enrolling := f.EnrollingDevices()
