@@ -23,14 +23,14 @@ import (
 // replaces its personal data, [SiteRecord.WriteState] writes it in the
 // format [Server.ReadState] reads.
 type SiteRecord struct {
-	BuildingID    string
-	BuildingName  string
-	Floors        []access.FloorTopology
-	Doors         []access.Door
-	Devices       []access.Device
+	BuildingID   string
+	BuildingName string
+	Floors       []access.FloorTopology
+	Doors        []access.Door
+	Devices      []access.Device
 	// DeviceDoors are the doors each device serves, by device id (a
 	// device the console lists under several doors is in Devices once).
-	DeviceDoors map[string][]string
+	DeviceDoors   map[string][]string
 	DoorGroups    []access.DoorGroup
 	Schedules     []access.Schedule
 	HolidayGroups []access.HolidayGroup

@@ -321,4 +321,3 @@ func idsOf(l []map[string]any) []string {
 	}
 	return out
 }
-
