@@ -22,7 +22,9 @@ policies, user groups, who belongs to which group and holds which policy), with
 people's data replaced by pseudonyms: the same person gets the same generated
 name, email and employee number throughout; card tokens and numbers, PINs and
 plates are replaced consistently; ids and other fields are kept. The key of the
-pseudonyms is random and never written. Then:
+pseudonyms is random and never written. DIR is the seed folder to write
+(created if missing; a seed already in it is replaced once the new one is
+written). Then:
 
   access fake --seed-from DIR`,
 		Example: "  access fake record ./site-seed\n  access --profile office fake record ./site-seed",
