@@ -80,9 +80,19 @@ func recordDemo(t *testing.T) (src, dst *accesstest.Server, seed []byte) {
 			t.Fatal(err)
 		}
 	}
+	before := len(src.Requests())
 	rec, err := accesstest.RecordSite(ctx, src.Client())
 	if err != nil {
 		t.Fatal(err)
+	}
+	reqs := src.Requests()[before:]
+	if len(reqs) < 10 {
+		t.Fatalf("recording made %d requests", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Method != "GET" { // a recording only reads
+			t.Errorf("recording sent %s %s", r.Method, r.Path)
+		}
 	}
 	rec.Pseudonymise([]byte("a key for the test"))
 	var buf bytes.Buffer
