@@ -369,6 +369,13 @@ func (r *SiteRecord) Pseudonymise(key []byte) {
 
 func (p pseudonyms) touchPass(t *access.TouchPass) {
 	t.CardID = p.token(t.CardID)
+	if t.CardName != "" { // often the holder's name: "Ada's iPhone"
+		t.CardName = "pass " + p.hex("card name", t.CardName, 8)
+		if t.UserID != "" {
+			first, _, _, _ := p.person(t.UserID)
+			t.CardName = first + "'s " + t.CardName
+		}
+	}
 	if t.UserID != "" {
 		first, last, email, _ := p.person(t.UserID)
 		if t.UserName != "" {

@@ -258,7 +258,7 @@ func personal(m map[string]any) []string {
 	first, _ := m["first_name"].(string)
 	last, _ := m["last_name"].(string)
 	add(first + " " + last)
-	for _, f := range []string{"email", "user_email", "employee_number", "mobile_phone", "phone", "user_name", "display_id"} {
+	for _, f := range []string{"email", "user_email", "employee_number", "mobile_phone", "phone", "user_name", "display_id", "card_name"} {
 		add(m[f])
 	}
 	if m["card_id"] != nil || m["display_id"] != nil {
