@@ -86,8 +86,16 @@ func RecordSite(ctx context.Context, c *access.Client) (*SiteRecord, error) {
 	if r.DoorGroups, _, err = c.DoorGroups.List(ctx); err != nil {
 		return fail("door groups", err)
 	}
-	if r.Schedules, _, err = c.Schedules.List(ctx); err != nil {
+	scheds, _, err := c.Schedules.List(ctx) // summaries: each is read whole
+	if err != nil {
 		return fail("schedules", err)
+	}
+	for _, sc := range scheds {
+		full, _, err := c.Schedules.Get(ctx, sc.ID)
+		if err != nil {
+			return fail("schedule", err)
+		}
+		r.Schedules = append(r.Schedules, *full)
 	}
 	hs, _, err := c.HolidayGroups.List(ctx)
 	if err != nil {

@@ -125,6 +125,21 @@ func TestRecordSiteRoundTrip(t *testing.T) {
 			t.Errorf("%s differs:\n src %s\n dst %s", p, js(a), js(b))
 		}
 	}
+	// Each record read by its id answers the same too.
+	for _, p := range []string{"/doors", "/door_groups", "/access_policies", "/access_policies/schedules", "/access_policies/holiday_groups", "/user_groups"} {
+		for _, r := range readList(t, sc, p, false) {
+			var a, b json.RawMessage
+			if _, err := sc.Do(context.Background(), "GET", p+"/"+key(r), nil, &a); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dc.Do(context.Background(), "GET", p+"/"+key(r), nil, &b); err != nil {
+				t.Fatalf("%s/%s: %v", p, key(r), err)
+			}
+			if string(a) != string(b) {
+				t.Errorf("%s/%s differs:\n src %s\n dst %s", p, key(r), a, b)
+			}
+		}
+	}
 	// Devices come in groups: compare them flattened.
 	var da, db [][]map[string]any
 	if _, err := sc.Do(context.Background(), "GET", "/devices", nil, &da); err != nil {
