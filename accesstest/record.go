@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -30,16 +31,19 @@ type SiteRecord struct {
 	Devices      []access.Device
 	// DeviceDoors are the doors each device serves, by device id (a
 	// device the console lists under several doors is in Devices once).
-	DeviceDoors   map[string][]string
-	DoorGroups    []access.DoorGroup
-	Schedules     []access.Schedule
-	HolidayGroups []access.HolidayGroup
-	Policies      []access.AccessPolicy
-	UserGroups    []RecordedGroup
-	Users         []access.User
-	Visitors      []access.Visitor
-	NFCCards      []access.NFCCard
-	TouchPasses   []access.TouchPass
+	DeviceDoors map[string][]string
+	// DeviceSettings are the access-method settings of the devices that
+	// have them.
+	DeviceSettings []access.DeviceSettings
+	DoorGroups     []access.DoorGroup
+	Schedules      []access.Schedule
+	HolidayGroups  []access.HolidayGroup
+	Policies       []access.AccessPolicy
+	UserGroups     []RecordedGroup
+	Users          []access.User
+	Visitors       []access.Visitor
+	NFCCards       []access.NFCCard
+	TouchPasses    []access.TouchPass
 }
 
 // RecordedGroup is a user group with the ids of its direct members and of
@@ -83,6 +87,17 @@ func RecordSite(ctx context.Context, c *access.Client) (*SiteRecord, error) {
 		return fail("devices", err)
 	}
 	r.deviceDoors(devs)
+	for _, d := range r.Devices {
+		set, _, err := c.Devices.GetSettings(ctx, d.ID)
+		var apiErr *access.APIError
+		switch {
+		case errors.As(err, &apiErr) && (apiErr.Code == access.CodeDeviceDeviceNotFound || apiErr.Code == access.CodeDeviceAPINotSupported):
+			continue // a device without settings
+		case err != nil:
+			return fail("device settings", err)
+		}
+		r.DeviceSettings = append(r.DeviceSettings, *set)
+	}
 	if r.DoorGroups, _, err = c.DoorGroups.List(ctx); err != nil {
 		return fail("door groups", err)
 	}
@@ -434,6 +449,9 @@ func (r *SiteRecord) WriteState(w io.Writer) error {
 	for _, d := range r.Devices {
 		df := deviceFile{Device: d, Doors: nonNil(r.DeviceDoors[d.ID])}
 		f.Space.Devices = append(f.Space.Devices, df)
+	}
+	for i := range r.DeviceSettings {
+		f.Devices = append(f.Devices, &r.DeviceSettings[i])
 	}
 	for i := range r.NFCCards {
 		f.Credentials.Cards = append(f.Credentials.Cards, &r.NFCCards[i])

@@ -140,6 +140,22 @@ func TestRecordSiteRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	// Device settings, by device.
+	settings := 0
+	for _, id := range src.DeviceIDs() {
+		a, _ := src.Device(id)
+		b, ok := dst.Device(id)
+		if !ok || js(a) != js(b) {
+			t.Errorf("device %s settings %s, recorded %s", id, js(a), js(b))
+		}
+		settings++
+	}
+	sa, sb := src.DeviceIDs(), dst.DeviceIDs()
+	slices.Sort(sa)
+	slices.Sort(sb)
+	if settings == 0 || !slices.Equal(sa, sb) { // no list answers them: their order is not kept
+		t.Errorf("device settings of %v, recorded %v", src.DeviceIDs(), dst.DeviceIDs())
+	}
 	// Devices come in groups: compare them flattened.
 	var da, db [][]map[string]any
 	if _, err := sc.Do(context.Background(), "GET", "/devices", nil, &da); err != nil {
