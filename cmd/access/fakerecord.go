@@ -17,8 +17,9 @@ func (a *app) fakeRecordCommand() *cobra.Command {
 		Short: "Record a console's site, people pseudonymised, as a seed folder for access fake --seed-from",
 		Long: `record reads the console (only reads: every page of every list) and writes
 the seed folder DIR (DIR/` + simulator.SeedFile + `, mode 0600): the site's structure
-exactly (floors, doors, devices, door groups, schedules, holiday groups, access
-policies, user groups, who belongs to which group and holds which policy), with
+exactly (floors, doors, devices and their settings, door groups, schedules,
+holiday groups, access policies, user groups, who belongs to which group and
+holds which policy), with
 people's data replaced by pseudonyms: the same person gets the same generated
 name, email and employee number throughout; card tokens and numbers, PINs and
 plates are replaced consistently; ids and other fields are kept. The key of the
