@@ -604,10 +604,14 @@ func (st *loadedState) checkTimer(k timerKey) error {
 // their records. The caller holds s.mu.
 func (s *Server) install(st *loadedState) {
 	f := st.f
-	if f.Token != "" {
-		s.token = f.Token
+	switch {
+	case f.Token == "" && f.Tokens == nil: // a seed ([SiteRecord]): the server keeps its tokens
+	default:
+		if f.Token != "" {
+			s.token = f.Token
+		}
+		s.tokens = f.Tokens
 	}
-	s.tokens = f.Tokens
 	if s.tokens == nil {
 		s.tokens = map[string][]Permission{}
 	}

@@ -219,8 +219,14 @@ func scriptParams(mode access.Mode) testscript.Params {
 			// startfake starts an access fake (demo site, no web console)
 			// in the test process and points ACCESS_URL, ACCESS_TOKEN,
 			// ACCESS_FINGERPRINT and TOKEN at it, for access fake trigger.
+			// startfake [DIR] starts a fake (the demo, or the seed
+			// folder DIR, as access fake --seed-from DIR).
 			"startfake": func(ts *testscript.TestScript, neg bool, args []string) {
-				sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Demo: true, NoUI: true})
+				cfg := simulator.Config{Addr: "127.0.0.1:0", Demo: true, NoUI: true}
+				if len(args) > 0 {
+					cfg.SeedFrom = ts.MkAbs(args[0])
+				}
+				sim, err := simulator.Start(cfg)
 				ts.Check(err)
 				ts.Defer(func() { _ = sim.Close() })
 				st := sim.Sites[0]

@@ -133,6 +133,7 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	_ = f.MarkHidden("token")
 	f.BoolVar(&demoDefault, "demo", true, "load the demo site when there is no saved state")
 	f.StringVar(&cfg.StatePath, "state", "", "state file: loaded at start, locked while this process runs (FILE.lock); a write is answered once its change is saved (fsync)")
+	f.StringVar(&cfg.SeedFrom, "seed-from", "", "start from the site recorded in `DIR` by access fake record (DIR is only read; not with --state)")
 	f.BoolVar(&cfg.AsyncSave, "async-save", false, "with --state, answer writes before they are saved: faster, but a crash can lose the last --save-interval (100ms) of changes")
 	f.DurationVar(&interval, "save-interval", DefaultSaveInterval, "with --async-save, longest wait before a change is saved (at most 100ms)")
 	f.BoolVar(&logSaves, "log-saves", false, "print each save of the state file, and how long it took, on stderr")

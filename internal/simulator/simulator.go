@@ -55,6 +55,9 @@ type Config struct {
 	// simulator holds an exclusive lock on each (StatePath + ".lock"); a
 	// symbolic link is followed once, at start.
 	StatePath string
+	// SeedFrom is a seed folder (written by [Record]) the site starts
+	// from; it is only read. Not with StatePath.
+	SeedFrom string
 	// AsyncSave answers writes before their change is saved, and saves
 	// at most once per SaveInterval: faster, but a crash (kill -9, power
 	// loss) can lose the changes of the last SaveInterval. By default a
@@ -247,6 +250,9 @@ func Start(cfg Config) (*Simulator, error) {
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, usageErrorf("--cert and --key go together")
 	}
+	if cfg.SeedFrom != "" && cfg.StatePath != "" {
+		return nil, usageErrorf("--seed-from and --state do not go together: start from the seed without --state")
+	}
 	// Each state file is resolved (its symbolic links followed, once)
 	// and locked before anything else touches it: a second process
 	// given the same file stops here.
@@ -386,6 +392,12 @@ func (st *Site) load(cfg Config) error {
 		if loaded, err = loadState(fake, st.StatePath); err != nil {
 			return err
 		}
+	}
+	if cfg.SeedFrom != "" {
+		if err := loadSeed(fake, cfg.SeedFrom); err != nil {
+			return err
+		}
+		loaded = true
 	}
 	if !loaded && cfg.Demo {
 		fake.LoadDemoData()

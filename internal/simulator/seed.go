@@ -1,0 +1,72 @@
+package simulator
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+)
+
+// SeedFile is the file of a seed folder holding the recorded site (the
+// state format of accesstest.Server.ReadState, without tokens).
+const SeedFile = "site.json"
+
+// Record reads the site of the console c talks to (read-only, every
+// page of every list), replaces people's data by pseudonyms under a
+// random key that is never written (the same person gets the same
+// pseudonym throughout this recording, and no recording can be
+// reversed), and writes the seed folder dir (created, mode 0700;
+// dir/site.json, mode 0600). An existing seed in dir is replaced whole,
+// only once the new one is written.
+func Record(ctx context.Context, c *access.Client, dir string) (*accesstest.SiteRecord, error) {
+	rec, err := accesstest.RecordSite(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	rec.Pseudonymise(key)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("seed folder %s: %w", dir, errors.Unwrap(err))
+	}
+	tmp, err := os.CreateTemp(dir, ".site-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("seed folder %s: %w", dir, errors.Unwrap(err))
+	}
+	defer os.Remove(tmp.Name()) // once renamed, nothing
+	err = rec.WriteState(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, SeedFile))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seed folder %s: %w", dir, err)
+	}
+	return rec, nil
+}
+
+// loadSeed loads the seed folder dir into fake; dir is only read.
+func loadSeed(fake *accesstest.Server, dir string) error {
+	path := filepath.Join(dir, SeedFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return usageErrorf("--seed-from %s: no recorded site (%s, written by access fake record): %v", dir, SeedFile, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if err := fake.ReadState(f); err != nil {
+		return usageErrorf("--seed-from %s: refused: %v", dir, err)
+	}
+	return nil
+}
