@@ -25,6 +25,43 @@ const Version = "0.1.0"
 // apiPrefix is the path under which the controller serves the developer API.
 const apiPrefix = "/api/v1/developer"
 
+// ProxyPrefix is the path under which UniFi OS consoles serve the developer
+// API through their own reverse proxy on port 443, authenticated with an
+// X-API-KEY header (integrators' reports; see [Mode]). A base URL whose
+// path ends in it selects [ModeProxy].
+const ProxyPrefix = "/proxy/access/integration/v1/developer"
+
+// proxyLegacyPrefix is where older console firmware serves the
+// notifications WebSocket behind the proxy.
+const proxyLegacyPrefix = "/proxy/access/api/v1/developer"
+
+// Mode is how a [Client] reaches the developer API; the base URL given to
+// [NewClient] decides it.
+type Mode int
+
+const (
+	// ModeDirect is the API port of the console (https://<console>:12445):
+	// requests go under <base>/api/v1/developer with
+	// "Authorization: Bearer <token>", as the vendor's reference describes.
+	// A base with a reverse-proxy path prefix (for example
+	// https://<console>/proxy/access, as NVR Pro consoles are reported to
+	// serve it) is direct too.
+	ModeDirect Mode = iota
+	// ModeProxy is the UniFi OS console's reverse proxy
+	// (https://<console>/proxy/access/integration/v1/developer): requests
+	// go under that base with "X-API-KEY: <key>", the header sent in that
+	// exact case.
+	ModeProxy
+)
+
+// String returns "direct" or "proxy".
+func (m Mode) String() string {
+	if m == ModeProxy {
+		return "proxy"
+	}
+	return "direct"
+}
+
 const (
 	defaultUserAgent       = "access-go/" + Version
 	defaultTimeout         = 30 * time.Second
@@ -81,14 +118,18 @@ type service struct{ client *Client }
 // config is everything a Client needs per request. It sits behind a pointer
 // so that printing a Client never reaches the token.
 type config struct {
-	base       string // scheme://host[:port][/prefix] + apiPrefix, no trailing slash
-	baseURL    string // as given, normalised, for BaseURL()
-	authHeader string // "Bearer <token>"
-	userAgent  string
-	maxBody    int64
-	retry      RetryPolicy
-	rc         *retryablehttp.Client
-	hc         *http.Client // the inner client, under the retry layer
+	base      string // scheme://host[:port][/prefix] + apiPrefix (or the proxy base), no trailing slash
+	baseURL   string // as given, normalised, for BaseURL()
+	mode      Mode
+	authName  string // the credential header's name, set in the header map as it is
+	authValue string // "Bearer <token>" or the bare key
+	userAgent string
+	limiter   *rateLimiter // nil: no request budget
+	socket    socketMemo   // the notifications socket that answered
+	maxBody   int64
+	retry     RetryPolicy
+	rc        *retryablehttp.Client
+	hc        *http.Client // the inner client, under the retry layer
 
 	// headers are the values of the headers every request carries.
 	headers struct{ auth, json, userAgent []string }
@@ -99,10 +140,17 @@ type config struct {
 // I/O. The base URL may carry a path prefix for a reverse proxy; a trailing
 // "/" or "/api/v1/developer" is removed.
 //
+// The base URL decides the [Mode]. A base whose path ends in
+// [ProxyPrefix] ("https://192.168.1.1/proxy/access/integration/v1/developer")
+// is a UniFi OS console's proxy: requests go under that base and token
+// (an API key there) is sent as "X-API-KEY: <token>". Any other base is
+// direct: "Authorization: Bearer <token>". [WithAuthHeader] overrides the
+// header for setups that differ.
+//
 // Consoles serve a self-signed certificate: pass [WithPinnedCertificate],
 // [WithRootCAs] or, knowingly, [WithInsecureSkipVerify].
 func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
-	base, err := parseBaseURL(baseURL)
+	base, mode, err := parseBaseURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -123,21 +171,36 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	cfg := &config{
-		base:       base + apiPrefix,
-		baseURL:    base,
-		authHeader: "Bearer " + token,
-		userAgent:  defaultUserAgent,
-		maxBody:    o.maxBody,
-		retry:      o.retry,
-		hc:         hc,
+		base:      base,
+		baseURL:   base,
+		mode:      mode,
+		userAgent: defaultUserAgent,
+		maxBody:   o.maxBody,
+		retry:     o.retry,
+		hc:        hc,
+		limiter:   o.limiter,
+	}
+	if mode == ModeDirect {
+		cfg.base = base + apiPrefix
+	}
+	cfg.authName = o.authHeader
+	if cfg.authName == "" {
+		cfg.authName = "Authorization"
+		if mode == ModeProxy {
+			cfg.authName = "X-API-KEY"
+		}
+	}
+	cfg.authValue = token
+	if strings.EqualFold(cfg.authName, "Authorization") {
+		cfg.authName, cfg.authValue = "Authorization", "Bearer "+token
 	}
 	if o.userAgent != "" {
 		cfg.userAgent = o.userAgent + " " + defaultUserAgent
 	}
-	cfg.headers.auth = []string{cfg.authHeader}
+	cfg.headers.auth = []string{cfg.authValue}
 	cfg.headers.json = []string{"application/json"}
 	cfg.headers.userAgent = []string{cfg.userAgent}
-	cfg.rc = newRetryClient(hc, o.retry, o.logger)
+	cfg.rc = newRetryClient(hc, o.retry, o.logger, o.limiter)
 
 	c := &Client{cfg: cfg}
 	common := &service{client: c}
@@ -162,28 +225,33 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func parseBaseURL(raw string) (string, error) {
+// parseBaseURL validates raw and returns the base and its mode: for the
+// proxy, the whole base; else the base without "/api/v1/developer".
+func parseBaseURL(raw string) (string, Mode, error) {
 	const op = "NewClient"
 	if strings.TrimSpace(raw) == "" {
-		return "", invalidArg(op, "baseURL", "must not be empty")
+		return "", 0, invalidArg(op, "baseURL", "must not be empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", invalidArg(op, "baseURL", "cannot be parsed")
+		return "", 0, invalidArg(op, "baseURL", "cannot be parsed")
 	}
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":
-		return "", invalidArg(op, "baseURL", "scheme must be https or http")
+		return "", 0, invalidArg(op, "baseURL", "scheme must be https or http")
 	case u.Host == "":
-		return "", invalidArg(op, "baseURL", "has no host")
+		return "", 0, invalidArg(op, "baseURL", "has no host")
 	case u.User != nil:
-		return "", invalidArg(op, "baseURL", "must not carry credentials")
+		return "", 0, invalidArg(op, "baseURL", "must not carry credentials")
 	case u.RawQuery != "" || u.Fragment != "":
-		return "", invalidArg(op, "baseURL", "must not have a query or fragment")
+		return "", 0, invalidArg(op, "baseURL", "must not have a query or fragment")
 	}
 	p := strings.TrimRight(u.EscapedPath(), "/")
+	if strings.HasSuffix(p, ProxyPrefix) {
+		return u.Scheme + "://" + u.Host + p, ModeProxy, nil
+	}
 	p = strings.TrimSuffix(p, apiPrefix)
-	return u.Scheme + "://" + u.Host + strings.TrimRight(p, "/"), nil
+	return u.Scheme + "://" + u.Host + strings.TrimRight(p, "/"), ModeDirect, nil
 }
 
 func checkToken(token string) error {
@@ -209,16 +277,33 @@ func checkToken(token string) error {
 func (c *Client) CloseIdleConnections() { c.cfg.hc.CloseIdleConnections() }
 
 // BaseURL returns the controller's base URL, without the API path prefix.
+// In [ModeProxy] it is the whole proxy base, which names the mode.
 func (c *Client) BaseURL() string { return c.cfg.baseURL }
+
+// Mode returns how the client reaches the API, as its base URL decided.
+func (c *Client) Mode() Mode { return c.cfg.mode }
+
+// AuthHeader returns the name of the header that carries the credential
+// ("Authorization" or "X-API-KEY"); never its value.
+func (c *Client) AuthHeader() string { return c.cfg.authName }
+
+// RateLimit returns the request budget set with [WithRateLimit]: requests
+// per second and burst; 0, 0 when there is none.
+func (c *Client) RateLimit() (perSecond float64, burst int) {
+	if l := c.cfg.limiter; l != nil {
+		return l.rate, l.burst
+	}
+	return 0, 0
+}
 
 // String describes the client without its token.
 func (c *Client) String() string {
-	return fmt.Sprintf("access.Client{baseURL: %s, token: REDACTED}", c.cfg.baseURL)
+	return fmt.Sprintf("access.Client{baseURL: %s, mode: %s, token: REDACTED}", c.cfg.baseURL, c.cfg.mode)
 }
 
 // LogValue describes the client to log/slog without its token.
 func (c *Client) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("base_url", c.cfg.baseURL), slog.String("token", "REDACTED"))
+	return slog.GroupValue(slog.String("base_url", c.cfg.baseURL), slog.String("mode", c.cfg.mode.String()), slog.String("token", "REDACTED"))
 }
 
 // Pagination is the paging information that list operations return next to
@@ -281,7 +366,7 @@ func call[T any](ctx context.Context, c *Client, method, path string, q any, bod
 			ex.resp.Code, ex.resp.Message = e.Code, e.Msg
 			return nil, ex.resp, ex.apiError(e.Code, e.Msg, nil)
 		}
-		return nil, ex.resp, ex.invalid(describeDecodeError(ex.resp, err))
+		return nil, ex.resp, ex.invalid(describeDecodeError(ex.resp, ex.raw, err))
 	}
 	ex.resp.Code, ex.resp.Message, ex.resp.Pagination = env.Code, env.Msg, env.Pagination
 	switch {
@@ -417,6 +502,7 @@ func isSuccess(code ErrorCode) bool { return code == CodeSuccess || code == code
 // exchange is one completed HTTP exchange: the response and its body.
 type exchange struct {
 	method, url string
+	authName    string // the credential header's name, for a 401's message
 	attempts    int
 	uncertain   bool // an earlier attempt may have taken effect
 	streamed    bool // the body went to the download's writer
@@ -436,6 +522,7 @@ func (ex *exchange) apiError(code ErrorCode, msg string, err error) *APIError {
 		Attempts:   ex.attempts,
 		Body:       redactBody(ex.raw),
 		Err:        err,
+		AuthHeader: ex.authName,
 		uncertain:  ex.uncertain,
 	}
 	if s := ex.resp.StatusCode; s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable {
@@ -448,7 +535,27 @@ func (ex *exchange) invalid(err error) *APIError {
 	return ex.apiError("", "", fmt.Errorf("%w: %w", ErrInvalidResponse, err))
 }
 
-func describeDecodeError(resp *Response, err error) error {
+// errHTMLPage describes an HTML page where the API was expected.
+var errHTMLPage = errors.New("this address serves a UniFi OS page: is Access installed, and is the path right?")
+
+// htmlPage reports whether an answer is an HTML page rather than the API's
+// JSON: a UniFi OS console without Access, or a path that is not the API.
+func htmlPage(resp *http.Response, raw []byte) bool {
+	if ct := resp.Header.Get("Content-Type"); strings.Contains(strings.ToLower(ct), "text/html") {
+		return true
+	}
+	b := bytes.TrimSpace(raw)
+	if len(b) > 15 {
+		b = b[:15]
+	}
+	lb := strings.ToLower(string(b))
+	return strings.HasPrefix(lb, "<!doctype html") || strings.HasPrefix(lb, "<html")
+}
+
+func describeDecodeError(resp *Response, raw []byte, err error) error {
+	if htmlPage(resp.Response, raw) {
+		return fmt.Errorf("body is not JSON but an HTML page (Content-Type %q): %w", resp.Header.Get("Content-Type"), errHTMLPage)
+	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
 		return fmt.Errorf("body is not JSON (Content-Type %q): %w", ct, err)
 	}
@@ -467,7 +574,7 @@ func (c *Client) send(ctx context.Context, method, path string, q any, body any)
 // body is encoded as JSON (an object, or a bare array), unless it is a
 // *streamBody (a multipart upload), which is streamed and never retried.
 func (c *Client) sendTo(ctx context.Context, method, path string, q any, body any, sink io.Writer) (*exchange, error) {
-	ex := &exchange{method: method}
+	ex := &exchange{method: method, authName: c.cfg.authName}
 	if ctx == nil {
 		return ex, invalidArg(method+" "+path, "ctx", "must not be nil")
 	}
@@ -516,7 +623,7 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	// The values are the config's, shared by every request (no slice per
 	// header and request): nothing writes into a request's header values.
 	h := req.Header
-	h["Authorization"] = c.cfg.headers.auth
+	h[c.cfg.authName] = c.cfg.headers.auth // as named: X-API-KEY, not X-Api-Key
 	h["Accept"] = c.cfg.headers.json
 	h["User-Agent"] = c.cfg.headers.userAgent
 	switch {
@@ -647,6 +754,9 @@ func (ex *exchange) statusError() *APIError {
 	}
 	if e.Msg == "" {
 		e.Msg = http.StatusText(ex.resp.StatusCode)
+	}
+	if e.Code == "" && htmlPage(ex.resp.Response, ex.raw) {
+		return ex.apiError(e.Code, e.Msg, fmt.Errorf("%w: %w", ErrInvalidResponse, errHTMLPage))
 	}
 	return ex.apiError(e.Code, e.Msg, nil)
 }

@@ -101,7 +101,14 @@ func renderReport(ops []specOp, events []specEvent, samples []*reportSample, fak
 	p("- **Samples**: the files under `testdata` whose source says they answer it: (vendor) the vendor's sample,\n")
 	p("  (capture) captured from a real console, (fixture) written for the tests. [Samples](#samples) lists where each\n")
 	p("  comes from and the tests that read it; [Adding a sample](#adding-a-sample) says how a new one is picked up.\n")
-	p("- **Permission** and **Since** (the first Access version with it) are the vendor's; — when none is stated.\n\n")
+	p("- **Permission** and **Since** (the first Access version with it) are the vendor's; — when none is stated.\n")
+	p("- **Layouts**: the fake serves every operation both under `/api/v1/developer` (`Authorization: Bearer`) and under\n")
+	p("  a UniFi OS console's proxy, `/proxy/access/integration/v1/developer` (`X-API-KEY`), and the notifications socket\n")
+	p("  also at the older `/proxy/access/api/v1/developer/devices/notifications`, as integrators report (vendor-notes\n")
+	p("  §7; the vendor is silent). The proxy's answers while a console restarts (HTTP 502 with an nginx-style HTML page,\n")
+	p("  then HTTP 401 with `{\"error\":{\"code\":401,\"message\":\"Unauthorized\"}}`), the HTTP 404 of older firmware at\n")
+	p("  the current socket path, and the HTML page of a console without Access are our guess: no vendor document or\n")
+	p("  capture shows their bodies (`accesstest.Server.Restart`, `WithOlderProxySocket`, `WithoutAccess`).\n\n")
 
 	nSDK, nFake, nSampled := 0, 0, 0
 	for _, o := range ops {

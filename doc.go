@@ -29,10 +29,16 @@
 //
 // Create an API token in the Access application (Settings, General,
 // Advanced, API Token) with the permission scopes you need. The token is
-// sent only in the Authorization header, never in a URL, an error, a log
+// sent only in the credential header, never in a URL, an error, a log
 // line or the output of fmt or log/slog for any value of this package. A
 // redirect to another host is refused rather than followed with the token.
-// API keys of the UniFi "Control Plane" (X-API-Key) do not work here.
+// API keys of the UniFi "Control Plane" do not work on the direct port.
+//
+// The base URL decides the [Mode]. Direct (https://<console>:12445) sends
+// "Authorization: Bearer <token>". A UniFi OS console's own proxy
+// (https://<console>/proxy/access/integration/v1/developer, the only way
+// into a Cloud Key Gen2+, as integrators report) sends "X-API-KEY: <key>";
+// the same string argument holds the token or the key.
 //
 // # Certificates
 //

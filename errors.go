@@ -204,6 +204,11 @@ type APIError struct {
 	RetryAfter time.Duration
 	// Err is the decoding error for an invalid response, if any.
 	Err error
+	// AuthHeader is the name of the header the credential was sent in
+	// ("Authorization" or "X-API-KEY"; never its value). A 401's message
+	// names it: a token sent where a key is expected, or the reverse,
+	// shows there.
+	AuthHeader string
 
 	// uncertain: an earlier attempt may have taken effect.
 	uncertain bool
@@ -221,6 +226,9 @@ func (e *APIError) Error() string {
 	}
 	if e.Err != nil {
 		fmt.Fprintf(&b, ": %s", unprefixed(e.Err))
+	}
+	if e.StatusCode == http.StatusUnauthorized && e.AuthHeader != "" {
+		fmt.Fprintf(&b, " (credential sent in the %s header)", e.AuthHeader)
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)

@@ -36,6 +36,10 @@ const (
 	// before it is considered dead and replaced. Consoles send "Hello" about
 	// every 5 seconds and do not answer pings.
 	DefaultSubscribeIdleTimeout = 20 * time.Second
+	// DefaultSubscribeRestartGrace is how long a subscription that was
+	// established keeps reconnecting through HTTP 401, 403 and 404 on the
+	// upgrade, which a restarting console's proxy answers for a while.
+	DefaultSubscribeRestartGrace = 5 * time.Minute
 	// MaxNotificationSize caps one message (1 MiB). A larger one ends the
 	// connection, which is then replaced (a gap: see [ErrReconnected]).
 	MaxNotificationSize = 1 << 20
@@ -82,6 +86,13 @@ type SubscribeOptions struct {
 	// included, before the connection is dropped and replaced (default
 	// [DefaultSubscribeIdleTimeout]).
 	IdleTimeout time.Duration
+	// RestartGrace is how long, from the loss of a connection, a
+	// subscription that was established once keeps reconnecting while the
+	// upgrade is answered with HTTP 401, 403 or 404, as a restarting
+	// console's proxy does while its applications come back (default
+	// [DefaultSubscribeRestartGrace]). Past it, such an answer ends the
+	// sequence.
+	RestartGrace time.Duration
 }
 
 func (o *SubscribeOptions) withDefaults(op string) (SubscribeOptions, error) {
@@ -96,6 +107,11 @@ func (o *SubscribeOptions) withDefaults(op string) (SubscribeOptions, error) {
 		return v, invalidArg(op, "MaxBackoff", "must not be negative")
 	case v.IdleTimeout < 0:
 		return v, invalidArg(op, "IdleTimeout", "must not be negative")
+	case v.RestartGrace < 0:
+		return v, invalidArg(op, "RestartGrace", "must not be negative")
+	}
+	if v.RestartGrace == 0 {
+		v.RestartGrace = DefaultSubscribeRestartGrace
 	}
 	if v.MinBackoff == 0 {
 		v.MinBackoff = DefaultSubscribeMinBackoff
@@ -257,7 +273,15 @@ func (e *NotificationError) Unwrap() error { return e.Err }
 // The connection is made with the client's own HTTP client, so
 // [WithPinnedCertificate], [WithRootCAs] and the other TLS options protect
 // the stream as they protect every call; the token travels only in the
-// upgrade request's Authorization header. The keepalives ("Hello", bare or
+// upgrade request's credential header (see [Client.AuthHeader]), and the
+// client's request budget ([WithRateLimit]) paces the connection attempts.
+//
+// Through a UniFi OS console's proxy ([ModeProxy]) the socket is tried
+// under the REST base (<base>/devices/notifications, current firmware)
+// and, on HTTP 404, at the older
+// /proxy/access/api/v1/developer/devices/notifications; the client
+// remembers the one that answered ([NotificationsService.SocketPath]). When
+// neither does, the error names both paths. The keepalives ("Hello", bare or
 // as a JSON string) and the access.base.info handshake are not yielded.
 //
 // The sequence reconnects by itself. Network errors, HTTP 5xx and 429 on
@@ -274,13 +298,23 @@ func (e *NotificationError) Unwrap() error { return e.Err }
 // and notifications may have been missed. A message that is not a
 // notification yields a [*NotificationError], not fatal either.
 //
+// Once the subscription has been established, HTTP 401, 403 and 404 on a
+// reconnection are what a restarting console's proxy answers while its
+// applications come back: they are retried like a 5xx (a
+// [*DisconnectedError] carries them as its Cause) for
+// [SubscribeOptions.RestartGrace] from the loss of the connection, and end
+// the sequence only after that (a token revoked while streaming thus ends
+// it after the grace).
+//
 // Every other error ends the sequence, which yields it last:
-//   - HTTP 401 and 403 on the upgrade: an [*APIError] matching
-//     [ErrUnauthorized] or [ErrForbidden] (a token revoked while
-//     streaming ends the stream at the next reconnection);
-//   - a console without the WebSocket (HTTP 404 or
-//     CODE_DEVICE_API_NOT_SUPPORTED): an error matching [ErrUnsupported]
-//     that wraps the [*APIError];
+//   - HTTP 401 and 403 on the subscription's first connection (or past
+//     the restart grace): an [*APIError] matching [ErrUnauthorized] or
+//     [ErrForbidden];
+//   - a console without the WebSocket (HTTP 404 on the first connection,
+//     on every path tried, or CODE_DEVICE_API_NOT_SUPPORTED): an error
+//     matching [ErrUnsupported] that wraps the [*APIError];
+//   - an HTML page where the API was expected (a UniFi OS console
+//     without Access): an [*APIError] matching [ErrInvalidResponse];
 //   - another 4xx: an [*APIError];
 //   - a certificate that fails verification or pinning, a refused
 //     redirect: a [*RequestError];
@@ -320,9 +354,76 @@ func (s *NotificationsService) Subscribe(ctx context.Context, opts *SubscribeOpt
 			yield(nil, err)
 			return
 		}
-		st := &stream{cfg: s.client.cfg, o: o, url: wsURL(s.client.cfg.base + notificationsPath)}
+		st := &stream{cfg: s.client.cfg, o: o, urls: socketURLs(s.client.cfg)}
 		st.run(ctx, yield)
 	}
+}
+
+// Check connects to the notifications WebSocket once, as Subscribe does
+// (through the proxy, the older path is tried on HTTP 404), closes the
+// connection at once and returns the path that answered, which the client
+// then remembers ([NotificationsService.SocketPath]). It makes one
+// attempt per path and never reconnects; its errors are Subscribe's
+// first-connection errors. Diagnostics (access doctor) use it.
+// Permission: view:device.
+func (s *NotificationsService) Check(ctx context.Context) (string, error) {
+	if ctx == nil {
+		return "", invalidArg("Notifications.Check", "ctx", "must not be nil")
+	}
+	st := &stream{cfg: s.client.cfg, urls: socketURLs(s.client.cfg)}
+	conn, _, err := st.dial(ctx)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", ctxErr
+		}
+		return "", err
+	}
+	_ = conn.CloseNow()
+	return urlPath(st.url), nil
+}
+
+// SocketPath returns the path of the notifications socket that a
+// subscription (or [NotificationsService.Check]) of this client last
+// connected to (for example
+// /proxy/access/api/v1/developer/devices/notifications on older console
+// firmware behind the proxy), or "" when none has connected yet.
+func (s *NotificationsService) SocketPath() string {
+	if u := s.client.cfg.socket.load(); u != "" {
+		return urlPath(u)
+	}
+	return ""
+}
+
+// socketMemo remembers, per client, the notifications socket URL that
+// answered, so that later subscriptions try it first.
+type socketMemo struct{ v atomic.Pointer[string] }
+
+func (m *socketMemo) load() string {
+	if p := m.v.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (m *socketMemo) store(u string) { m.v.Store(&u) }
+
+// socketURLs returns the notifications socket's URLs to try, in order:
+// the one that answered last, then the mode's candidates.
+func socketURLs(cfg *config) []string {
+	urls := []string{wsURL(cfg.base + notificationsPath)}
+	if cfg.mode == ModeProxy {
+		older := strings.TrimSuffix(cfg.base, ProxyPrefix) + proxyLegacyPrefix + notificationsPath
+		urls = append(urls, wsURL(older))
+	}
+	if known := cfg.socket.load(); known != "" && known != urls[0] {
+		for i, u := range urls {
+			if u == known {
+				urls = append(urls[:i:i], urls[i+1:]...)
+				return append([]string{known}, urls...)
+			}
+		}
+	}
+	return urls
 }
 
 // wsURL turns an http(s) URL into its ws(s) form.
@@ -340,7 +441,8 @@ func wsURL(u string) string {
 type stream struct {
 	cfg     *config
 	o       SubscribeOptions
-	url     string
+	urls    []string  // the socket's candidate URLs, tried in order on HTTP 404
+	url     string    // the one that answered; "" before the first connection
 	lastMsg time.Time // when the last message arrived, keepalives included
 	buf     []byte    // the read buffer, reused from message to message
 }
@@ -384,6 +486,19 @@ func (st *stream) run(ctx context.Context, yield func(*Notification, error) bool
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				yield(nil, ctxErr)
 				return
+			}
+			if fatal && st.url != "" && restarting(err) {
+				// Established once: the console's proxy answers this while
+				// it restarts, for a while.
+				if down.IsZero() {
+					down = time.Now()
+				}
+				if time.Since(down) > st.o.RestartGrace {
+					yield(nil, fmt.Errorf("access: notifications: still refused %s after the connection was lost: %w",
+						time.Since(down).Round(time.Second), err))
+					return
+				}
+				fatal = false
 			}
 			if fatal {
 				yield(nil, err)
@@ -459,11 +574,71 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// restarting reports an upgrade refused with HTTP 401, 403 or 404, which a
+// console's proxy answers while the console restarts.
+func restarting(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
+}
+
 // dial opens one connection. fatal reports an error that retrying cannot
-// cure.
+// cure. Before the first connection it tries each candidate URL in turn
+// while they answer HTTP 404, and keeps the one that answered.
 func (st *stream) dial(ctx context.Context) (conn *websocket.Conn, fatal bool, err error) {
+	if st.url != "" {
+		conn, _, fatal, err = st.dialURL(ctx, st.url)
+		return conn, fatal, err
+	}
+	var tried []string
+	for _, u := range st.urls {
+		var status int
+		conn, status, fatal, err = st.dialURL(ctx, u)
+		if err == nil {
+			st.url = u
+			st.cfg.socket.store(u)
+			return conn, false, nil
+		}
+		tried = append(tried, u)
+		if status != http.StatusNotFound {
+			return nil, fatal, err
+		}
+	}
+	if len(tried) > 1 {
+		paths := make([]string, len(tried))
+		for i, u := range tried {
+			paths[i] = urlPath(u)
+		}
+		err = fmt.Errorf("no notifications socket at %s: %w", strings.Join(paths, " nor at "), err)
+	}
+	return nil, fatal, err
+}
+
+// urlPath returns the path of a URL without query.
+func urlPath(u string) string {
+	_, rest, _ := strings.Cut(u, "://")
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return "/"
+}
+
+// dialURL opens one connection to u; status is the HTTP status of a
+// refused upgrade.
+func (st *stream) dialURL(ctx context.Context, u string) (conn *websocket.Conn, status int, fatal bool, err error) {
+	if l := st.cfg.limiter; l != nil {
+		if err := l.wait(ctx); err != nil {
+			return nil, 0, true, err
+		}
+	}
 	h := http.Header{}
-	h.Set("Authorization", st.cfg.authHeader)
+	h[st.cfg.authName] = []string{st.cfg.authValue} // as named: X-API-KEY, not X-Api-Key
 	h.Set("User-Agent", st.cfg.userAgent)
 	hc := *st.cfg.hc
 	guard := &upgradeGuard{next: hc.Transport, ctx: ctx}
@@ -471,22 +646,22 @@ func (st *stream) dial(ctx context.Context) (conn *websocket.Conn, fatal bool, e
 		guard.next = http.DefaultTransport
 	}
 	hc.Transport = guard
-	conn, resp, err := websocket.Dial(ctx, st.url, &websocket.DialOptions{HTTPClient: &hc, HTTPHeader: h})
+	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &hc, HTTPHeader: h})
 	guard.done()
 	if err == nil {
 		conn.SetReadLimit(MaxNotificationSize)
-		return conn, false, nil
+		return conn, 0, false, nil
 	}
 	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-		err, fatal := st.upgradeRefused(resp)
-		return nil, fatal, err
+		err, fatal := st.upgradeRefused(u, resp)
+		return nil, resp.StatusCode, fatal, err
 	}
 	var unusable *UnusableUpgradeError
 	if errors.As(err, &unusable) {
-		return nil, true, &RequestError{Method: http.MethodGet, URL: st.url, Attempts: 1, Err: unusable}
+		return nil, 0, true, &RequestError{Method: http.MethodGet, URL: u, Attempts: 1, Err: unusable}
 	}
-	err = &RequestError{Method: http.MethodGet, URL: st.url, Attempts: 1, Err: unwrapURLError(err)}
-	return nil, permanentTransportError(err), err
+	err = &RequestError{Method: http.MethodGet, URL: u, Attempts: 1, Err: unwrapURLError(err)}
+	return nil, 0, permanentTransportError(err), err
 }
 
 // UnusableUpgradeError reports an upgrade that the console accepted (HTTP
@@ -549,13 +724,13 @@ func (g *upgradeGuard) done() {
 
 // upgradeRefused turns an answer other than 101 into an error and decides
 // whether retrying may cure it (5xx, 429, 408).
-func (st *stream) upgradeRefused(resp *http.Response) (err error, fatal bool) {
+func (st *stream) upgradeRefused(u string, resp *http.Response) (err error, fatal bool) {
 	var body []byte
 	if resp.Body != nil {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024)) // the library kept at most 1 KiB
 		resp.Body.Close()
 	}
-	ex := &exchange{method: http.MethodGet, url: st.url, attempts: 1, resp: &Response{Response: resp}, raw: body}
+	ex := &exchange{method: http.MethodGet, url: u, authName: st.cfg.authName, attempts: 1, resp: &Response{Response: resp}, raw: body}
 	e := ex.statusError() // as for every other call: code, message, redacted body, Retry-After
 	switch {
 	case e.Code == CodeDeviceAPINotSupported || resp.StatusCode == http.StatusNotFound:

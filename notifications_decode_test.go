@@ -303,11 +303,11 @@ func TestSubscribeOptionsValidation(t *testing.T) {
 	t.Parallel()
 	o, err := (*SubscribeOptions)(nil).withDefaults("op")
 	require.NoError(t, err)
-	assert.Equal(t, SubscribeOptions{MinBackoff: DefaultSubscribeMinBackoff, MaxBackoff: DefaultSubscribeMaxBackoff, IdleTimeout: DefaultSubscribeIdleTimeout}, o)
+	assert.Equal(t, SubscribeOptions{MinBackoff: DefaultSubscribeMinBackoff, MaxBackoff: DefaultSubscribeMaxBackoff, IdleTimeout: DefaultSubscribeIdleTimeout, RestartGrace: DefaultSubscribeRestartGrace}, o)
 	o, err = (&SubscribeOptions{MinBackoff: 2 * DefaultSubscribeMaxBackoff}).withDefaults("op")
 	require.NoError(t, err)
 	assert.Equal(t, o.MinBackoff, o.MaxBackoff, "a default max below the given min follows it")
-	for _, bad := range []SubscribeOptions{{MinBackoff: -1}, {MaxBackoff: -1}, {IdleTimeout: -1}, {MinBackoff: 10, MaxBackoff: 5}} {
+	for _, bad := range []SubscribeOptions{{MinBackoff: -1}, {MaxBackoff: -1}, {IdleTimeout: -1}, {RestartGrace: -1}, {MinBackoff: 10, MaxBackoff: 5}} {
 		_, err := bad.withDefaults("op")
 		var ve *ValidationError
 		assert.True(t, errors.As(err, &ve), "%+v", bad)

@@ -30,6 +30,8 @@ type options struct {
 	insecure   bool
 	maxBody    int64
 	wrap       func(http.RoundTripper) http.RoundTripper
+	authHeader string
+	limiter    *rateLimiter
 }
 
 func defaultOptions() *options {
@@ -132,8 +134,9 @@ func WithMaxResponseSize(n int64) Option {
 // retries included, and must pass each request on to the transport it
 // was given.
 //
-// The request a wrapper sees carries the token in its Authorization
-// header: a wrapper must not log or keep it. It also sees the upgrade of
+// The request a wrapper sees carries the token in its credential header
+// (Authorization, or X-API-KEY through the proxy; see [Client.AuthHeader]):
+// a wrapper must not log or keep it. It also sees the upgrade of
 // the notifications WebSocket; a 101 response's Body must be returned
 // untouched (it is the connection). [Client.CloseIdleConnections] still
 // reaches the wrapped transport, and the wrapper too if it has a
@@ -162,6 +165,60 @@ func (w wrappedTransport) CloseIdleConnections() {
 	}
 	if c, ok := w.RoundTripper.(closeIdler); ok {
 		c.CloseIdleConnections()
+	}
+}
+
+// WithAuthHeader sends the credential in the header name instead of the
+// one the base URL's [Mode] chooses ("Authorization" direct, "X-API-KEY"
+// through the proxy), for setups that differ (an NVR Pro, a reverse proxy
+// of one's own). The name is sent exactly as given, not canonicalised. For
+// "Authorization" the value is "Bearer <token>"; for any other header it
+// is the token as given.
+func WithAuthHeader(name string) Option {
+	return func(o *options) error {
+		if !validHeaderName(name) {
+			return invalidArg("WithAuthHeader", "name", "must be an HTTP header name")
+		}
+		o.authHeader = name
+		return nil
+	}
+}
+
+// validHeaderName reports whether s is an HTTP token (RFC 9110 tchar).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("!#$%&'*+-.^_`|~", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// WithRateLimit paces the client's requests to perSecond on average, with
+// bursts of up to burst requests (a token bucket). Consoles limit request
+// rates; integrators report pacing to about 10 requests per second. The
+// budget is shared by every goroutine using the client and by every
+// attempt, retries included; a wait for it ends when the call's context
+// does. A Retry-After the console sends is still honoured, on top of the
+// budget. The notifications WebSocket's connection attempts take from it
+// too. Without this option (the default) requests are not paced, at no
+// cost.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(o *options) error {
+		switch {
+		case !(perSecond >= 1e-3 && perSecond <= 1e9): // NaN too
+			return invalidArg("WithRateLimit", "perSecond", "must be between 0.001 and 1e9")
+		case burst < 1:
+			return invalidArg("WithRateLimit", "burst", "must be at least 1")
+		}
+		o.limiter = newRateLimiter(perSecond, burst)
+		return nil
 	}
 }
 

@@ -77,7 +77,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, v any) (*Res
 		return ex.resp, nil
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return ex.resp, ex.invalid(describeDecodeError(ex.resp, err))
+		return ex.resp, ex.invalid(describeDecodeError(ex.resp, ex.raw, err))
 	}
 	return ex.resp, nil
 }
@@ -198,7 +198,7 @@ func rawRetry(ctx context.Context, method string) context.Context {
 func (ex *exchange) rawData() (json.RawMessage, error) {
 	var env envelope[json.RawMessage]
 	if err := json.Unmarshal(ex.raw, &env); err != nil {
-		return nil, ex.invalid(describeDecodeError(ex.resp, err))
+		return nil, ex.invalid(describeDecodeError(ex.resp, ex.raw, err))
 	}
 	ex.resp.Code, ex.resp.Message, ex.resp.Pagination = env.Code, env.Msg, env.Pagination
 	switch {

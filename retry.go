@@ -179,12 +179,12 @@ func unavailableCode(raw []byte) bool {
 	return codeClass[e.Code] == ErrUnavailable
 }
 
-func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger) *retryablehttp.Client {
+func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger, limit *rateLimiter) *retryablehttp.Client {
 	// The per-attempt timeout is enforced by attemptTransport, never as
 	// a whole-exchange http.Client.Timeout (see WithTimeout).
 	shielded := *hc
 	shielded.Timeout = 0
-	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout}
+	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout, limit: limit}
 	rc := &retryablehttp.Client{
 		HTTPClient:   &shielded,
 		RetryMax:     p.MaxRetries,

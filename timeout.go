@@ -29,9 +29,15 @@ import (
 type attemptTransport struct {
 	rt      http.RoundTripper
 	timeout time.Duration // 0: no per-attempt bound
+	limit   *rateLimiter  // nil: no request budget (WithRateLimit)
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.limit != nil {
+		if err := t.limit.wait(req.Context()); err != nil {
+			return nil, err
+		}
+	}
 	upload := req.Body != nil && req.Body != http.NoBody
 	if upload {
 		st := stateOf(req.Context())

@@ -316,7 +316,7 @@ func download(ctx context.Context, c *Client, method, path string, q, body any, 
 	}
 	var e errorEnvelope
 	if jerr := json.Unmarshal(ex.raw, &e); jerr != nil {
-		return ex.resp, ex.invalid(describeDecodeError(ex.resp, jerr))
+		return ex.resp, ex.invalid(describeDecodeError(ex.resp, ex.raw, jerr))
 	}
 	ex.resp.Code, ex.resp.Message = e.Code, e.Msg
 	if e.Code != "" && !isSuccess(e.Code) {

@@ -163,7 +163,18 @@
 //
 // # Authentication
 //
-// Every request needs "Authorization: Bearer <token>". [Server.Token] has
+// The server answers in both layouts on the same listener, as
+// integrators report consoles do (the vendor describes only the first):
+// under /api/v1/developer with "Authorization: Bearer <token>"
+// ([Server.URL], [Server.Client]) and under a UniFi OS console's proxy,
+// /proxy/access/integration/v1/developer, with "X-API-KEY: <token>"
+// ([Server.ProxyURL], [Server.ProxyClient]); the notifications WebSocket
+// also at the older /proxy/access/api/v1/developer/devices/notifications.
+// A credential in the other layout's header is not accepted.
+// [WithOlderProxySocket], [WithoutAccess] and [Server.Restart] act out
+// older firmware, a console without Access and a restarting console.
+//
+// Every request needs its layout's credential header. [Server.Token] has
 // every permission; [Server.AddToken] makes tokens with a subset of the
 // vendor's permission keys (view:visitor, edit:device, …). A missing,
 // unknown or revoked token gets HTTP 401 with CODE_ACCESS_TOKEN_INVALID; a

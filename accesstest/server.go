@@ -130,9 +130,14 @@ func WithCommit(commit func(ctx context.Context) error) Option {
 const commitFailedMessage = "The change could not be saved; it is not acknowledged."
 
 // Request is a request the server received, as [Server.Requests] reports
-// it. The Authorization header is redacted.
+// it. The credential headers (Authorization, X-API-KEY) are redacted.
 type Request struct {
-	Op     Op
+	Op Op
+	// Mode is the layout the request came in: [access.ModeDirect] under
+	// /api/v1/developer, [access.ModeProxy] under
+	// /proxy/access/integration/v1/developer (or the older proxy socket
+	// path).
+	Mode   access.Mode
 	Method string
 	// Path is the escaped path, e.g. /api/v1/developer/users/u%2F1.
 	Path   string
@@ -211,6 +216,7 @@ type Server struct {
 	delivery  *http.Client
 	retry     retryPolicy                 // webhooks.go: set by WithWebhookRetries only
 	notify    notifyHub                   // notifications.go: the notifications WebSocket's subscribers
+	console   consoleState                // console.go: the proxy's firmware, restarts, Access missing
 	commit    func(context.Context) error // WithCommit
 
 	// One store per area, each with its handlers in its files.
@@ -335,6 +341,20 @@ func (l *lifecycle) close() {
 // https://127.0.0.1:41235.
 func (s *Server) URL() string { return s.srv.URL }
 
+// ProxyURL returns the base URL of the same server as a UniFi OS
+// console's proxy, e.g.
+// https://127.0.0.1:41235/proxy/access/integration/v1/developer: clients
+// given it send their token as an X-API-KEY ([access.ModeProxy]).
+func (s *Server) ProxyURL() string { return s.srv.URL + access.ProxyPrefix }
+
+// URLFor returns [Server.URL] or [Server.ProxyURL], as mode says.
+func (s *Server) URLFor(mode access.Mode) string {
+	if mode == access.ModeProxy {
+		return s.ProxyURL()
+	}
+	return s.URL()
+}
+
 // Token returns the token with every permission.
 func (s *Server) Token() string { return s.token }
 
@@ -377,8 +397,24 @@ func RetryPolicy() access.RetryPolicy {
 // ClientWithToken is [Server.Client] with another token (see
 // [Server.AddToken]).
 func (s *Server) ClientWithToken(token string, opts ...access.Option) *access.Client {
+	return s.clientAt(s.URL(), token, opts)
+}
+
+// ProxyClient is [Server.Client] in [access.ModeProxy]: through
+// [Server.ProxyURL], with the token sent as an X-API-KEY.
+func (s *Server) ProxyClient(opts ...access.Option) *access.Client {
+	return s.clientAt(s.ProxyURL(), s.token, opts)
+}
+
+// ClientFor is [Server.Client] or [Server.ProxyClient], as mode says, for
+// tests that run in both.
+func (s *Server) ClientFor(mode access.Mode, opts ...access.Option) *access.Client {
+	return s.clientAt(s.URLFor(mode), s.token, opts)
+}
+
+func (s *Server) clientAt(base, token string, opts []access.Option) *access.Client {
 	all := append([]access.Option{access.WithHTTPClient(s.HTTPClient()), access.WithRetryPolicy(RetryPolicy())}, opts...)
-	c, err := access.NewClient(s.URL(), token, all...)
+	c, err := access.NewClient(base, token, all...)
 	if err != nil {
 		panic("accesstest: " + err.Error())
 	}
@@ -618,17 +654,24 @@ var routes = []route{
 	{"PUT " + apiPrefix + "/users/touch_passes/assign", OpUsersBatchAssignTouchPasses, EditUser, (*Server).batchAssignTouchPasses},
 }
 
+// handler serves every route in both layouts (see [Server.ProxyURL]) and
+// the notifications WebSocket also at the older proxy path.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	// Unmatched requests: 405 when the path exists for another method,
 	// else 404.
 	paths := http.NewServeMux()
 	seen := map[string]bool{}
-	for _, rt := range routes {
-		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			// The token first: a request without a known one is answered
+	handle := func(method, path string, mode access.Mode, op Op, perm Permission, h func(*Server, http.ResponseWriter, *http.Request)) {
+		mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+			// The console around Access first: a proxy restarting, a
+			// console without Access, older firmware's socket path.
+			if s.consoleAnswers(w, r, op, mode) {
+				return
+			}
+			// The token next: a request without a known one is answered
 			// before its body is read or the request recorded.
-			perms, ok := s.authenticate(r)
+			perms, ok := s.authenticate(r, mode)
 			if !ok {
 				// Closing the connection spares reading the body even to
 				// discard it (net/http does that to reuse a connection).
@@ -636,34 +679,48 @@ func (s *Server) handler() http.Handler {
 				writeError(w, http.StatusUnauthorized, access.CodeAccessTokenInvalid, tokenInvalidMessage)
 				return
 			}
-			s.serve(w, r, rt.op, func(w http.ResponseWriter) {
-				if !slices.Contains(perms, rt.perm) {
+			s.serve(w, r, op, mode, func(w http.ResponseWriter) {
+				if !slices.Contains(perms, perm) {
 					writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
 					return
 				}
-				rt.h(s, w, r)
+				h(s, w, r)
 			})
 		})
-		if _, path, _ := strings.Cut(rt.pattern, " "); !seen[path] {
+		if !seen[path] {
 			seen[path] = true
 			paths.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 				writeError(w, http.StatusMethodNotAllowed, access.CodeParamsInvalid, "Method not allowed.")
 			})
 		}
 	}
+	for _, rt := range routes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		rest := strings.TrimPrefix(path, apiPrefix)
+		handle(method, path, access.ModeDirect, rt.op, rt.perm, rt.h)
+		handle(method, access.ProxyPrefix+rest, access.ModeProxy, rt.op, rt.perm, rt.h)
+		if rt.op == OpNotificationsSubscribe {
+			handle(method, olderProxySocketPath, access.ModeProxy, rt.op, rt.perm, rt.h)
+		}
+	}
 	paths.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, opUnknown, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
+		mode := modeOfPath(r.URL.Path)
+		if s.consoleAnswers(w, r, opUnknown, mode) {
+			return
+		}
+		s.serve(w, r, opUnknown, mode, func(w http.ResponseWriter) { paths.ServeHTTP(w, r) })
 	})
 	return mux
 }
 
-// serve buffers the request body, records the request and acts out an
-// injected fault; when no fault answered, it calls next, with a buffer
-// for the answer except for the WebSocket upgrade.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(http.ResponseWriter)) {
+// serve buffers the request body, records the request and acts out the
+// console's state (console.go) and an injected fault; when neither
+// answered, it calls next, with a buffer for the answer except for the
+// WebSocket upgrade.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, mode access.Mode, next func(http.ResponseWriter)) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, access.CodeParamsInvalid, "Cannot read the request body.")
@@ -674,7 +731,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op Op, next func(
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	f := s.record(r, op, body)
+	f := s.record(r, op, mode, body)
 	if f != nil && !f.AfterHandling && s.applyFault(w, r, f) {
 		return
 	}
@@ -734,14 +791,10 @@ func (a *answer) sendTo(w http.ResponseWriter) {
 }
 
 // record logs the request and returns the fault it triggers, if any.
-func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
-	h := r.Header.Clone()
-	if h.Get("Authorization") != "" {
-		h.Set("Authorization", redactedAuthorizationHead)
-	}
+func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests.add(Request{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	s.journalLocked(r, op, mode, body)
 	for i, af := range s.faults {
 		if (af.op != op && af.op != OpAny) || op == opUnknown || (af.op == OpAny && af.f.AfterHandling && op == OpNotificationsSubscribe) {
 			continue
@@ -756,6 +809,23 @@ func (s *Server) record(r *http.Request, op Op, body []byte) *Fault {
 		return &f
 	}
 	return nil
+}
+
+// journalLocked adds the request to the journal, its credential headers
+// (Authorization, X-API-KEY) redacted, and counts its layout. s.mu is
+// held.
+func (s *Server) journalLocked(r *http.Request, op Op, mode access.Mode, body []byte) {
+	h := r.Header.Clone()
+	if h.Get("Authorization") != "" {
+		h.Set("Authorization", redactedAuthorizationHead)
+	}
+	for k := range h {
+		if strings.EqualFold(k, apiKeyHeader) {
+			h[k] = []string{"REDACTED"}
+		}
+	}
+	s.console.modes[mode]++
+	s.requests.add(Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
 }
 
 // applyFault acts out f; it reports whether the request has been answered.
@@ -842,17 +912,25 @@ func defaultFaultCode(status int) access.ErrorCode {
 	return access.CodeSystemError
 }
 
-// authenticate returns the permissions of the request's bearer token,
-// or false when it carries none the server knows. The token is compared
-// with every known one in constant time (their SHA-256 digests, so that
-// neither a token's bytes nor its length shows in the time taken).
-func (s *Server) authenticate(r *http.Request) ([]Permission, bool) {
+// authenticate returns the permissions of the request's credential, in
+// the header of its layout: "Authorization: Bearer <token>" direct,
+// "X-API-KEY: <key>" through the proxy (a credential in the other
+// layout's header is not looked at); false when it carries none the
+// server knows. The credential is compared with every known one in
+// constant time (their SHA-256 digests, so that neither a token's bytes
+// nor its length shows in the time taken).
+func (s *Server) authenticate(r *http.Request, mode access.Mode) ([]Permission, bool) {
 	const scheme = "Bearer "
-	auth := r.Header.Get("Authorization")
-	if len(auth) <= len(scheme) || !strings.EqualFold(auth[:len(scheme)], scheme) {
+	var token string
+	if mode == access.ModeProxy {
+		token = r.Header.Get(apiKeyHeader)
+	} else if auth := r.Header.Get("Authorization"); len(auth) > len(scheme) && strings.EqualFold(auth[:len(scheme)], scheme) {
+		token = auth[len(scheme):]
+	}
+	if token == "" {
 		return nil, false
 	}
-	given := sha256.Sum256([]byte(auth[len(scheme):]))
+	given := sha256.Sum256([]byte(token))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var perms []Permission

@@ -548,7 +548,7 @@ func (s *Server) unassignPlate(w http.ResponseWriter, r *http.Request) {
 		}
 		writeData(w, nil)
 	}
-	if strings.HasPrefix(r.URL.Path, apiPrefix+"/visitors/") {
+	if strings.HasPrefix(operationPath(r), "/visitors/") {
 		s.withVisitor(w, r, func(v *access.Visitor) { remove(&v.LicensePlates, "") })
 		return
 	}

@@ -449,7 +449,7 @@ func (a *app) startFake() connection {
 		a.fakeSrv = accesstest.NewServer(accesstest.WithDemoData())
 		seedFakeDemo(a.fakeSrv)
 	}
-	return connection{URL: a.fakeSrv.URL(), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(),
+	return connection{URL: a.fakeSrv.URLFor(a.fakeMode), token: tokenOf(a.fakeSrv.Token()), Fingerprint: a.fakeSrv.Fingerprint(),
 		Source: "--fake", TokenSource: "--fake", PinSource: "--fake"}
 }
 
@@ -482,7 +482,11 @@ func (a *app) Client() (*access.Client, error) {
 		}
 	}
 	a.sent = &sentKeys{}
-	cl, err := access.NewClient(c.URL, c.Token(), a.sdkOptions(c, a.sent.wrap)...)
+	opts := a.sdkOptions(c, a.sent.wrap)
+	if a.rate > 0 {
+		opts = append(opts, access.WithRateLimit(a.rate, 1)) // --rate of the bulk commands
+	}
+	cl, err := access.NewClient(c.URL, c.Token(), opts...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

@@ -18,12 +18,19 @@ import (
 func (a *app) doctorCommand() *cobra.Command {
 	var capture string
 	cmd := &cobra.Command{
-		Use:   "doctor",
+		Use:   "doctor [HOST|URL]",
 		Short: "Check the connection, the certificate, the token and its permissions",
 		Long: `Check, in order: that the console answers; its certificate (the SHA-256
-fingerprint to pin, and a warning when it is not pinned); that the token is
-valid; which permissions it has (read operations only are probed: nothing is
-changed); and which operations this console answers as unsupported.
+fingerprint to pin, and a warning when it is not pinned); the mode (direct, or
+through a UniFi OS console's proxy) and the header the credential goes in; that
+the token is valid; which permissions it has (read operations only are probed:
+nothing is changed); which operations this console answers as unsupported; the
+notifications socket's path that answered; and the pace of the bulk commands.
+
+HOST|URL is the console to check (default: --url, $ACCESS_URL or the profile's).
+Given a bare host ("access doctor 192.168.1.1"), doctor first finds the way in as
+login does (the API port, the UniFi OS proxy, the older proxy path), reports what
+each answered, and checks the one that accepts the key or token.
 
 --capture DIR writes every read-only operation's raw answer to DIR, redacted,
 for a bug report: OP.json per operation keeps the shape of each answer and
@@ -40,8 +47,8 @@ An operation on a record is probed with the first one a listing gave; when
 there is none (or, for an NFC enrollment session, none can be read without a
 write) it is reported as skipped.`,
 		Example: "  access --fake doctor",
-		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return a.doctor(capture) },
+		Args:    cobra.MaximumNArgs(1),
+		RunE:    func(c *cobra.Command, args []string) error { return a.doctor(capture, firstNonEmpty(args...)) },
 	}
 	cmd.Flags().StringVar(&capture, "capture", "", "write the redacted raw answers of the read-only operations to `DIR`")
 	return cmd
@@ -62,14 +69,28 @@ func (a *app) checkLine(mark, what, detail string) {
 	fmt.Fprintf(a.stdout, "%-4s  %-24s %s\n", mark, what, detail)
 }
 
-func (a *app) doctor(captureDir string) error {
+func (a *app) doctor(captureDir, arg string) error {
 	var conn connection
 	if a.fake {
 		conn = a.startFake()
 	} else {
+		bare := arg != "" && isBareHost(arg)
+		switch {
+		case bare:
+			a.urlFlag = a.waysInto(arg)[0].URL
+		case arg != "":
+			a.urlFlag = arg
+		}
 		var err error
 		if conn, err = a.resolveConnection(); err != nil {
 			return err
+		}
+		if bare {
+			w, err := a.findWayIn(arg, conn.Token(), conn.Fingerprint, conn.Insecure)
+			if err != nil {
+				return err
+			}
+			conn.URL, conn.Source = w.URL, "the probe of "+arg
 		}
 	}
 	u, err := url.Parse(conn.URL)
@@ -123,6 +144,7 @@ func (a *app) doctor(captureDir string) error {
 	if err != nil {
 		return err
 	}
+	a.checkLine("ok", "mode", modeLine(cl))
 	results := probeAll(a.ctx, cl, rec)
 	// The token and the operations are judged only on answers of the
 	// API: a probe that failed before (TLS, pinning, the connection)
@@ -184,6 +206,8 @@ func (a *app) doctor(captureDir string) error {
 	} else {
 		a.checkLine("warn", "unsupported", strings.Join(unsupported, ", "))
 	}
+	a.checkNotifications(cl)
+	a.checkPace(results)
 	if captureDir != "" {
 		n, err := writeCapture(captureDir, results)
 		if err != nil {
@@ -192,6 +216,42 @@ func (a *app) doctor(captureDir string) error {
 		a.checkLine("ok", "capture", fmt.Sprintf("%d answers written to %s (redacted; a CSV as a file, images summarized)", n, captureDir))
 	}
 	return nil
+}
+
+// modeLine describes how the client reaches the API.
+func modeLine(cl *access.Client) string {
+	if cl.Mode() == access.ModeProxy {
+		return "proxy: a UniFi OS console's proxy (" + cl.BaseURL() + "), the credential in " + cl.AuthHeader()
+	}
+	return "direct: the API port (" + cl.BaseURL() + "/api/v1/developer), the credential in " + cl.AuthHeader()
+}
+
+// checkNotifications connects to the notifications socket once and says
+// which path answered.
+func (a *app) checkNotifications(cl *access.Client) {
+	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+	defer cancel()
+	path, err := cl.Notifications.Check(ctx)
+	switch {
+	case err == nil:
+		a.checkLine("ok", "notifications", "the socket answered at "+path)
+	case permissionRefused(err):
+		a.checkLine("warn", "notifications", "not granted (view:device)")
+	default:
+		a.checkLine("warn", "notifications", oneLine(unprefixed(err)))
+	}
+}
+
+// checkPace reports the pace of the bulk commands, and whether the console
+// limited the probes' rate.
+func (a *app) checkPace(results []probe) {
+	for _, r := range results {
+		if errors.Is(r.err, access.ErrRateLimited) {
+			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, defaultRate))
+			return
+		}
+	}
+	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", defaultRate))
 }
 
 // reachedAPI returns nil when at least one probe got an answer from the

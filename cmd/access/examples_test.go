@@ -88,11 +88,14 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 	certPEM, keyPEM := selfSignedPEM(t)
 	files["cert.pem"], files["key.pem"] = certPEM, keyPEM
 	files["ada.png"] = "\x89PNG\r\n\x1a\n"
-	for name, content := range files {
-		if err := os.WriteFile(dir+"/"+name, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
+	writeFiles := func() {
+		for name, content := range files {
+			if err := os.WriteFile(dir+"/"+name, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	writeFiles()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -155,39 +158,52 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 		}
 	}
 	env := map[string]string{"ACCESS_CONFIG_DIR": dir, "ACCESS_FORCE_TTY": "1", "NO_COLOR": "1"}
-	for _, ex := range examples {
-		args, err := shellWords(strings.ReplaceAll(ex, "http://localhost:8080/webhook", handler.URL))
-		if err != nil {
-			t.Fatalf("%s: %v", ex, err)
-		}
-		// A hang (events waiting for activity, enroll for a card) is
-		// a failure, not a test timeout.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		var out, errb bytes.Buffer
-		code := run(ctx, args[1:], strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
-		cancel()
-		if code != 0 {
-			t.Errorf("%s: exit %d: %s", ex, code, errb.String())
-			continue
-		}
-		if i := indexOf(args, "-O"); i > 0 {
-			b, err := os.ReadFile(args[i+1])
-			switch {
-			case strings.HasSuffix(args[i+1], ".csv") && (err != nil || strings.Count(string(b), "\n") < 2):
-				t.Errorf("%s: %s holds no records (%v): %q", ex, args[i+1], err, b)
-			case err != nil || len(b) == 0:
-				t.Errorf("%s: %s is empty (%v)", ex, args[i+1], err)
+	// Every example runs in both modes: --fake's console reached directly,
+	// and through the UniFi OS proxy layout with the token as an X-API-KEY.
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		writeFiles() // the files as the examples expect them, not as the last round left them
+		mu.Lock()
+		delivered = nil
+		mu.Unlock()
+		for _, ex := range examples {
+			args, err := shellWords(strings.ReplaceAll(ex, "http://localhost:8080/webhook", handler.URL))
+			if err != nil {
+				t.Fatalf("%s: %v", ex, err)
 			}
-			continue
+			// A hang (events waiting for activity, enroll for a card) is
+			// a failure, not a test timeout.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			var out, errb bytes.Buffer
+			a := newApp(ctx, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+			a.fakeMode = mode
+			code := a.execute(args[1:])
+			cancel()
+			if code != 0 {
+				t.Errorf("%s (%s): exit %d: %s", ex, mode, code, errb.String())
+				continue
+			}
+			if i := indexOf(args, "-O"); i > 0 {
+				b, err := os.ReadFile(args[i+1])
+				switch {
+				case strings.HasSuffix(args[i+1], ".csv") && (err != nil || strings.Count(string(b), "\n") < 2):
+					t.Errorf("%s (%s): %s holds no records (%v): %q", ex, mode, args[i+1], err, b)
+				case err != nil || len(b) == 0:
+					t.Errorf("%s (%s): %s is empty (%v)", ex, mode, args[i+1], err)
+				}
+				continue
+			}
+			if strings.TrimSpace(out.String()) == "" {
+				t.Errorf("%s (%s): printed nothing (stderr %q)", ex, mode, errb.String())
+			}
+			if a.client != nil && a.client.Mode() != mode {
+				t.Errorf("%s: ran in %s mode, want %s", ex, a.client.Mode(), mode)
+			}
 		}
-		if strings.TrimSpace(out.String()) == "" {
-			t.Errorf("%s: printed nothing (stderr %q)", ex, errb.String())
+		mu.Lock()
+		if len(delivered) != 2 {
+			t.Errorf("the events listen example (%s) delivered %q, want 2 signed deliveries", mode, delivered)
 		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(delivered) != 2 {
-		t.Errorf("the events listen example delivered %q, want 2 signed deliveries", delivered)
+		mu.Unlock()
 	}
 }
 

@@ -25,11 +25,15 @@ func operationFor(method, rawURL string) (apifacts.Operation, bool) {
 	if err != nil {
 		return apifacts.Operation{}, false
 	}
-	i := strings.Index(u.Path, developerPrefix)
-	if i < 0 {
-		return apifacts.Operation{}, false
+	// A UniFi OS console's proxy serves the same routes under its own
+	// prefix (access.ModeProxy).
+	_, rest, found := strings.Cut(u.Path, access.ProxyPrefix)
+	if !found {
+		if _, rest, found = strings.Cut(u.Path, developerPrefix); !found {
+			return apifacts.Operation{}, false
+		}
 	}
-	segs := strings.Split(strings.Trim(u.Path[i+len(developerPrefix):], "/"), "/")
+	segs := strings.Split(strings.Trim(rest, "/"), "/")
 	var best apifacts.Operation
 	bestScore := -1
 	for _, o := range apifacts.Operations() {

@@ -13,6 +13,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// defaultRate is the bulk commands' default pace, in requests per second:
+// about what integrators report consoles tolerate (vendor-notes §7).
+const defaultRate = 10.0
+
+// rateFlag adds --rate to a bulk command: it paces the command's client
+// (access.WithRateLimit, through app.Client).
+func (a *app) rateFlag(cmd *cobra.Command) {
+	cmd.Flags().Float64Var(&a.rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
+}
+
+// checkRate refuses a negative --rate.
+func (a *app) checkRate() error {
+	if a.rate < 0 {
+		return usageErrorf("--rate must not be negative")
+	}
+	return nil
+}
+
 // importResult is the outcome of one CSV row.
 type importResult struct {
 	Row    int    `json:"row"`
@@ -39,6 +57,11 @@ type importRun struct {
 func (a *app) newImportRun(total int) *importRun {
 	p := a.newProgress("row")
 	p.total = int64(total)
+	if a.rate > 0 {
+		p.note = fmt.Sprintf("paced at %g requests/s (--rate)", a.rate)
+	} else {
+		p.note = "not paced (--rate 0)"
+	}
 	if p.active {
 		p.draw()
 	}
@@ -206,7 +229,8 @@ employee number already belongs to a user is skipped, and so is one whose email 
 employee number is on an earlier row of the file, so a re-run creates only what is
 missing. A row needs an email or an employee number, the key a re-run recognises
 it by: a row with neither fails (create such a user with "access users create").
-A failed row never stops the others. Each row gets a result line (JSONL when
+A failed row never stops the others. Requests are paced (--rate, default 10 a
+second, what consoles are reported to tolerate). Each row gets a result line (JSONL when
 piped), then a summary on stderr; failed rows make the exit code 1. --dry-run
 prints the lines the run would print, "would-create" for "created" (a refusal by
 the console aside).
@@ -217,6 +241,9 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake users import people.csv --dry-run",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkRate(); err != nil {
+				return err
+			}
 			rows, err := readCSV(args[0], a.stdin, []string{"first_name", "last_name"},
 				[]string{"first_name", "last_name", "email", "employee_number", "onboard_time"})
 			if err != nil {
@@ -320,6 +347,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
+	a.rateFlag(cmd)
 	return cmd
 }
 
@@ -332,7 +360,8 @@ func (a *app) nfcImportCommand() *cobra.Command {
 Cards whose id or alias the console already knows are skipped, and so are those
 whose id or alias is on an earlier row of the file, so a re-run imports only what
 is missing; a failed row never stops the others. The cards are sent in one
-upload (row by row when the console refuses it). Each row gets a result line, in
+upload (row by row when the console refuses it), paced by --rate (default 10
+requests a second). Each row gets a result line, in
 the order of the file (JSONL when piped), then a summary on stderr; failed rows
 make the exit code 1. --dry-run prints the lines the run would print,
 "would-create" for "created" (a refusal by the console aside).
@@ -343,6 +372,9 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake nfc-cards import cards.csv",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkRate(); err != nil {
+				return err
+			}
 			rows, err := readCSV(args[0], a.stdin, []string{"nfc_id", "alias"}, []string{"nfc_id", "alias"})
 			if err != nil {
 				return err
@@ -417,6 +449,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
+	a.rateFlag(cmd)
 	return cmd
 }
 

@@ -216,10 +216,11 @@ func TestImportProgressBar(t *testing.T) {
 	require.Equal(t, 0, code, stderr.String())
 	assert.Regexp(t, "^row 2: created A One \\([0-9a-f-]+\\)\nrow 3: created B Two \\([0-9a-f-]+\\)\nrow 4: created C Three \\([0-9a-f-]+\\)\n$", stdout.String())
 	const clr = "\r\x1b[K"
-	want := clr + "[" + strings.Repeat(" ", 30) + "] 0/3 rows" +
-		clr + clr + "[=========>" + strings.Repeat(" ", 20) + "] 1/3 rows" +
-		clr + clr + "[===================>" + strings.Repeat(" ", 10) + "] 2/3 rows" +
-		clr + clr + "[" + strings.Repeat("=", 30) + "] 3/3 rows" +
+	const pace = ", paced at 10 requests/s (--rate)" // the default pace, said on the line
+	want := clr + "[" + strings.Repeat(" ", 30) + "] 0/3 rows" + pace +
+		clr + clr + "[=========>" + strings.Repeat(" ", 20) + "] 1/3 rows" + pace +
+		clr + clr + "[===================>" + strings.Repeat(" ", 10) + "] 2/3 rows" + pace +
+		clr + clr + "[" + strings.Repeat("=", 30) + "] 3/3 rows" + pace +
 		clr + "3 created, 0 skipped, 0 failed\n"
 	assert.Equal(t, want, stderr.String())
 

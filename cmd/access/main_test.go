@@ -30,14 +30,23 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar, each against its own demo
-// console. The environment carries ACCESS_URL, ACCESS_TOKEN and
-// ACCESS_FINGERPRINT, and TOKEN (to assert it is never printed).
+// console, once per mode: direct (ACCESS_URL is the API port) and through
+// a UniFi OS console's proxy (ACCESS_URL ends in
+// /proxy/access/integration/v1/developer, the token goes as an X-API-KEY).
+// The environment carries ACCESS_URL (and URL), ACCESS_TOKEN,
+// ACCESS_FINGERPRINT, MODE (direct or proxy), and TOKEN (to assert it is
+// never printed).
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	testscript.Run(t, scriptParams())
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			testscript.Run(t, scriptParams(mode))
+		})
+	}
 }
 
-func scriptParams() testscript.Params {
+func scriptParams(mode access.Mode) testscript.Params {
 	return testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -45,12 +54,14 @@ func scriptParams() testscript.Params {
 			srv := accesstest.NewServer(accesstest.WithDemoData())
 			env.Defer(srv.Close)
 			env.Values["srv"] = srv
-			env.Setenv("ACCESS_URL", srv.URL())
+			env.Setenv("MODE", mode.String())
+			env.Setenv("ACCESS_URL", srv.URLFor(mode))
 			env.Setenv("ACCESS_TOKEN", srv.Token())
 			env.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
 			env.Setenv("TOKEN", srv.Token())
 			env.Setenv("FINGERPRINT", srv.Fingerprint())
-			env.Setenv("URL", srv.URL())
+			env.Setenv("URL", srv.URLFor(mode))
+			env.Setenv("HOSTPORT", strings.TrimPrefix(srv.URL(), "https://"))
 			env.Setenv("ACCESS_CONFIG_DIR", env.WorkDir+"/config")
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("TZ", "UTC")

@@ -560,6 +560,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 type progress struct {
 	w      io.Writer
 	what   string // the singular noun: "row", "record"
+	note   string // said after the count ("paced at 10 requests/s (--rate)")
 	total  int64  // the rows expected; 0: unknown
 	rows   int64
 	bytes  int64
@@ -587,8 +588,16 @@ func (p *progress) add(rows int64, bytes int64) {
 	}
 }
 
-// line is the text of the progress line.
+// line is the text of the progress line, with its note.
 func (p *progress) line() string {
+	if p.note != "" {
+		return p.count() + ", " + p.note
+	}
+	return p.count()
+}
+
+// count is the progress line's bar or counter.
+func (p *progress) count() string {
 	if p.total > 0 {
 		done := min(p.rows, p.total)
 		n := int(done * progressWidth / p.total)

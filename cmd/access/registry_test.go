@@ -26,11 +26,13 @@ import (
 var commandsOutside = map[string]string{
 	"Notifications.Subscribe": "events tail, events listen",
 	"NFCCards.Import":         "nfc-cards import",
+	"Notifications.Check":     "doctor",
 }
 
 // notCommands are SDK helpers with no command of their own, and why.
 var notCommands = map[string]string{
-	"UserGroups.Find": "a user group's name is an argument wherever a group is (names resolve to ids)",
+	"UserGroups.Find":          "a user group's name is an argument wherever a group is (names resolve to ids)",
+	"Notifications.SocketPath": "what the client remembers, not an operation (doctor prints Notifications.Check's path)",
 }
 
 // TestEveryOperationHasACommand fails when an exported method of a service

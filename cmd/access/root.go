@@ -71,6 +71,15 @@ type app struct {
 	exportHook func(int64)
 	// enrollStarted, when set (by tests), sees an enrollment session open.
 	enrollStarted func(sessionID string)
+	// ways, when set (by tests), replaces consoleWays: the candidate
+	// URLs login and doctor probe for a bare host.
+	ways func(host string) []way
+	// rate, when positive, paces the client's requests (--rate of the
+	// bulk commands).
+	rate float64
+	// fakeMode is how --fake's console is reached (tests run the
+	// examples through its proxy layout too).
+	fakeMode access.Mode
 }
 
 // run executes the command line args and returns the process's exit code.

@@ -45,10 +45,17 @@ emergency: lockdown false, evacuation false
 }
 
 // TestRunAgainstAConsole runs the console path against a fake standing in
-// for a console: it prints what the console sends until it is stopped.
+// for a console, in both modes (direct, and through a UniFi OS console's
+// proxy): it prints what the console sends until it is stopped.
 func TestRunAgainstAConsole(t *testing.T) {
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) { eventsAgainst(t, mode) })
+	}
+}
+
+func eventsAgainst(t *testing.T, mode access.Mode) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
-	t.Setenv("ACCESS_URL", srv.URL())
+	t.Setenv("ACCESS_URL", srv.URLFor(mode))
 	t.Setenv("ACCESS_TOKEN", srv.Token())
 	t.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -62,7 +69,7 @@ func TestRunAgainstAConsole(t *testing.T) {
 	}()
 	lines := bufio.NewScanner(pr)
 	require.True(t, lines.Scan())
-	assert.Equal(t, "Watching "+srv.URL()+"; Ctrl-C to stop.", lines.Text())
+	assert.Equal(t, "Watching "+srv.URLFor(mode)+"; Ctrl-C to stop.", lines.Text())
 	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
 	require.NoError(t, srv.Notify(&access.Notification{Event: access.NotificationSettingUpdate, Data: []byte(`{"evacuation":true,"lockdown":false}`)}))
 	require.True(t, lines.Scan())

@@ -5,14 +5,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 )
 
+// TestRun runs the example in both modes: direct, and through a UniFi OS
+// console's proxy.
 func TestRun(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			runIn(t, mode)
+		})
+	}
+}
+
+func runIn(t *testing.T, mode access.Mode) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
 	var out strings.Builder
-	if err := run(context.Background(), srv.Client(), accesstest.DemoDoorID, &out); err != nil {
+	if err := run(context.Background(), srv.ClientFor(mode), accesstest.DemoDoorID, &out); err != nil {
 		t.Fatal(err)
 	}
 	want := `group "New starters" holds policy "New starters: main entrance" on schedule "Onboarding office hours"

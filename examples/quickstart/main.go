@@ -11,8 +11,9 @@
 // With no environment it runs against the embedded fake controller
 // (package accesstest) loaded with a demo site. To talk to a console, set
 //
-//	ACCESS_URL=https://192.168.1.1:12445   the console
-//	ACCESS_TOKEN=...                       an API token
+//	ACCESS_URL=https://192.168.1.1:12445   the console (or, through a UniFi OS console's
+//	                                       proxy, https://192.168.1.1/proxy/access/integration/v1/developer)
+//	ACCESS_TOKEN=...                       an API token (the API key through the proxy)
 //	ACCESS_FINGERPRINT=<sha256 hex>        pin the console's self-signed certificate, or
 //	ACCESS_INSECURE=1                      skip certificate verification (not for production)
 //

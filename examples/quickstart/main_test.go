@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 )
 
@@ -17,10 +18,18 @@ func TestQuickstartOnEmbeddedFake(t *testing.T) {
 }
 
 // TestQuickstartAgainstAConsole runs the console path against a fake
-// standing in for a console: pinned certificate, read-only by default.
+// standing in for a console, in both modes (ACCESS_URL the API port, or a
+// UniFi OS console's proxy with the token as an X-API-KEY): pinned
+// certificate, read-only by default.
 func TestQuickstartAgainstAConsole(t *testing.T) {
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) { quickstartAgainst(t, mode) })
+	}
+}
+
+func quickstartAgainst(t *testing.T, mode access.Mode) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
-	t.Setenv("ACCESS_URL", srv.URL())
+	t.Setenv("ACCESS_URL", srv.URLFor(mode))
 	t.Setenv("ACCESS_TOKEN", srv.Token())
 	t.Setenv("ACCESS_FINGERPRINT", srv.Fingerprint())
 	t.Setenv("ACCESS_DEVICE_ID", accesstest.DemoDeviceID)
@@ -30,6 +39,7 @@ func TestQuickstartAgainstAConsole(t *testing.T) {
 	require.NoError(t, run(context.Background()))
 	for _, r := range srv.Requests() {
 		assert.Equal(t, "GET", r.Method, "read-only unless ACCESS_WRITE=1: %s %s", r.Method, r.Path)
+		assert.Equal(t, mode, r.Mode, "%s %s", r.Method, r.Path)
 	}
 	assert.NotEmpty(t, srv.RequestsFor(accesstest.OpUsersGet), "the first visitor's inviter is fetched")
 

@@ -1,8 +1,9 @@
 // Command ratelimit shows how the SDK behaves when the controller throttles
 // or fails: idempotent calls are retried with backoff (a Retry-After
 // beyond the policy's WaitMax ends the call at once), the final error can be classified
-// with errors.Is and inspected with errors.As, and a touch-pass purchase,
-// which spends money, is never sent twice.
+// with errors.Is and inspected with errors.As, a touch-pass purchase,
+// which spends money, is never sent twice, and a request budget
+// (access.WithRateLimit) paces a client's goroutines.
 //
 //	go run ./examples/ratelimit
 //
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"sync"
 	"time"
 
 	"github.com/access-dev/access"
@@ -78,5 +80,27 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("want ErrServer, got %v", err)
 	}
 	fmt.Printf("  %v\n  requests the controller saw: %d\n", err, len(srv.RequestsFor(accesstest.OpTouchPassesPurchase)))
+
+	fmt.Println("5. A request budget paces every goroutine of a client (consoles are reported to tolerate about 10 a second):")
+	paced := srv.Client(access.WithRateLimit(20, 1))
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, errs[i] = paced.Doors.List(ctx)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	if took < 200*time.Millisecond {
+		return fmt.Errorf("5 calls at 20 a second took %s", took)
+	}
+	fmt.Println("  5 calls from 5 goroutines at 20 a second took at least 200ms")
 	return nil
 }

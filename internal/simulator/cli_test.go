@@ -102,7 +102,7 @@ func startFake(t *testing.T, args ...string) *fakeProc {
 		close(lines)
 		p.done <- cmd.Wait()
 	}()
-	want := 4
+	want := 5 // ACCESS_URL, ACCESS_PROXY_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT, ACCESS_PUBKEY_PIN
 	if slices.Contains(args, "--cert-out") {
 		want++ // ACCESS_CACERT
 	}
@@ -179,6 +179,14 @@ func TestCurlListsDoors(t *testing.T) {
 	out, err = run("--cacert", caFile)
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), `"code":"SUCCESS"`)
+
+	// The proxy layout (ACCESS_PROXY_URL) with the token as an X-API-KEY.
+	assert.Equal(t, p.env["ACCESS_URL"]+"/proxy/access/integration/v1/developer", p.env["ACCESS_PROXY_URL"])
+	cmd := exec.Command(curl, "-sS", "--fail-with-body", "-H", "@-", "--cacert", caFile, p.env["ACCESS_PROXY_URL"]+"/doors")
+	cmd.Stdin = strings.NewReader("X-API-KEY: " + p.env["ACCESS_TOKEN"] + "\n")
+	out, err = cmd.Output()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), `"name":"Main entrance"`)
 	_, err = run()
 	require.ErrorAs(t, err, &exit, "without trusting the self-signed certificate")
 	assert.Equal(t, 60, exit.ExitCode(), "curl: peer certificate cannot be authenticated")

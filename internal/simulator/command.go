@@ -38,7 +38,8 @@ func NewCommand() *cobra.Command {
 		Use:   "fake",
 		Short: "Run a simulated UniFi Access console (the accesstest fake) for any client",
 		Long: `fake serves the fake controller of accesstest to other processes: the developer
-API under /api/v1/developer over HTTPS, the notifications WebSocket, signed
+API under /api/v1/developer (and, as a UniFi OS console's proxy with
+X-API-KEY, under /proxy/access/integration/v1/developer) over HTTPS, the notifications WebSocket, signed
 webhook deliveries, system logs and exports, and a web console at / that plays
 the physical site (doorbells, cards, doors, exit buttons, emergencies, faults,
 the clock).
@@ -140,9 +141,11 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	f.StringVar(&cfg.KeyFile, "key", "", "PEM private key of --cert")
 	f.StringVar(&cfg.CertOut, "cert-out", "", "write the certificate (PEM) to this file, for curl --cacert or Node's ca option")
 	f.StringVar(&perms, "permissions", "", "limit the token to these permission keys, e.g. view:space,edit:space")
-	f.StringVar(&cfg.EnvFile, "env-file", "", "write ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT, ACCESS_PUBKEY_PIN (and ACCESS_CACERT) as export lines to `FILE`, mode 0600, removed at exit")
-	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
+	f.StringVar(&cfg.EnvFile, "env-file", "", "write ACCESS_URL, ACCESS_PROXY_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT, ACCESS_PUBKEY_PIN (and ACCESS_CACERT) as export lines to `FILE`, mode 0600, removed at exit")
+	f.BoolVar(&printEnv, "print-env", false, "print ACCESS_URL, ACCESS_PROXY_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_PUBKEY_PIN as export lines")
 	f.IntVar(&cfg.Sites, "sites", 1, "number of consoles to simulate, on consecutive ports")
+	f.BoolVar(&cfg.OlderProxySocket, "older-proxy-socket", false, "act as older firmware: through the proxy, the notifications socket only at /proxy/access/api/v1/developer/devices/notifications")
+	f.BoolVar(&cfg.WithoutAccess, "without-access", false, "act as a UniFi OS console without Access: an HTML page at the proxy path, nothing on the API")
 	f.StringVar(&uiPassFile, "ui-password-file", "", "read the web console's password (HTTP basic auth) from `FILE` (- for stdin; default $ACCESS_FAKE_UI_PASSWORD); required off loopback unless --no-ui")
 	f.Var(refusedSecret{"a password", "ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE"}, "ui-password", "not accepted: a password on the command line shows in the process list")
 	_ = f.MarkHidden("ui-password")

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/internal/clierr"
 )
@@ -96,6 +97,14 @@ type Config struct {
 	// doubling (accesstest.WithWebhookRetries). The vendor documents no
 	// retry policy; 0, the default, makes one attempt.
 	WebhookRetries int
+	// OlderProxySocket acts as older console firmware: through the proxy
+	// layout the notifications socket answers only at the older path
+	// (accesstest.WithOlderProxySocket).
+	OlderProxySocket bool
+	// WithoutAccess acts as a UniFi OS console without Access: the proxy
+	// layout answers with an HTML page, the direct one not at all
+	// (accesstest.WithoutAccess).
+	WithoutAccess bool
 	// Seed, with HasSeed, draws every id, token and secret the site
 	// generates from a generator seeded with it (accesstest.WithSeed):
 	// with ClockStart and FrozenClock a scenario replays byte for byte.
@@ -353,6 +362,12 @@ func (st *Site) load(cfg Config) error {
 	}
 	opts := []accesstest.Option{accesstest.WithToken(own), accesstest.WithLiveTimers(),
 		accesstest.WithWebhookRetries(cfg.WebhookRetries, 0), accesstest.WithRetention(keep)}
+	if cfg.OlderProxySocket {
+		opts = append(opts, accesstest.WithOlderProxySocket())
+	}
+	if cfg.WithoutAccess {
+		opts = append(opts, accesstest.WithoutAccess())
+	}
 	if st.StatePath != "" && !cfg.AsyncSave {
 		// A write is answered once its change is saved (st.saver is
 		// made before the site serves).
@@ -416,8 +431,9 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 	api := fake.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
-	st.page = accesstest.NewToken() // never seeded: the page credential is a secret
-	var hosts *hostNames            // off loopback, the names a LAN gives the machine are not known
+	mux.Handle("/proxy/access/", api) // the UniFi OS proxy layout (X-API-KEY)
+	st.page = accesstest.NewToken()   // never seeded: the page credential is a secret
+	var hosts *hostNames              // off loopback, the names a LAN gives the machine are not known
 	if host, _, _ := net.SplitHostPort(cfg.Addr); isLoopback(host) {
 		hosts = servedNames(cert.Leaf, host)
 	}
@@ -638,7 +654,8 @@ func writePrivate(path, content string) error {
 }
 
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,
-// ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
+// ACCESS_PROXY_URL (the same site through the UniFi OS proxy layout, for
+// proxy mode), ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
 // access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
 // first site; the same names with _2, _3, ... for the others; and
 // ACCESS_CACERT, the certificate file, when Config.CertOut is set.
@@ -650,6 +667,7 @@ func (sim *Simulator) PrintEnv(w io.Writer) {
 			sfx = "_" + strconv.Itoa(i+1)
 		}
 		fmt.Fprintf(&b, "export ACCESS_URL%s=%s\n", sfx, shellQuote(st.URL))
+		fmt.Fprintf(&b, "export ACCESS_PROXY_URL%s=%s\n", sfx, shellQuote(st.URL+access.ProxyPrefix))
 		fmt.Fprintf(&b, "export ACCESS_TOKEN%s=%s\n", sfx, shellQuote(st.token))
 		fmt.Fprintf(&b, "export ACCESS_FINGERPRINT%s=%s\n", sfx, shellQuote(st.Fingerprint))
 		fmt.Fprintf(&b, "export ACCESS_PUBKEY_PIN%s=%s\n", sfx, shellQuote(st.PublicKeyPin))
@@ -667,7 +685,8 @@ func (sim *Simulator) PrintInfo(w io.Writer, ui bool) {
 		if len(sim.Sites) > 1 {
 			fmt.Fprintf(w, "site %d of %d\n", i+1, len(sim.Sites))
 		}
-		fmt.Fprintf(w, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+		fmt.Fprintf(w, "access fake: serving the developer API at %s/api/v1/developer (Bearer)\n", st.URL)
+		fmt.Fprintf(w, "  and through a UniFi OS console's proxy at %s%s (X-API-KEY)\n", st.URL, access.ProxyPrefix)
 		fmt.Fprintf(w, "  ACCESS_URL=%s\n  ACCESS_TOKEN=%s\n  ACCESS_FINGERPRINT=%s\n  curl --pinnedpubkey %s\n", st.URL, st.token, st.Fingerprint, st.PublicKeyPin)
 		if ui {
 			fmt.Fprintf(w, "  web console: %s/\n", st.URL)

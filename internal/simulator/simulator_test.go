@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,7 +99,32 @@ func TestSeveralSites(t *testing.T) {
 	assert.Contains(t, out, "export ACCESS_URL='"+sim.Sites[0].URL+"'\n")
 	assert.Contains(t, out, "export ACCESS_URL_2='"+sim.Sites[1].URL+"'\n")
 	assert.Contains(t, out, "export ACCESS_TOKEN_3='shared-token'\n")
-	assert.Equal(t, 12, strings.Count(out, "\n"))
+	assert.Contains(t, out, "export ACCESS_PROXY_URL_2='"+sim.Sites[1].URL+"/proxy/access/integration/v1/developer'\n")
+	assert.Equal(t, 15, strings.Count(out, "\n"))
+}
+
+// TestConsoleShowsTheMode: the page says how many requests came in each
+// layout, direct and through the proxy, and the proxy layout serves the
+// same site with the token as an X-API-KEY.
+func TestConsoleShowsTheMode(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	proxy, err := access.NewClient(st.URL+access.ProxyPrefix, st.Token(), access.WithPinnedCertificate(st.Fingerprint),
+		access.WithRetryPolicy(accesstest.RetryPolicy()))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for range 2 {
+		_, _, err = proxy.Doors.List(ctx)
+		require.NoError(t, err)
+	}
+	direct, proxied := st.Fake.RequestsByMode()
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 2, proxied)
+	assert.Contains(t, string(page), fmt.Sprintf("<strong data-direct>%d</strong> direct (Bearer)", direct))
+	assert.Contains(t, string(page), "<strong data-proxy>2</strong> through the proxy (X-API-KEY)")
 }
 
 // TestConsolePassword: with --ui-password the page needs basic auth; the
@@ -376,6 +402,54 @@ func TestTimersFireWithoutARequest(t *testing.T) {
 		t.Fatal("no access.remote_view.change: the timeout did not fire by itself")
 	}
 	assert.Empty(t, st.Fake.Requests(), "no request ran the timer")
+}
+
+// TestConsoleRestartsAndOtherConsoles: a restart of the site's console
+// makes the proxy layout answer 502, then 401, on the site's clock, and
+// leaves the direct layout alone; --older-proxy-socket and --without-access act out
+// older firmware and a UniFi OS console without Access.
+func TestConsoleRestartsAndOtherConsoles(t *testing.T) {
+	t.Parallel()
+	st := startSim(t, simulator.Config{Demo: true})
+	client := func(base string) *access.Client {
+		c, err := access.NewClient(base, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
+		require.NoError(t, err)
+		return c
+	}
+	proxy, direct := client(st.URL+access.ProxyPrefix), client(st.URL)
+	ctx := context.Background()
+	st.Fake.Restart(10*time.Second, 20*time.Second)
+
+	status := func() int {
+		_, _, err := proxy.Doors.List(ctx)
+		var apiErr *access.APIError
+		if errors.As(err, &apiErr) {
+			return apiErr.StatusCode
+		}
+		require.NoError(t, err)
+		return 200
+	}
+	assert.Equal(t, http.StatusBadGateway, status())
+	_, _, err := direct.Doors.List(ctx)
+	assert.NoError(t, err, "the direct layout is not behind the proxy")
+	st.Fake.Advance(10 * time.Second)
+	assert.Equal(t, http.StatusUnauthorized, status())
+	st.Fake.Advance(20 * time.Second)
+	assert.Equal(t, http.StatusOK, status())
+
+	older := startSim(t, simulator.Config{Demo: true, NoUI: true, OlderProxySocket: true})
+	c, err := access.NewClient(older.URL+access.ProxyPrefix, older.Token(), access.WithPinnedCertificate(older.Fingerprint))
+	require.NoError(t, err)
+	path, err := c.Notifications.Check(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "/proxy/access/api/v1/developer/devices/notifications", path)
+
+	bare := startSim(t, simulator.Config{NoUI: true, WithoutAccess: true})
+	c, err = access.NewClient(bare.URL+access.ProxyPrefix, bare.Token(), access.WithPinnedCertificate(bare.Fingerprint))
+	require.NoError(t, err)
+	_, _, err = c.Doors.List(ctx)
+	assert.ErrorIs(t, err, access.ErrInvalidResponse)
+	assert.ErrorContains(t, err, "is Access installed")
 }
 
 // TestConsoleAnswersToItsNamesOnly: on loopback the web console answers

@@ -178,7 +178,7 @@ func sameOrigin(r *http.Request) bool {
 }
 
 // sectionNames are the parts of the page that live updates replace.
-var sectionNames = []string{"emergency", "doors", "devices", "people-counts", "deliveries", "clock"}
+var sectionNames = []string{"emergency", "doors", "devices", "people-counts", "deliveries", "clock", "modes"}
 
 func (c *console) render(name string, v any) string {
 	var b bytes.Buffer

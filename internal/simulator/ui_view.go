@@ -29,6 +29,9 @@ type view struct {
 	Backoff    time.Duration
 	Feed       []feedItem
 	Ops        []string
+	// Direct and Proxy count the API requests in each layout: the mode
+	// the clients used.
+	Direct, Proxy int
 }
 
 type floorView struct {
@@ -68,6 +71,7 @@ func (c *console) snapshot(q string) view {
 	f := c.fake
 	v := view{Now: f.Now(), Emergency: f.Emergency(), Query: q, Ops: knownOps,
 		Retries: c.retries, Backoff: accesstest.DefaultWebhookRetryBackoff}
+	v.Direct, v.Proxy = f.RequestsByMode()
 	if f := c.unsaved.Load(); f != nil {
 		if err := (*f)(); err != nil {
 			v.Unsaved = err.Error()

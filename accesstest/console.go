@@ -1,0 +1,143 @@
+package accesstest
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+// The layouts of a UniFi OS console's proxy, as integrators report them
+// (vendor-notes §7); the direct layout is apiPrefix.
+const (
+	// olderProxySocketPath is where older firmware serves the
+	// notifications WebSocket behind the proxy.
+	olderProxySocketPath = "/proxy/access/api/v1/developer/devices/notifications"
+	// apiKeyHeader carries the key through the proxy.
+	apiKeyHeader = "X-API-KEY"
+)
+
+// The bodies a console's proxy answers with when Access is missing or
+// restarting. The vendor documents none of them: these are our guess,
+// shaped after what integrators describe (CONFORMANCE.md says so).
+const (
+	unifiOSPage       = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>UniFi OS</title></head><body><div id=\"root\"></div></body></html>\n"
+	badGatewayPage    = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
+	proxyUnauthorized = `{"error":{"code":401,"message":"Unauthorized"}}`
+)
+
+// consoleState is how the console around Access behaves: the firmware's
+// socket path, a restart in progress, Access missing. Guarded by s.mu.
+type consoleState struct {
+	olderSocketOnly bool
+	withoutAccess   bool
+	badGatewayUntil time.Time // a restart: the proxy answers 502 until then,
+	unauthUntil     time.Time // then 401 until then
+	modes           [2]int    // requests per access.Mode
+}
+
+// WithOlderProxySocket makes the server act as older console firmware:
+// through the proxy, the notifications WebSocket answers only at
+// /proxy/access/api/v1/developer/devices/notifications, and HTTP 404
+// under the REST base (/proxy/access/integration/v1/developer/devices/notifications).
+// The direct path is not affected.
+func WithOlderProxySocket() Option {
+	return func(s *Server) { s.console.olderSocketOnly = true }
+}
+
+// WithoutAccess makes the server act as a UniFi OS console on which Access
+// is not installed: the proxy layout answers every request with the
+// console's own HTML page (HTTP 200), and the direct layout closes the
+// connection without an answer, as a port nothing listens on would.
+func WithoutAccess() Option {
+	return func(s *Server) { s.console.withoutAccess = true }
+}
+
+// Restart acts out a console restart, as integrators report it: every
+// notifications WebSocket is dropped, and through the proxy every request
+// is answered with HTTP 502 for badGateway and then HTTP 401 for
+// unauthorized, on the server's clock ([Server.Now]; [Server.Advance]
+// moves it on), before the console serves again. The direct layout is not
+// affected. The bodies are our guess (CONFORMANCE.md).
+func (s *Server) Restart(badGateway, unauthorized time.Duration) {
+	s.mu.Lock()
+	now := s.clockNow()
+	s.console.badGatewayUntil = now.Add(badGateway)
+	s.console.unauthUntil = now.Add(badGateway + unauthorized)
+	s.mu.Unlock()
+	s.DropNotificationClients()
+}
+
+// RequestsByMode returns how many requests the server received in each
+// layout: direct (/api/v1/developer) and through the proxy.
+func (s *Server) RequestsByMode() (direct, proxy int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.console.modes[access.ModeDirect], s.console.modes[access.ModeProxy]
+}
+
+// operationPath is the request's escaped path under its layout's prefix
+// (/visitors/v1/license_plates/p1), the same in both layouts.
+func operationPath(r *http.Request) string {
+	p := r.URL.EscapedPath()
+	if rest, ok := strings.CutPrefix(p, access.ProxyPrefix); ok {
+		return rest
+	}
+	return strings.TrimPrefix(p, apiPrefix)
+}
+
+// modeOfPath is the layout of a request path.
+func modeOfPath(p string) access.Mode {
+	if strings.HasPrefix(p, "/proxy/access/") {
+		return access.ModeProxy
+	}
+	return access.ModeDirect
+}
+
+// consoleAnswers answers for the console around Access when it is
+// restarting, lacks Access, or is older firmware asked for the socket at
+// the current path; it reports whether it answered.
+//
+// It runs before authentication, as the console's proxy answers before
+// Access sees the request; a request it answers is recorded (without its
+// body, which is not read).
+func (s *Server) consoleAnswers(w http.ResponseWriter, r *http.Request, op Op, mode access.Mode) bool {
+	s.mu.Lock()
+	c := s.console
+	now := s.clockNow()
+	answers := c.withoutAccess || mode == access.ModeProxy && (now.Before(c.unauthUntil) ||
+		c.olderSocketOnly && op == OpNotificationsSubscribe && r.URL.Path != olderProxySocketPath)
+	if answers {
+		s.journalLocked(r, op, mode, nil)
+	}
+	s.mu.Unlock()
+	if !answers {
+		return false
+	}
+	switch {
+	case c.withoutAccess && mode == access.ModeDirect:
+		panic(http.ErrAbortHandler) // nothing listens on the API port
+	case c.withoutAccess:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, unifiOSPage)
+		return true
+	case mode != access.ModeProxy:
+		return false
+	case now.Before(c.badGatewayUntil):
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, badGatewayPage)
+		return true
+	case now.Before(c.unauthUntil):
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, proxyUnauthorized)
+		return true
+	case c.olderSocketOnly && op == OpNotificationsSubscribe && r.URL.Path != olderProxySocketPath:
+		writeError(w, http.StatusNotFound, access.CodeResourceNotFound, "No such operation.")
+		return true
+	}
+	return false
+}
