@@ -419,11 +419,12 @@ func (e *Engine) Snapshot() Snapshot {
 type Coverage struct {
 	// Doors is the number of doors known; WithSensor of those with a
 	// position sensor.
-	Doors, WithSensor int
+	Doors      int `json:"doors"`
+	WithSensor int `json:"with_sensor"`
 	// WithoutSensor lists the ids of the doors without one, sorted: held
 	// open and forced entry are off for them, and an inactive credential
 	// resolves after the grace rather than when the door closes.
-	WithoutSensor []string
+	WithoutSensor []string `json:"without_sensor"`
 }
 
 // Off lists the incident kinds that cannot be seen on a door without a

@@ -236,7 +236,7 @@ Output is a table on a terminal and JSON when piped; -o json|jsonl|yaml|table ch
 		}
 		root.AddCommand(g)
 	}
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand())
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
 	}
