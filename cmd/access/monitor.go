@@ -85,7 +85,7 @@ are watched.
 	fl.DurationVar(&f.heldOpen, "held-open", monitor.DefaultHeldOpen, "a door open longer than this is held open")
 	fl.DurationVar(&f.unlockGrace, "unlock-grace", monitor.DefaultUnlockGrace, "an opening with no unlock within this before it is forced")
 	fl.DurationVar(&f.deviceOffline, "device-offline", monitor.DefaultDeviceOffline, "a device offline longer than this is an incident")
-	fl.DurationVar(&f.streamSilent, "stream-silent", monitor.DefaultStreamSilent, "the stream down or silent longer than this is an incident")
+	fl.DurationVar(&f.streamSilent, "stream-silent", monitor.DefaultStreamSilent, "the stream down or silent longer than this is an incident (more than the console's keepalive interval, about 5s)")
 	fl.DurationVar(&f.streamMute, "stream-mute", monitor.DefaultStreamMute, "only unrecognised messages for longer than this is an incident")
 	fl.DurationVar(&f.pollEvery, "poll-every", watch.DefaultPollEvery, "how often devices and the emergency status are polled")
 	fl.DurationVar(&f.usersEv, "users-every", watch.DefaultUsersEvery, "how often the users' statuses are polled")

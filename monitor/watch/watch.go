@@ -350,11 +350,11 @@ func (w *Watcher) stream(ctx context.Context) {
 			}
 			w.mu.Lock()
 			f, ins := w.eng.Notification(n, now)
-			w.emit(ins)
-			w.mu.Unlock()
 			if w.o.Metrics != nil {
 				w.o.Metrics.frame(f)
 			}
+			w.emit(ins)
+			w.mu.Unlock()
 		}
 		if ctx.Err() != nil {
 			return
