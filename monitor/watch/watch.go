@@ -62,7 +62,8 @@ type Options struct {
 	Forward *Forwarder
 	// Metrics, when set, are updated; see [NewMetrics].
 	Metrics *Metrics
-	// Ready, when set, is called once the first polls are done, with
+	// Ready, when set, is called once the first polls are done (failed
+	// or not), with
 	// the doors' coverage and their names by id.
 	Ready func(c monitor.Coverage, doorNames map[string]string)
 	// Now is the clock (default time.Now).
@@ -221,7 +222,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); w.stream(ctx) }()
 	go func() { defer wg.Done(); w.ticks(ctx) }()
-	w.poll(ctx, PollDoors)
+	w.poll(ctx, PollDoors, PollEmergency, PollDevices, PollUsers)
 	if w.o.Ready != nil && ctx.Err() == nil {
 		w.mu.Lock()
 		c, names := w.eng.Coverage(), map[string]string{}
@@ -231,7 +232,6 @@ func (w *Watcher) Run(ctx context.Context) error {
 		w.mu.Unlock()
 		w.o.Ready(c, names)
 	}
-	w.poll(ctx, PollEmergency, PollDevices, PollUsers)
 	go func() { defer wg.Done(); w.polling(ctx) }()
 	wg.Wait()
 	return nil
