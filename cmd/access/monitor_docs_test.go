@@ -209,4 +209,3 @@ func TestMonitorDocsMatchScrape(t *testing.T) {
 		}
 	})
 }
-
