@@ -8,9 +8,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -369,4 +373,39 @@ access_incidents_total{console="default",kind="stream_silent"} 2
 	}
 	assert.Equal(t, 0, m.end())
 	assert.NotContains(t, m.out.String()+m.err.String(), secret)
+}
+
+// TestMonitorEndsCleanlyOnSignals runs access monitor as a process (the
+// test binary under the name access, as testscript does) and stops it
+// with SIGINT, SIGTERM and SIGHUP: each ends it cleanly, exit status 0.
+func TestMonitorEndsCleanlyOnSignals(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "access")
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Skipf("no symlink: %v", err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := accesstest.New(t, accesstest.WithDemoData())
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "monitor", "--listen", "127.0.0.1:0")
+			cmd.Env = append(os.Environ(), "ACCESS_URL="+srv.URL(), "ACCESS_TOKEN="+srv.Token(), "ACCESS_FINGERPRINT="+srv.Fingerprint(),
+				"ACCESS_CONFIG_DIR="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			lines := newLineLog(stderr)
+			_, _, err = lines.wait(ctx, 0, func(s string) bool { return strings.Contains(s, "doors have a position sensor") })
+			require.NoError(t, err, "stderr: %s", lines)
+			require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+			require.NoError(t, cmd.Process.Signal(sig))
+			_, _, err = lines.wait(ctx, 0, func(s string) bool { return s == "monitor: stopped" })
+			require.NoError(t, err, "stderr: %s", lines)
+			require.NoError(t, cmd.Wait(), "stderr: %s", lines)
+			assert.Equal(t, 0, cmd.ProcessState.ExitCode())
+			require.NoError(t, srv.WaitNotificationClients(ctx, 0), "the subscription is closed")
+		})
+	}
 }
