@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -407,5 +408,75 @@ func TestMonitorEndsCleanlyOnSignals(t *testing.T) {
 			assert.Equal(t, 0, cmd.ProcessState.ExitCode())
 			require.NoError(t, srv.WaitNotificationClients(ctx, 0), "the subscription is closed")
 		})
+	}
+}
+
+// TestMonitorManyConsolesOneDown: three profiles, one of them a console
+// that does not answer: the other two are watched and served, the third
+// is reported down, in the metrics and in /healthz.
+func TestMonitorManyConsolesOneDown(t *testing.T) {
+	t.Parallel()
+	a := accesstest.New(t, accesstest.WithDemoData())
+	b := accesstest.New(t, accesstest.WithDemoData())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	downURL := "https://" + ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`profiles:
+  site-a: {url: %q, token: %q, fingerprint: %q}
+  site-b: {url: %q, token: %q, fingerprint: %q}
+  site-c: {url: %q, token: "t0ken-c"}
+`, a.URL(), a.Token(), a.Fingerprint(), b.URL(), b.Token(), b.Fingerprint(), downURL)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	env := func(k string) string { return map[string]string{"ACCESS_CONFIG_DIR": dir, "TZ": "UTC"}[k] }
+
+	for _, args := range [][]string{{"--profile", "site-a,site-b,site-c"}, {"--all-profiles"}} {
+		m := startMonitor(t, 3, func(k string) string {
+			if k == "ACCESS_PROFILE" {
+				return ""
+			}
+			return env(k)
+		}, append(args, "--rate", "50", "--burst", "20")...)
+		require.NoError(t, a.WaitNotificationClients(m.ctx, 1))
+		require.NoError(t, b.WaitNotificationClients(m.ctx, 1))
+		body := m.scrape()
+		assert.Contains(t, body, `access_console_up{console="site-a"} 1`)
+		assert.Contains(t, body, `access_console_up{console="site-b"} 1`)
+		assert.Contains(t, body, `access_console_up{console="site-c"} 0`)
+		assert.Contains(t, body, `access_poll_success{console="site-c",poll="doors"} 0`)
+		assert.NotContains(t, body, "t0ken-c")
+
+		// The consoles that answer are watched.
+		require.NoError(t, b.SetDoorPosition(serverRoom, true))
+		in := m.next(monitor.TypeOpened, monitor.KindForcedEntry)
+		assert.Equal(t, "site-b", in.Console)
+		require.NoError(t, b.SetDoorPosition(serverRoom, false))
+		m.resolvedOf(in)
+
+		resp, err := http.Get(m.url("/healthz"))
+		require.NoError(t, err)
+		var h struct {
+			OK       bool `json:"ok"`
+			Consoles []struct {
+				Console string            `json:"console"`
+				OK      bool              `json:"ok"`
+				Errors  map[string]string `json:"errors"`
+			} `json:"consoles"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+		resp.Body.Close()
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		require.Len(t, h.Consoles, 3)
+		assert.Equal(t, "site-a", h.Consoles[0].Console)
+		assert.True(t, h.Consoles[0].OK)
+		assert.True(t, h.Consoles[1].OK)
+		assert.Equal(t, "site-c", h.Consoles[2].Console)
+		assert.False(t, h.Consoles[2].OK)
+		assert.NotEmpty(t, h.Consoles[2].Errors["doors"])
+		assert.NotContains(t, m.err.String(), "t0ken-c")
+		assert.Equal(t, 0, m.end())
+		require.NoError(t, a.WaitNotificationClients(m.ctx, 0))
+		require.NoError(t, b.WaitNotificationClients(m.ctx, 0))
 	}
 }
