@@ -348,13 +348,7 @@ func (w *Watcher) stream(ctx context.Context) {
 				w.streamError(err, now)
 				continue
 			}
-			w.mu.Lock()
-			f, ins := w.eng.Notification(n, now)
-			if w.o.Metrics != nil {
-				w.o.Metrics.frame(f)
-			}
-			w.emit(ins)
-			w.mu.Unlock()
+			w.handle(n, now)
 		}
 		if ctx.Err() != nil {
 			return
@@ -399,4 +393,16 @@ func (w *Watcher) streamError(err error, now time.Time) {
 		default:
 		}
 	}
+}
+
+// handle feeds one notification to the engine, counts it and emits the
+// incidents it causes.
+func (w *Watcher) handle(n *access.Notification, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f, ins := w.eng.Notification(n, now)
+	if w.o.Metrics != nil {
+		w.o.Metrics.frame(f)
+	}
+	w.emit(ins)
 }
