@@ -48,8 +48,13 @@ func newSite(t *testing.T, cfg monitor.Config) *site { return newSiteIdle(t, cfg
 
 // newSiteIdle is newSite with the SDK's idle timeout (0: its default).
 func newSiteIdle(t *testing.T, cfg monitor.Config, idle time.Duration) *site {
+	return newSiteTimeout(t, cfg, idle, 60*time.Second)
+}
+
+// newSiteTimeout is newSiteIdle with a limit to the whole test.
+func newSiteTimeout(t *testing.T, cfg monitor.Config, idle, limit time.Duration) *site {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return base }))
 	cfg.Console = "site-a"
@@ -423,10 +428,13 @@ func TestInactiveCredential(t *testing.T) {
 func TestNormalDay(t *testing.T) {
 	t.Parallel()
 	entries := 10000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		entries = 500
+	case raceEnabled:
+		entries = 2000
 	}
-	s := newSite(t, monitor.Config{})
+	s := newSiteTimeout(t, monitor.Config{}, 0, 5*time.Minute)
 	s.cardHolder("CARD-4", access.UserStatusActive)
 	for i := 0; i < entries; i++ {
 		res, err := s.srv.PresentCard(accesstest.DemoDeviceID, "CARD-4")
