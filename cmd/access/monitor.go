@@ -343,7 +343,11 @@ func (a *app) monitorConnections(all bool) ([]namedConnection, error) {
 		} else if c, err = a.resolveConnection(); err != nil {
 			return nil, err
 		}
-		name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"))
+		fromProfile, _ := strings.CutPrefix(c.Source, "profile ")
+		if fromProfile == c.Source {
+			fromProfile = ""
+		}
+		name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"), fromProfile)
 		if name == "" {
 			name = "default"
 			if a.fake {
