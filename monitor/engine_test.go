@@ -510,3 +510,20 @@ func TestCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestInactiveCredentialDoorNeverOpened: a grant whose door stays shut
+// resolves once the grace is over.
+func TestInactiveCredentialDoorNeverOpened(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, monitor.Config{UnlockGrace: 10 * time.Second})
+	s.cardHolder("CARD-5", access.UserStatusDeactivated)
+	_, err := s.srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-5")
+	require.NoError(t, err)
+	s.sync()
+	in, ok := s.find(monitor.TypeOpened, monitor.KindInactiveCredential)
+	require.True(t, ok, "no inactive-credential incident: %+v", s.log)
+	r, ok := s.advance(20*time.Second, monitor.TypeResolved, monitor.KindInactiveCredential)
+	require.True(t, ok, "not resolved: %+v", s.log)
+	assert.Equal(t, in.ID, r.ID)
+	assert.Equal(t, 10*time.Second, r.At.Sub(r.Start))
+}

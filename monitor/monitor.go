@@ -59,7 +59,8 @@ const (
 	// KindInactiveCredential: a door was opened for a user whose status
 	// is not ACTIVE (a reader honouring a revoked card from its offline
 	// cache). It resolves when the door closes again, or after
-	// [Config.UnlockGrace] for a door without a position sensor.
+	// [Config.UnlockGrace] when the door is not open then (or has no
+	// position sensor).
 	KindInactiveCredential Kind = "inactive_credential"
 )
 
@@ -454,7 +455,7 @@ func (e *Engine) Tick(now time.Time) []Incident {
 	}
 	for k, in := range e.open {
 		if in.Kind == KindInactiveCredential && now.Sub(in.Start) >= e.cfg.UnlockGrace {
-			if d := e.doors[in.Door]; d == nil || !d.sensor {
+			if d := e.doors[in.Door]; d == nil || !d.sensor || d.position != PositionOpen {
 				delete(e.open, k)
 				out = append(out, in.resolved(now, "the unlock is over"))
 			}
