@@ -527,3 +527,25 @@ func TestInactiveCredentialDoorNeverOpened(t *testing.T) {
 	assert.Equal(t, in.ID, r.ID)
 	assert.Equal(t, 10*time.Second, r.At.Sub(r.Start))
 }
+
+// TestOddUnknownEventIsNotMute: two unknown notifications an hour apart
+// on a quiet site open no stream-mute incident.
+func TestOddUnknownEventIsNotMute(t *testing.T) {
+	t.Parallel()
+	e, err := monitor.New(monitor.Config{StreamMute: 5 * time.Minute}, base)
+	require.NoError(t, err)
+	e.StreamUp(base)
+	for i := 0; i < 4; i++ {
+		_, in := e.Notification(&access.Notification{Event: "access.data.device.reboot"}, base.Add(time.Duration(i)*time.Hour))
+		assert.Empty(t, in)
+	}
+	// Every minute for six: mute.
+	var opened []monitor.Incident
+	for i := 0; i <= 6; i++ {
+		_, in := e.Notification(&access.Notification{Event: "access.data.device.reboot"}, base.Add(4*time.Hour+time.Duration(i)*time.Minute))
+		opened = append(opened, in...)
+	}
+	require.Len(t, opened, 1)
+	assert.Equal(t, monitor.KindStreamMute, opened[0].Kind)
+	assert.Equal(t, base.Add(4*time.Hour), opened[0].Start)
+}

@@ -183,10 +183,15 @@ func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []In
 		out = e.resolve(out, KindStreamMute, "", at, "a recognised notification arrived")
 	} else {
 		e.unrecognisedIn++
-		if e.muteSince.IsZero() {
-			e.muteSince = at
+		// A run of unrecognised notifications, each within the threshold
+		// of the one before: an odd unknown event on a quiet site is not
+		// a mute stream.
+		if e.muteSince.IsZero() || at.Sub(e.lastUnrecognised) >= e.cfg.StreamMute {
+			e.muteSince, e.muteRun = at, 0
 		}
-		if at.Sub(e.muteSince) >= e.cfg.StreamMute {
+		e.lastUnrecognised = at
+		e.muteRun++
+		if e.muteRun >= 3 && at.Sub(e.muteSince) >= e.cfg.StreamMute {
 			out = e.openIncident(out, Incident{Kind: KindStreamMute, Start: e.muteSince, At: at,
 				Detail: "only notifications the monitor does not recognise arrive (last: " + string(n.Event) + ")"}, "")
 		}

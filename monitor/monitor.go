@@ -54,7 +54,8 @@ const (
 	// [Config.StreamSilent].
 	KindStreamSilent Kind = "stream_silent"
 	// KindStreamMute: messages arrive, but none that the monitor
-	// recognises, for longer than [Config.StreamMute].
+	// recognises, for longer than [Config.StreamMute] (at least three,
+	// none further apart than that).
 	KindStreamMute Kind = "stream_mute"
 	// KindInactiveCredential: a door was opened for a user whose status
 	// is not ACTIVE (a reader honouring a revoked card from its offline
@@ -253,12 +254,16 @@ type Engine struct {
 	// emergency
 	lockdown, evacuation, emergencyKnown bool
 	// stream
-	connected      bool
-	downSince      time.Time
-	lastFrame      time.Time
-	muteSince      time.Time
-	frames         uint64
-	unrecognisedIn uint64
+	connected bool
+	downSince time.Time
+	lastFrame time.Time
+	muteSince time.Time
+	// lastUnrecognised and muteRun: the last unrecognised notification
+	// and how many came in a row.
+	lastUnrecognised time.Time
+	muteRun          int
+	frames           uint64
+	unrecognisedIn   uint64
 }
 
 // New returns an engine with cfg's thresholds (defaults filled in). The
