@@ -106,16 +106,22 @@ func (f *Forwarder) count(result string) {
 }
 
 // Run delivers the queue until ctx ends; then it keeps delivering what
-// is queued for at most drain (a clean shutdown loses nothing it can
-// deliver in that time).
+// is queued or in flight for at most drain (a clean shutdown loses
+// nothing it can deliver in that time).
 func (f *Forwarder) Run(ctx context.Context, drain time.Duration) {
+	// dctx outlives ctx by drain: deliveries (and their retries) use it.
+	dctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(drain, cancel)
+		context.AfterFunc(dctx, func() { t.Stop() })
+	})
+	defer stop()
 	for {
 		select {
 		case d := <-f.q:
-			f.deliver(ctx, d)
+			f.deliver(dctx, d)
 		case <-ctx.Done():
-			dctx, cancel := context.WithTimeout(context.Background(), drain)
-			defer cancel()
 			for {
 				select {
 				case d := <-f.q:

@@ -218,3 +218,47 @@ func TestForwarderSignsAndRetries(t *testing.T) {
 	assert.JSONEq(t, `{"type":"incident.opened","id":"abc","kind":"forced_entry","console":"a","door":"d1",
 		"start":"2026-03-02T08:00:00Z","at":"2026-03-02T08:00:00Z","threshold":"45s","detail":""}`, string(events[0].Data.Object))
 }
+
+// TestForwarderDrainsOnShutdown: what is in flight or queued when the
+// monitor stops is still delivered, within the drain time.
+func TestForwarderDrainsOnShutdown(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, 4)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	delivered := 0
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		mu.Lock()
+		delivered++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(recv.Close)
+	reg := prometheus.NewPedanticRegistry()
+	m, err := watch.NewMetrics(prometheus.WrapRegistererWith(prometheus.Labels{"console": "a"}, reg))
+	require.NoError(t, err)
+	f := watch.NewForwarder(recv.URL, func() string { return "s" }, 10, recv.Client(), m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx, 10*time.Second) }()
+	require.True(t, f.Enqueue(monitor.Incident{Type: monitor.TypeOpened, ID: "one"}))
+	require.True(t, f.Enqueue(monitor.Incident{Type: monitor.TypeOpened, ID: "two"}))
+	<-arrived // the first is in flight
+	cancel()  // the monitor stops
+	close(release)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, delivered)
+	assert.Equal(t, 0, f.Len())
+	// Both acknowledged by the receiver, none given up.
+	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP access_webhook_deliveries_total Incident webhook deliveries, by result (ok, failed after the retries, dropped because the queue was full).
+# TYPE access_webhook_deliveries_total counter
+access_webhook_deliveries_total{console="a",result="dropped"} 0
+access_webhook_deliveries_total{console="a",result="failed"} 0
+access_webhook_deliveries_total{console="a",result="ok"} 2
+`), "access_webhook_deliveries_total"))
+}
