@@ -480,3 +480,47 @@ func TestMonitorManyConsolesOneDown(t *testing.T) {
 		require.NoError(t, b.WaitNotificationClients(m.ctx, 0))
 	}
 }
+
+// TestMonitorConnectionNames: one console is named after the profile it
+// comes from (the current one included; "default" when the environment
+// gives its URL), several after theirs; an unknown profile is a usage
+// error.
+func TestMonitorConnectionNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(`current: hq
+profiles:
+  hq: {url: "https://127.0.0.1:1", token: "t1"}
+  lab: {url: "https://127.0.0.1:2", token: "t2"}
+`), 0o600))
+	names := func(profile, envURL string, all bool) ([]string, error) {
+		env := map[string]string{"ACCESS_CONFIG_DIR": dir, "ACCESS_URL": envURL}
+		a := newApp(context.Background(), nil, io.Discard, io.Discard, func(k string) string { return env[k] })
+		a.profile = profile
+		conns, err := a.monitorConnections(all)
+		var out []string
+		for _, c := range conns {
+			out = append(out, c.name+"="+c.conn.URL)
+		}
+		return out, err
+	}
+	got, err := names("", "", false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hq=https://127.0.0.1:1"}, got)
+	got, err = names("lab", "", false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"lab=https://127.0.0.1:2"}, got)
+	got, err = names("", "https://127.0.0.1:3", false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default=https://127.0.0.1:3"}, got, "a console of the environment is no profile's")
+	got, err = names("lab,hq", "", false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hq=https://127.0.0.1:1", "lab=https://127.0.0.1:2"}, got)
+	got, err = names("", "", true)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hq=https://127.0.0.1:1", "lab=https://127.0.0.1:2"}, got)
+	_, err = names("hq,nope", "", false)
+	assert.Equal(t, 2, exitCode(context.Background(), err))
+	_, err = names("hq", "", true)
+	assert.Equal(t, 2, exitCode(context.Background(), err))
+}
