@@ -96,24 +96,6 @@ func (s *Server) HoldDoorOpen(doorID string, d time.Duration) error {
 	return nil
 }
 
-// SetDeviceOnline takes a device offline (online false) or brings it
-// back: the device lists answer is_online accordingly, and an offline
-// device rings no doorbell and reads no card, as on a console.
-func (s *Server) SetDeviceOnline(deviceID string, online bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.runDue()
-	h := s.sp().device(deviceID)
-	if h == nil {
-		return fmt.Errorf("%w %q", ErrNoDevice, deviceID)
-	}
-	if h.dev.IsOnline != online {
-		h.dev.IsOnline, h.dev.IsConnected = online, online
-		s.mu.touch()
-	}
-	return nil
-}
-
 // Reset replaces the whole site with an empty one, or with the demo
 // site ([Server.LoadDemoData]) when demo is set; the tokens stay, and
 // the faults, the request journal and the deliveries are forgotten

@@ -37,7 +37,7 @@ func TestHoldDoorOpenClosesOnTheClock(t *testing.T) {
 	assert.ErrorIs(t, srv.HoldDoorOpen("nope", time.Second), accesstest.ErrNoDoor)
 }
 
-func TestSetDeviceOnline(t *testing.T) {
+func TestOfflineDeviceRingsNoDoorbell(t *testing.T) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
 	require.NoError(t, srv.SetDeviceOnline(accesstest.DemoIntercomID, false))
 	_, err := srv.RingDoorbell(accesstest.DemoIntercomID)

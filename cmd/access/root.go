@@ -295,7 +295,7 @@ lists take --watch.
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.getenv)) // access fake trigger, reading the app's environment
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), fake)
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
 	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())

@@ -345,14 +345,17 @@ depends on it; run apply again to finish the job: it re-reads the console and ne
 object twice. --plan FILE applies a plan saved by "plan -O" and refuses it if the console changed
 since in a way that touches it.
 
-Writes run --concurrency at a time; the pace of requests is the client's (retries honour 429 and
-Retry-After).`,
+Writes run --concurrency at a time, and every request of a console is paced by --rate (requests
+per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retry-After.`,
 		Example: `  access --fake apply -f site.yaml --yes
   access --fake apply -f site.yaml --prune --concurrency 8 --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if concurrency < 1 || concurrency > 64 {
 				return usageErrorf("--concurrency must be between 1 and 64")
+			}
+			if err := a.checkRate(); err != nil {
+				return err
 			}
 			if names, cfg, multi, err := a.siteProfiles(allProfiles); multi {
 				switch {
@@ -416,6 +419,7 @@ Retry-After).`,
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	c.Flags().StringVar(&planFile, "plan", "", "apply the plan saved in `FILE` by plan -O, refused if stale")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "writes in flight at once (per console)")
+	a.rateFlag(c)
 	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "apply to every console of the config file (or give --profile a,b)")
 	return c
 }

@@ -56,18 +56,33 @@ func (a *app) siteProfiles(all bool) (names []string, cfg *config, multi bool, e
 	return names, cfg, true, nil
 }
 
-// profileClient builds the client of one profile, whole (URL, token,
-// fingerprint): flags and environment name one console, not several.
-func (a *app) profileClient(cfg *config, name string) (*access.Client, error) {
+// profileConnection is the connection of one profile, whole (URL, token,
+// fingerprint, insecure): flags and environment name one console, not
+// several. Every command that runs against several consoles (plan,
+// apply, monitor) takes its connections from here.
+func (a *app) profileConnection(cfg *config, name string) (connection, error) {
 	p := cfg.Profiles[name]
 	if p.URL == "" || p.Token == "" {
-		return nil, usageErrorf("profile %q has no url or no token: run access login again", name)
+		return connection{}, usageErrorf("profile %q has no url or no token: run access login again", name)
 	}
 	conn := connection{URL: p.URL, token: tokenOf(p.Token), Fingerprint: p.Fingerprint, Insecure: p.Insecure, Source: "profile " + name}
 	if err := a.checkScheme(conn.URL, conn.Source); err != nil {
+		return connection{}, err
+	}
+	return conn, nil
+}
+
+// profileClient builds the client of one profile ([app.profileConnection]).
+func (a *app) profileClient(cfg *config, name string) (*access.Client, error) {
+	conn, err := a.profileConnection(cfg, name)
+	if err != nil {
 		return nil, err
 	}
-	return access.NewClient(conn.URL, conn.Token(), clientOptions(conn)...)
+	opts := clientOptions(conn)
+	if a.rate > 0 {
+		opts = append(opts, access.WithRateLimit(a.rate, 1)) // apply's --rate, per console
+	}
+	return access.NewClient(conn.URL, conn.Token(), opts...)
 }
 
 // consoleRun is one console of a multi-console plan or apply.

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/monitor"
+	"github.com/access-dev/access/monitor/watch"
+)
+
+// monitorFlags are the flags of access monitor.
+type monitorFlags struct {
+	listen                                       string
+	heldOpen, unlockGrace, deviceOffline         time.Duration
+	streamSilent, streamMute, pollEvery, usersEv time.Duration
+	rate                                         float64
+	burst, queue, count                          int
+	forwardTo, secretFile                        string
+	allProfiles                                  bool
+}
+
+func (a *app) monitorCommand() *cobra.Command {
+	var f monitorFlags
+	c := &cobra.Command{
+		Use:   "monitor",
+		Short: "Watch a site: Prometheus metrics, incidents (held open, forced entry…) as JSON lines and webhooks",
+		Long: `Watch one console, or several, until stopped (Ctrl-C, SIGTERM or SIGHUP end it
+cleanly): subscribe to the notifications stream (reconnecting by itself), poll
+what the stream does not carry (doors at start and after a gap, devices, the
+emergency status, the users' statuses) within --rate requests per second, and
+report:
+
+  - metrics at http://--listen/metrics (Prometheus; every series has a console
+    label; doors and devices by id, their names in access_door_info and
+    access_device_info), and /healthz (200 when the stream and the polls work,
+    503 otherwise, with the doors that have no position sensor);
+  - incidents, as a JSON line each on stdout (text on a terminal), an
+    incident.opened and later an incident.resolved line sharing one id:
+      held_open            a door open longer than --held-open
+      forced_entry         a door opened without an unlock within --unlock-grace before
+      device_offline       a device offline longer than --device-offline
+      emergency            a lockdown or evacuation, until it ends
+      stream_silent        the stream down, or silent, longer than --stream-silent
+      stream_mute          only unrecognised messages for longer than --stream-mute
+      inactive_credential  a door opened for a user who is not ACTIVE
+    held_open and forced_entry need a door position sensor: the doors without
+    one are listed on start and in /healthz;
+  - with --forward-to URL, each incident line as a webhook delivery signed as
+    the console signs (verified by access.ConstructEvent) with the secret of
+    $ACCESS_WEBHOOK_SECRET or --secret-file, through a bounded queue.
+
+With --fake the demo site's server room is opened without an unlock and left
+open, so that a forced entry and, after --held-open, a held-open door show.
+
+--profile a,b watches those profiles of the config file, --all-profiles every
+one; a console that is down is reported (access_console_up 0) while the others
+are watched.
+
+` + factsHelp("Notifications.Subscribe, Doors.List, Devices.List, Doors.GetEmergency, Users.All", "view:device, view:space, view:user"),
+		Example: "  access --fake monitor --listen 127.0.0.1:0 --held-open 2s --count 2",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runMonitor(f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:9140", "the `ADDRESS` of /metrics and /healthz (another interface only when given)")
+	fl.DurationVar(&f.heldOpen, "held-open", monitor.DefaultHeldOpen, "a door open longer than this is held open")
+	fl.DurationVar(&f.unlockGrace, "unlock-grace", monitor.DefaultUnlockGrace, "an opening with no unlock within this before it is forced")
+	fl.DurationVar(&f.deviceOffline, "device-offline", monitor.DefaultDeviceOffline, "a device offline longer than this is an incident")
+	fl.DurationVar(&f.streamSilent, "stream-silent", monitor.DefaultStreamSilent, "the stream down or silent longer than this is an incident (more than the console's keepalive interval, about 5s)")
+	fl.DurationVar(&f.streamMute, "stream-mute", monitor.DefaultStreamMute, "only unrecognised messages for longer than this is an incident")
+	fl.DurationVar(&f.pollEvery, "poll-every", watch.DefaultPollEvery, "how often devices and the emergency status are polled")
+	fl.DurationVar(&f.usersEv, "users-every", watch.DefaultUsersEvery, "how often the users' statuses are polled")
+	fl.Float64Var(&f.rate, "rate", 2, "at most this many API requests per second per console")
+	fl.IntVar(&f.burst, "burst", 5, "API requests allowed at once before --rate paces them")
+	fl.StringVar(&f.forwardTo, "forward-to", "", "POST each incident line to `URL` as a signed webhook")
+	fl.StringVar(&f.secretFile, "secret-file", "", "read the webhook secret from `FILE` (default $ACCESS_WEBHOOK_SECRET)")
+	fl.IntVar(&f.queue, "queue", 1000, "webhook deliveries kept waiting at most (more are dropped and counted)")
+	fl.BoolVar(&f.allProfiles, "all-profiles", false, "watch every profile of the config file")
+	fl.IntVar(&f.count, "count", 0, "stop after N incident lines (0: run until stopped)")
+	return c
+}
+
+// monitored is one console the monitor watches.
+type monitored struct {
+	name string
+	conn connection
+	w    *watch.Watcher
+	fwd  *watch.Forwarder
+}
+
+func (a *app) runMonitor(f monitorFlags) error {
+	for name, d := range map[string]time.Duration{"--held-open": f.heldOpen, "--unlock-grace": f.unlockGrace, "--device-offline": f.deviceOffline,
+		"--stream-silent": f.streamSilent, "--stream-mute": f.streamMute, "--poll-every": f.pollEvery, "--users-every": f.usersEv} {
+		if d <= 0 {
+			return usageErrorf("%s must be positive", name)
+		}
+	}
+	if f.count < 0 {
+		return usageErrorf("--count must not be negative")
+	}
+	if f.rate <= 0 || f.burst < 1 {
+		return usageErrorf("--rate must be positive and --burst at least 1")
+	}
+	var secret string
+	if f.forwardTo != "" {
+		if !strings.HasPrefix(f.forwardTo, "http://") && !strings.HasPrefix(f.forwardTo, "https://") {
+			return usageErrorf("--forward-to %q: want an http:// or https:// URL", f.forwardTo)
+		}
+		var err error
+		if secret, err = a.webhookSecret(f.secretFile); err != nil {
+			return err
+		}
+	}
+	conns, err := a.monitorConnections(f.allProfiles)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+
+	reg := prometheus.NewPedanticRegistry()
+	out := &incidentWriter{a: a, text: a.format() == "table", count: f.count, done: stop}
+	var consoles []*monitored
+	ready := make(chan struct{}, len(conns))
+	for _, nc := range conns {
+		creg := prometheus.WrapRegistererWith(prometheus.Labels{"console": nc.name}, reg)
+		m, err := watch.NewMetrics(creg)
+		if err != nil {
+			return err
+		}
+		mc := &monitored{name: nc.name, conn: nc.conn}
+		if f.forwardTo != "" {
+			mc.fwd = watch.NewForwarder(f.forwardTo, tokenOf(secret), f.queue, nil, m)
+		}
+		var w *watch.Watcher
+		opts := append(clientOptions(nc.conn), access.WithRateLimit(f.rate, f.burst),
+			access.WithTransportWrapper(m.Transport(func() {
+				if w != nil {
+					w.Upgraded()
+				}
+			})))
+		cl, err := access.NewClient(nc.conn.URL, nc.conn.Token(), opts...)
+		if err != nil {
+			return fmt.Errorf("console %s: %w", nc.name, err)
+		}
+		w, err = watch.New(cl, watch.Options{
+			Engine: monitor.Config{Console: nc.name, HeldOpen: f.heldOpen, UnlockGrace: f.unlockGrace, DeviceOffline: f.deviceOffline,
+				StreamSilent: f.streamSilent, StreamMute: f.streamMute},
+			PollEvery: f.pollEvery, UsersEvery: f.usersEv, Incident: out.write, Forward: mc.fwd, Metrics: m,
+			Ready: func(c monitor.Coverage, doors map[string]string) {
+				a.reportCoverage(nc.name, c, doors)
+				ready <- struct{}{}
+			},
+		})
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		if err := creg.Register(w.Collector()); err != nil {
+			return err
+		}
+		mc.w = w
+		consoles = append(consoles, mc)
+	}
+
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return usageErrorf("--listen %s: %v", f.listen, err)
+	}
+	srv := &http.Server{Handler: monitorHandler(reg, consoles), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(a.stderr, "monitor: %d console(s); metrics at http://%s/metrics, health at /healthz\n", len(consoles), ln.Addr())
+
+	var wg sync.WaitGroup
+	if a.fakeSrv != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-ready:
+				propServerRoom(ctx, a.fakeSrv)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	for _, mc := range consoles {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = mc.w.Run(ctx) }()
+		if mc.fwd != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); mc.fwd.Run(ctx, 5*time.Second) }()
+		}
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+		stop()
+	}
+	wg.Wait()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	fmt.Fprintln(a.stderr, "monitor: stopped")
+	return nil
+}
+
+// webhookSecret reads the secret of the incident webhooks: never a flag
+// value, so that it shows in no process list.
+func (a *app) webhookSecret(file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", usageErrorf("--secret-file: %v", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return s, nil
+		}
+		return "", usageErrorf("--secret-file %s is empty", file)
+	}
+	if s := a.getenv("ACCESS_WEBHOOK_SECRET"); s != "" {
+		return s, nil
+	}
+	return "", usageErrorf("--forward-to needs a secret: set ACCESS_WEBHOOK_SECRET or --secret-file FILE")
+}
+
+// reportCoverage says, on start, which doors held open and forced entry
+// cannot see.
+func (a *app) reportCoverage(console string, c monitor.Coverage, names map[string]string) {
+	msg := fmt.Sprintf("monitor: %s: %d of %d doors have a position sensor", console, c.WithSensor, c.Doors)
+	if len(c.WithoutSensor) > 0 {
+		list := make([]string, len(c.WithoutSensor))
+		for i, id := range c.WithoutSensor {
+			list[i] = firstNonEmpty(names[id], id)
+		}
+		msg += fmt.Sprintf("; held_open and forced_entry are off for: %s", strings.Join(list, ", "))
+	}
+	fmt.Fprintln(a.stderr, msg)
+}
+
+// incidentWriter writes incident lines: JSON lines, or text on a
+// terminal.
+type incidentWriter struct {
+	a    *app
+	text bool
+	// count, when positive, stops the monitor (done) after that many
+	// lines.
+	count   int
+	done    func()
+	written int
+	mu      sync.Mutex
+}
+
+func (w *incidentWriter) write(in monitor.Incident) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.count > 0 && w.written >= w.count {
+		return
+	}
+	w.written++
+	if w.count > 0 && w.written == w.count {
+		defer w.done()
+	}
+	if w.text {
+		subject := firstNonEmpty(in.Door, in.Device, in.Mode)
+		if subject != "" {
+			subject = " " + subject
+		}
+		fmt.Fprintf(w.a.stdout, "%s  %-8s %-19s %s%s: %s [%s]\n", in.At.Local().Format(time.TimeOnly),
+			strings.TrimPrefix(in.Type, "incident."), in.Kind, in.Console, subject, in.Detail, in.ID)
+		return
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return
+	}
+	_, _ = w.a.stdout.Write(append(b, '\n'))
+}
+
+// monitorHandler serves /metrics and /healthz.
+func monitorHandler(reg *prometheus.Registry, consoles []*monitored) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		var hs []watch.Health
+		ok := true
+		for _, mc := range consoles {
+			h := mc.w.Health()
+			ok = ok && h.OK
+			hs = append(hs, h)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(struct {
+			OK       bool           `json:"ok"`
+			Consoles []watch.Health `json:"consoles"`
+		}{ok, hs})
+	})
+	return mux
+}
+
+// namedConnection is a console to watch and its name.
+type namedConnection struct {
+	name string
+	conn connection
+}
+
+// monitorConnections returns the consoles to watch: the one the global
+// flags, the environment or the current profile name (as for every
+// command), or with a comma-separated --profile or --all-profiles the
+// profiles of the config file, each whole, as plan and apply take them
+// ([app.siteProfiles], [app.profileConnection]).
+func (a *app) monitorConnections(all bool) ([]namedConnection, error) {
+	names, cfg, multi, err := a.siteProfiles(all)
+	if err != nil {
+		return nil, err
+	}
+	if !multi {
+		var c connection
+		if a.fake {
+			c = a.startFake()
+		} else if c, err = a.resolveConnection(); err != nil {
+			return nil, err
+		}
+		fromProfile, _ := strings.CutPrefix(c.Source, "profile ")
+		if fromProfile == c.Source {
+			fromProfile = ""
+		}
+		name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"), fromProfile)
+		if name == "" {
+			name = "default"
+			if a.fake {
+				name = "fake"
+			}
+		}
+		return []namedConnection{{name: name, conn: c}}, nil
+	}
+	out := make([]namedConnection, 0, len(names))
+	for _, n := range names {
+		c, err := a.profileConnection(cfg, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, namedConnection{name: n, conn: c})
+	}
+	return out, nil
+}
+
+// propServerRoom is the --fake demo of the monitor: once the monitor
+// has read the doors and subscribed, someone opens the server room without an unlock and leaves it
+// open.
+func propServerRoom(ctx context.Context, srv *accesstest.Server) {
+	if srv.WaitNotificationClients(ctx, 1) != nil {
+		return
+	}
+	_ = srv.SetDoorPosition(fakeServerRoomID, true)
+}
+
+// fakeServerRoomID is the demo site's server room (a door with a position
+// sensor).
+const fakeServerRoomID = "5c496423-6d25-4e4f-8cdf-95ad5135188a"

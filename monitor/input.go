@@ -1,0 +1,452 @@
+package monitor
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access"
+)
+
+// Method is how a person was let in or refused, as the metrics label it.
+type Method string
+
+// The methods. Authentication types a console adds later are [MethodOther].
+const (
+	MethodNFC        Method = "nfc"
+	MethodPIN        Method = "pin"
+	MethodFace       Method = "face"
+	MethodMobile     Method = "mobile"
+	MethodRemote     Method = "remote"
+	MethodExitButton Method = "exit_button"
+	MethodOther      Method = "other"
+)
+
+// Methods lists every method.
+var Methods = []Method{MethodNFC, MethodPIN, MethodFace, MethodMobile, MethodRemote, MethodExitButton, MethodOther}
+
+// methodOf maps a log entry's credential provider (or a webhook's
+// authentication type) to a [Method].
+func methodOf(provider string) Method {
+	switch strings.ToUpper(provider) {
+	case "NFC", "NFC_CARD", "CARD":
+		return MethodNFC
+	case "PIN_CODE", "PIN":
+		return MethodPIN
+	case "FACE", "FACE_ID":
+		return MethodFace
+	case "MOBILE_TAP", "MOBILE", "BLUETOOTH", "MOBILE_BUTTON", "TOUCH_PASS", "WAVE", "QR_CODE":
+		return MethodMobile
+	case "REMOTE", "REMOTE_THROUGH_UAH", "API", "CALL", "APP":
+		return MethodRemote
+	case "REX", "EXIT_BUTTON":
+		return MethodExitButton
+	}
+	return MethodOther
+}
+
+// The results of an access decision.
+const (
+	ResultGranted = "granted"
+	ResultDenied  = "denied"
+)
+
+// Decision is an access decision a log entry reported.
+type Decision struct {
+	// Result is [ResultGranted] or [ResultDenied].
+	Result string
+	Method Method
+	// Door is the door's id ("" when the entry names none).
+	Door string
+}
+
+// Frame is what the engine made of one notification, for the metrics.
+type Frame struct {
+	Event access.NotificationEvent
+	// Recognised is false for a notification whose name the monitor does
+	// not know, or whose data it could not decode.
+	Recognised bool
+	// Decision is set for an access-log entry that grants or refuses.
+	Decision *Decision
+	// RemoteUnlock is the door of a remote unlock; Doorbell the door (or
+	// device) of a doorbell ring.
+	RemoteUnlock string
+	Doorbell     string
+	IsDoorbell   bool
+}
+
+// known are the notification names the engine understands.
+var known = map[access.NotificationEvent]bool{
+	access.NotificationRemoteView: true, access.NotificationRemoteViewChange: true, access.NotificationRemoteUnlock: true,
+	access.NotificationDeviceUpdate: true, access.NotificationDeviceUpdateV2: true, access.NotificationLocationUpdate: true,
+	access.NotificationLocationUpdateV2: true, access.NotificationDeviceLocationUpdateV2: true, access.NotificationSettingUpdate: true,
+	access.NotificationLogsAdd: true, access.NotificationDoorBell: true, access.NotificationBaseInfo: true,
+}
+
+// Known reports whether the engine understands notifications of that
+// name.
+func Known(ev access.NotificationEvent) bool { return known[ev] }
+
+// Notification feeds one notification of the stream, received at at. A
+// notification counts as a sign of life: the stream is connected.
+func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []Incident) {
+	var out []Incident
+	if !e.connected {
+		out = e.StreamUp(at)
+	}
+	e.lastFrame = at
+	e.frames++
+	f := Frame{Event: n.Event, Recognised: known[n.Event]}
+	var err error
+	switch n.Event {
+	case access.NotificationRemoteUnlock:
+		var loc *access.NotificationLocation
+		if loc, err = n.RemoteUnlock(); err == nil {
+			id := firstOf(loc.UniqueID, n.EventObjectID)
+			f.RemoteUnlock = id
+			e.unlocked(id, at)
+		}
+	case access.NotificationRemoteView:
+		var v *access.RemoteViewData
+		if v, err = n.RemoteView(); err == nil {
+			f.IsDoorbell, f.Doorbell = true, v.RoomID
+		}
+	case access.NotificationDoorBell:
+		var v *access.DoorBellData
+		if v, err = n.DoorBell(); err == nil {
+			f.IsDoorbell, f.Doorbell = true, v.DoorID
+		}
+	case access.NotificationLocationUpdateV2, access.NotificationDeviceLocationUpdateV2:
+		var v *access.LocationUpdateV2Data
+		if v, err = n.LocationUpdateV2(); err == nil && v.State != nil && v.ID != "" {
+			d := e.door(v.ID)
+			if v.Name != "" {
+				d.name = v.Name
+			}
+			out = e.doorState(out, d, v.State, at)
+		}
+	case access.NotificationLocationUpdate:
+		var v *access.NotificationLocation
+		if v, err = n.LocationUpdate(); err == nil && v.UniqueID != "" && strings.EqualFold(firstOf(v.LocationType, "door"), "door") {
+			d := e.door(v.UniqueID)
+			if v.Name != "" {
+				d.name = v.Name
+			}
+			switch v.Extras["uah-input_state_dps"] {
+			case "on":
+				out = e.setPosition(out, d, PositionOpen, at, true)
+			case "off":
+				out = e.setPosition(out, d, PositionClosed, at, true)
+			}
+		}
+	case access.NotificationDeviceUpdate:
+		var v *access.DeviceUpdateData
+		if v, err = n.DeviceUpdate(); err == nil && v.UniqueID != "" {
+			dv := e.device(v.UniqueID)
+			if v.Name != "" {
+				dv.name = v.Name
+			}
+			if hasOnline(n.Data) {
+				out = e.setOnline(out, dv, v.Online, at)
+			}
+		}
+	case access.NotificationDeviceUpdateV2:
+		var v *access.DeviceUpdateV2Data
+		if v, err = n.DeviceUpdateV2(); err == nil {
+			if v.ID != "" && hasOnline(n.Data) {
+				out = e.setOnline(out, e.device(v.ID), v.Online, at)
+			}
+			for i := range v.LocationStates {
+				if s := &v.LocationStates[i]; s.LocationID != "" {
+					out = e.doorState(out, e.door(s.LocationID), s, at)
+				}
+			}
+		}
+	case access.NotificationSettingUpdate:
+		var v *access.SettingUpdateData
+		if v, err = n.SettingUpdate(); err == nil {
+			out = append(out, e.setEmergency(nil, v.Lockdown, v.Evacuation, at)...)
+		}
+	case access.NotificationLogsAdd:
+		var v *access.LogsAddData
+		if v, err = n.LogsAdd(); err == nil {
+			f.Decision = decisionOf(v)
+			out = e.logEntry(out, v, f.Decision, at)
+		}
+	}
+	if err != nil {
+		f.Recognised = false
+	}
+	if f.Recognised {
+		e.muteSince = time.Time{}
+		out = e.resolve(out, KindStreamMute, "", at, "a recognised notification arrived")
+	} else {
+		e.unrecognisedIn++
+		// A run of unrecognised notifications, each within the threshold
+		// of the one before: an odd unknown event on a quiet site is not
+		// a mute stream.
+		if e.muteSince.IsZero() || at.Sub(e.lastUnrecognised) >= e.cfg.StreamMute {
+			e.muteSince, e.muteRun = at, 0
+		}
+		e.lastUnrecognised = at
+		e.muteRun++
+		if e.muteRun >= 3 && at.Sub(e.muteSince) >= e.cfg.StreamMute {
+			out = e.openIncident(out, Incident{Kind: KindStreamMute, Start: e.muteSince, At: at,
+				Detail: "only notifications the monitor does not recognise arrive (last: " + string(n.Event) + ")"}, "")
+		}
+	}
+	return f, out
+}
+
+// Unrecognised feeds a message of the stream that is not a notification
+// at all (the SDK's [access.NotificationError]).
+func (e *Engine) Unrecognised(at time.Time) []Incident {
+	_, out := e.Notification(&access.Notification{Event: "(not a notification)"}, at)
+	return out
+}
+
+// hasOnline reports whether a device update carries its online state.
+func hasOnline(data json.RawMessage) bool {
+	var w struct {
+		Online   *bool `json:"online"`
+		IsOnline *bool `json:"is_online"`
+	}
+	_ = json.Unmarshal(data, &w)
+	return w.Online != nil || w.IsOnline != nil
+}
+
+func (e *Engine) doorState(out []Incident, d *door, s *access.LocationState, at time.Time) []Incident {
+	// The lock first: a door unlocked and opened in one update is not
+	// forced.
+	d.keptUnlocked = s.RemainUnlock != nil
+	switch {
+	case s.Lock == "unlocked" || s.RemainUnlock != nil:
+		e.setLock(d, LockUnlocked, at)
+	case s.Lock == "locked":
+		e.setLock(d, LockLocked, at)
+	}
+	if s.Emergency != nil && (s.Emergency.Software == "evacuation" || s.Emergency.Hardware == "evacuation") {
+		e.unlocked(d.id, at)
+	}
+	switch s.DPS {
+	case "open":
+		out = e.setPosition(out, d, PositionOpen, at, true)
+	case "close", "closed":
+		out = e.setPosition(out, d, PositionClosed, at, true)
+	case "none":
+		if !d.sensorKnown || !s.DPSConnected {
+			d.sensor, d.sensorKnown = false, true
+		}
+	}
+	return out
+}
+
+// decisionOf reads an access decision from a log entry, nil when the
+// entry is not one.
+func decisionOf(l *access.SystemLog) *Decision {
+	ev := l.Source.Event
+	var d Decision
+	switch {
+	case strings.HasPrefix(ev.DisplayMessage, "Access Denied"), strings.EqualFold(ev.Result, "BLOCKED"), strings.EqualFold(ev.Result, "DENIED"):
+		d.Result = ResultDenied
+	case ev.Type == string(access.EventDoorUnlock), strings.EqualFold(ev.Result, "ACCESS"), strings.HasPrefix(ev.DisplayMessage, "Access Granted"):
+		d.Result = ResultGranted
+	default:
+		return nil
+	}
+	provider := l.Source.Authentication.CredentialProvider
+	if provider == "" {
+		// A refusal the fake logs: "Access Denied (NFC 1234 at Door): …".
+		if i := strings.IndexByte(ev.DisplayMessage, '('); i >= 0 {
+			provider = strings.Fields(ev.DisplayMessage[i+1:] + " ")[0]
+			provider = strings.TrimRight(provider, ")")
+		}
+	}
+	d.Method = methodOf(provider)
+	if t, ok := l.Target("door"); ok {
+		d.Door = t.ID
+	}
+	return &d
+}
+
+// logEntry handles an access-log entry: a grant is an unlock, and a grant
+// to a user who is not active an incident.
+func (e *Engine) logEntry(out []Incident, l *access.SystemLog, dec *Decision, at time.Time) []Incident {
+	if dec == nil || dec.Result != ResultGranted || dec.Door == "" {
+		return out
+	}
+	e.unlocked(dec.Door, at)
+	a := l.Source.Actor
+	if a.Type != "user" || a.ID == "" {
+		return out
+	}
+	st, ok := e.users[a.ID]
+	if !ok || st == string(access.UserStatusActive) {
+		return out
+	}
+	d := e.door(dec.Door)
+	return e.openIncident(out, Incident{Kind: KindInactiveCredential, Door: d.id, User: a.ID, Start: at, At: at,
+		Detail: "door " + d.label() + " opened (" + string(dec.Method) + ") for user " + a.ID + ", whose status is " + st}, d.id)
+}
+
+// Users tells the engine the users' statuses (id -> ACTIVE, DEACTIVATED,
+// PENDING…), from a poll; it replaces what it knew.
+func (e *Engine) Users(status map[string]string) {
+	e.users = make(map[string]string, len(status))
+	for k, v := range status {
+		e.users[k] = v
+	}
+}
+
+// UserStatus tells the engine one user's status.
+func (e *Engine) UserStatus(id, status string) { e.users[id] = status }
+
+// Doors feeds a poll of the doors (at start, and after a gap in the
+// stream): names, floors, lock and position. A door open at a poll counts
+// as open from then (it cannot be a forced entry: the opening was not
+// seen); a door without a position sensor is recorded as such.
+func (e *Engine) Doors(doors []access.Door, at time.Time) []Incident {
+	var out []Incident
+	seen := make(map[string]bool, len(doors))
+	for _, w := range doors {
+		d := e.door(w.ID)
+		seen[w.ID] = true
+		d.listed = true
+		d.name, d.floor = w.Name, w.FloorID
+		switch w.LockRelayStatus {
+		case access.DoorUnlocked:
+			e.setLock(d, LockUnlocked, at)
+		case access.DoorLocked:
+			e.setLock(d, LockLocked, at)
+		}
+		switch w.PositionStatus {
+		case access.DoorOpen:
+			out = e.setPosition(out, d, PositionOpen, at, false)
+		case access.DoorClosed:
+			out = e.setPosition(out, d, PositionClosed, at, false)
+		default:
+			d.sensor, d.sensorKnown, d.position = false, true, PositionUnknown
+		}
+	}
+	for id, d := range e.doors {
+		if d.listed && !seen[id] {
+			delete(e.doors, id)
+			for _, k := range []Kind{KindHeldOpen, KindForcedEntry, KindInactiveCredential} {
+				out = e.resolve(out, k, id, at, "door "+id+" was removed")
+			}
+		}
+	}
+	return out
+}
+
+// Devices feeds a poll of the devices list.
+func (e *Engine) Devices(devs []access.Device, at time.Time) []Incident {
+	var out []Incident
+	seen := make(map[string]bool, len(devs))
+	for _, w := range devs {
+		dv := e.device(w.ID)
+		seen[w.ID] = true
+		dv.listed = true
+		dv.name, dv.typ, dv.door = firstOf(w.Alias, w.Name), w.Type, w.LocationID
+		out = e.setOnline(out, dv, w.IsOnline, at)
+	}
+	for id, dv := range e.devices {
+		if dv.listed && !seen[id] {
+			delete(e.devices, id)
+			out = e.resolve(out, KindDeviceOffline, id, at, "device "+id+" was removed")
+		}
+	}
+	return out
+}
+
+// Emergency feeds a poll of the site's emergency status.
+func (e *Engine) Emergency(st access.EmergencyStatus, at time.Time) []Incident {
+	return e.setEmergency(nil, st.Lockdown, st.Evacuation, at)
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// DoorView is a door as a [Snapshot] shows it.
+type DoorView struct {
+	ID, Name, Floor string
+	// Sensor tells the door has a position sensor (held open and forced
+	// entry can be seen only then).
+	Sensor   bool
+	Position Position
+	Lock     Lock
+}
+
+// DeviceView is a device as a [Snapshot] shows it.
+type DeviceView struct {
+	ID, Name, Type, Door string
+	// Known tells that its online state is known.
+	Known, Online bool
+}
+
+// Snapshot is the engine's mirrored state, for the metrics' collector.
+type Snapshot struct {
+	Doors   []DoorView
+	Devices []DeviceView
+	// EmergencyKnown tells that the emergency status is known.
+	EmergencyKnown, Lockdown, Evacuation bool
+	Connected                            bool
+	// LastFrame is when the last notification arrived (zero: none yet).
+	LastFrame time.Time
+	// Open lists the open incidents, oldest first.
+	Open []Incident
+}
+
+// Snapshot copies the mirrored state, doors and devices sorted by id.
+func (e *Engine) Snapshot() Snapshot {
+	s := Snapshot{Doors: make([]DoorView, 0, len(e.doors)), Devices: make([]DeviceView, 0, len(e.devices)),
+		EmergencyKnown: e.emergencyKnown, Lockdown: e.lockdown, Evacuation: e.evacuation,
+		Connected: e.connected, LastFrame: e.lastFrame, Open: e.Open()}
+	for _, d := range e.doors {
+		s.Doors = append(s.Doors, DoorView{ID: d.id, Name: d.name, Floor: d.floor, Sensor: d.sensor, Position: d.position, Lock: d.lock})
+	}
+	for _, d := range e.devices {
+		s.Devices = append(s.Devices, DeviceView{ID: d.id, Name: d.name, Type: d.typ, Door: d.door, Known: d.known, Online: d.online})
+	}
+	sort.Slice(s.Doors, func(i, j int) bool { return s.Doors[i].ID < s.Doors[j].ID })
+	sort.Slice(s.Devices, func(i, j int) bool { return s.Devices[i].ID < s.Devices[j].ID })
+	return s
+}
+
+// Coverage says which doors the door incidents can see.
+type Coverage struct {
+	// Doors is the number of doors known; WithSensor of those with a
+	// position sensor.
+	Doors      int `json:"doors"`
+	WithSensor int `json:"with_sensor"`
+	// WithoutSensor lists the ids of the doors without one, sorted: held
+	// open and forced entry are off for them, and an inactive credential
+	// resolves after the grace rather than when the door closes.
+	WithoutSensor []string `json:"without_sensor"`
+}
+
+// Off lists the incident kinds that cannot be seen on a door without a
+// position sensor.
+var Off = []Kind{KindHeldOpen, KindForcedEntry}
+
+// Coverage reports the doors with and without a position sensor.
+func (e *Engine) Coverage() Coverage {
+	c := Coverage{WithoutSensor: []string{}}
+	for _, d := range e.doors {
+		c.Doors++
+		if d.sensor {
+			c.WithSensor++
+		} else {
+			c.WithoutSensor = append(c.WithoutSensor, d.id)
+		}
+	}
+	sort.Strings(c.WithoutSensor)
+	return c
+}
