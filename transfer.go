@@ -222,12 +222,6 @@ func (s *sinkWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// isJSON reports whether a Content-Type names JSON.
-func isJSON(ct string) bool {
-	mt := mediaType(ct)
-	return mt == "application/json" || strings.HasSuffix(mt, "+json")
-}
-
 // mediaType returns the media type mime.ParseMediaType finds in a
 // Content-Type (lower case; "" when it is malformed), without its cost
 // (a map and the parameters' strings) for the usual header of at most one

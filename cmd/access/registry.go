@@ -695,22 +695,6 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-// jsonKeys lists the JSON member names of a struct type, with those of
-// embedded structs.
-func jsonKeys(t reflect.Type) []string {
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			keys = append(keys, jsonKeys(f.Type)...)
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
-	}
-	return keys
-}
-
 func argsValidator(spec *opSpec) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		withData := spec.body != nil && dataGiven(c)

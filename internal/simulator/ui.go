@@ -140,9 +140,7 @@ func servedNames(cert *x509.Certificate, host string) *hostNames {
 		for _, n := range cert.DNSNames {
 			add(n)
 		}
-		for _, ip := range cert.IPAddresses {
-			h.ips = append(h.ips, ip)
-		}
+		h.ips = append(h.ips, cert.IPAddresses...)
 	}
 	return h
 }
