@@ -62,6 +62,9 @@ type console struct {
 	unsaved atomic.Pointer[func() error]
 
 	live *broker
+	// drawing serializes the sections' renders, so that an older render
+	// never replaces a newer one.
+	drawing sync.Mutex
 }
 
 // newConsole makes the web console of fake; hosts, when not nil, are the

@@ -50,13 +50,16 @@ func (b *broker) join() (chan sseMsg, bool) {
 	if b.closed {
 		return nil, false
 	}
-	ch := make(chan sseMsg, pageQueue+len(sectionNames))
+	ch := make(chan sseMsg, pageQueue+len(sectionNames)+1)
 	for _, name := range sectionNames {
 		if m, ok := b.sections[name]; ok {
 			ch <- m
 			b.sent++
 		}
 	}
+	// The page shows itself live once it has applied these sections: a
+	// click after that is not lost to a section replaced under it.
+	ch <- sseMsg{event: "ready", data: []byte("{}")}
 	b.pages[ch] = struct{}{}
 	return ch, true
 }
@@ -144,6 +147,9 @@ func (c *console) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	// The sections as they are now, first: the page shows itself live
+	// once it applied them.
+	c.redraw()
 	ch, ok := c.live.join()
 	if !ok {
 		return
@@ -153,7 +159,6 @@ func (c *console) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = io.WriteString(w, "retry: 1000\n: hello\n\n")
 	fl.Flush()
-	c.kick() // sections that went stale while no page was open
 	for {
 		select {
 		case <-r.Context().Done():
@@ -197,18 +202,25 @@ func (c *console) refresh() {
 		if c.live.open() == 0 {
 			continue
 		}
-		v := c.snapshot("")
 		// At most one redraw per minRedraw, however fast changes come.
 		gap := time.NewTimer(minRedraw)
-		for _, name := range sectionNames {
-			c.live.section(name, c.render(name, v))
-		}
+		c.redraw()
 		select {
 		case <-c.ctx.Done():
 			gap.Stop()
 			return
 		case <-gap.C:
 		}
+	}
+}
+
+// redraw renders every live section and sends those that changed.
+func (c *console) redraw() {
+	c.drawing.Lock()
+	defer c.drawing.Unlock()
+	v := c.snapshot("")
+	for _, name := range sectionNames {
+		c.live.section(name, c.render(name, v))
 	}
 }
 

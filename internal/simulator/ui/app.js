@@ -14,7 +14,8 @@
 
   function connect() {
     var es = new EventSource("/ui/events");
-    es.onopen = function () { live.textContent = "live"; live.className = "live on"; };
+    // Live once the current sections (sent first) are applied: "ready".
+    es.addEventListener("ready", function () { live.textContent = "live"; live.className = "live on"; });
     es.onerror = function () { live.textContent = "offline"; live.className = "live"; };
     es.addEventListener("section", function (e) {
       var m = JSON.parse(e.data);
