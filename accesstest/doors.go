@@ -845,6 +845,20 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
+// readerDoor is a reader and the door it taps open: the first door of
+// its device's group. A device not found answers [ErrNoDevice], one at
+// no door [ErrNotSupported]. The caller holds s.mu.
+func (sp *spaceState) readerDoor(deviceID string) (*hwRec, *doorRec, error) {
+	h := sp.device(deviceID)
+	if h == nil {
+		return nil, nil, fmt.Errorf("%w %q", ErrNoDevice, deviceID)
+	}
+	if len(h.doors) == 0 || sp.door(h.doors[0]) == nil {
+		return nil, nil, fmt.Errorf("%w: device %q is at no door", ErrNotSupported, deviceID)
+	}
+	return h, sp.door(h.doors[0]), nil
+}
+
 // ringLocation is the door a doorbell rings at: the first door of its
 // group, or none.
 func (sp *spaceState) ringLocation(h *hwRec) *access.EventLocation {

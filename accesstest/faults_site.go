@@ -65,14 +65,10 @@ func (s *Server) PresentCardFromCache(deviceID, cardNumber string) (TapResult, e
 	defer s.mu.Unlock()
 	s.runDue()
 	sp := s.sp()
-	h := sp.device(deviceID)
-	if h == nil {
-		return TapResult{}, fmt.Errorf("%w %q", ErrNoDevice, deviceID)
+	h, d, err := sp.readerDoor(deviceID)
+	if err != nil {
+		return TapResult{}, err
 	}
-	if len(h.doors) == 0 || sp.door(h.doors[0]) == nil {
-		return TapResult{}, fmt.Errorf("%w: device %q is at no door", ErrNotSupported, deviceID)
-	}
-	d := sp.door(h.doors[0])
 	if !d.door.IsBindHub {
 		return TapResult{}, fmt.Errorf("%w: door %q is not bound to a hub", ErrNotSupported, d.door.ID)
 	}

@@ -186,14 +186,10 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 	}
 	defer s.mu.Unlock()
 	sp := s.sp()
-	h := sp.device(deviceID)
-	if h == nil {
-		return TapResult{}, fmt.Errorf("%w %q", ErrNoDevice, deviceID)
+	h, d, err := sp.readerDoor(deviceID)
+	if err != nil {
+		return TapResult{}, err
 	}
-	if len(h.doors) == 0 || sp.door(h.doors[0]) == nil {
-		return TapResult{}, fmt.Errorf("%w: device %q is at no door", ErrNotSupported, deviceID)
-	}
-	d := sp.door(h.doors[0])
 	token := cardToken(cardNumber)
 	res := TapResult{Token: token}
 	id, kind := s.nfcHolder(token)
