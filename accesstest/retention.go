@@ -1,6 +1,7 @@
 package accesstest
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sort"
@@ -135,7 +136,7 @@ func (l *logStore) add(now time.Time, entries ...SystemLogEntry) {
 		}
 	}
 	if !inOrder {
-		slices.SortStableFunc(l.ents, func(a, b SystemLogEntry) int { return cmpInt64(published(&a), published(&b)) })
+		slices.SortStableFunc(l.ents, func(a, b SystemLogEntry) int { return cmp.Compare(published(&a), published(&b)) })
 		l.enc = make([][]byte, len(l.ents)) // moved: encoded again
 		l.reindex()
 	}
@@ -287,14 +288,4 @@ func (l *logStore) match(topic access.SystemLogTopic, actorID string, since, unt
 	hi := sort.Search(count, func(i int) bool { return pub(i) > until })
 	sp.lo, sp.n = lo, max(hi-lo, 0)
 	return sp
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

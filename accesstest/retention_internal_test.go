@@ -1,6 +1,7 @@
 package accesstest
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -39,7 +40,7 @@ func TestLogStoreMatchesAWalk(t *testing.T) {
 			l.add(time.UnixMilli(now), e)
 			all = append(all, e)
 		}
-		slices.SortStableFunc(all, func(a, b SystemLogEntry) int { return cmpInt64(published(&a), published(&b)) })
+		slices.SortStableFunc(all, func(a, b SystemLogEntry) int { return cmp.Compare(published(&a), published(&b)) })
 		if keep > 0 && len(all) > keep {
 			all = all[len(all)-keep:]
 		}

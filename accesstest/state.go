@@ -2,6 +2,7 @@ package accesstest
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -622,7 +623,7 @@ func (s *Server) install(st *loadedState) {
 
 	s.clock.offset, s.clock.seq, s.clock.timers = time.Duration(f.Clock.Offset), f.Clock.Seq, nil
 	timers := slices.Clone(f.Clock.Timers)
-	slices.SortStableFunc(timers, func(a, b timerFile) int { return cmpUint(a.Seq, b.Seq) })
+	slices.SortStableFunc(timers, func(a, b timerFile) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, tf := range timers {
 		t := &timer{due: tf.Due, seq: tf.Seq, key: tf.timerKey}
 		s.clock.timers = append(s.clock.timers, t)
@@ -640,16 +641,6 @@ func (s *Server) install(st *loadedState) {
 			s.creds.visitTimers[tf.ID] = append(s.creds.visitTimers[tf.ID], t)
 		}
 	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // StatePart is one member of the document [Server.WriteState] writes,
