@@ -60,14 +60,29 @@ func WithoutAccess() Option {
 // is answered with HTTP 502 for badGateway and then HTTP 401 for
 // unauthorized, on the server's clock ([Server.Now]; [Server.Advance]
 // moves it on), before the console serves again. The direct layout is not
-// affected. The bodies are our guess (CONFORMANCE.md).
-func (s *Server) Restart(badGateway, unauthorized time.Duration) {
+// affected. The bodies are our guess (CONFORMANCE.md). It returns the
+// window it set and how many sockets it dropped.
+func (s *Server) Restart(badGateway, unauthorized time.Duration) RestartWindow {
 	s.mu.Lock()
 	now := s.clockNow()
-	s.console.badGatewayUntil = now.Add(badGateway)
-	s.console.unauthUntil = now.Add(badGateway + unauthorized)
+	w := RestartWindow{BadGatewayUntil: now.Add(badGateway), UnauthorizedUntil: now.Add(badGateway + unauthorized)}
+	s.console.badGatewayUntil = w.BadGatewayUntil
+	s.console.unauthUntil = w.UnauthorizedUntil
 	s.mu.Unlock()
-	s.DropNotificationClients()
+	w.SocketsDropped = s.DropNotificationClients()
+	return w
+}
+
+// RestartWindow is what [Server.Restart] set going, on the server's
+// clock.
+type RestartWindow struct {
+	// BadGatewayUntil is when the proxy stops answering HTTP 502.
+	BadGatewayUntil time.Time
+	// UnauthorizedUntil is when it stops answering HTTP 401: the console
+	// serves again.
+	UnauthorizedUntil time.Time
+	// SocketsDropped is how many notifications WebSockets were closed.
+	SocketsDropped int
 }
 
 // RequestsByMode returns how many requests the server received in each

@@ -46,6 +46,7 @@ var notFakeExamples = map[string]string{
 	"fake trigger clear-faults":   "it acts on a running access fake: fake_trigger.txtar",
 	"fake trigger scenario":       "it acts on a running access fake: fake_trigger.txtar",
 	"fake trigger reset":          "it acts on a running access fake: fake_trigger.txtar",
+	"fake trigger restart":        "it acts on a running access fake: fake_trigger.txtar",
 	"nfc-cards enrollment-status": "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
 	"nfc-cards end-enrollment":    "its session comes from start-enrollment on the same console; each --fake run is a new one (nfc-cards enroll runs a whole enrollment)",
 	// The profiles of the config file: --fake uses none.

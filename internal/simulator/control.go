@@ -67,6 +67,7 @@ var controlRoutes = []controlRoute{
 	{"POST", "/emergency", (*control).emergency},
 	{"POST", "/clock/advance", (*control).advance},
 	{"GET", "/clock", (*control).clock},
+	{"POST", "/console/restart", (*control).restart},
 	{"POST", "/faults", (*control).inject},
 	{"POST", "/faults/clear", (*control).clearFaults},
 	{"POST", "/touch-pass/wallet", (*control).wallet},
@@ -118,10 +119,16 @@ func (c *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mux.ServeHTTP(w, r)
 }
 
-// authorized accepts the API token as a Bearer token, or the page
-// credential cookie.
+// authorized accepts the API token as a Bearer token (the direct
+// layout's header) or as an X-API-KEY (a UniFi OS console's proxy
+// layout's), or the page credential cookie.
 func (c *control) authorized(r *http.Request) bool {
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		tok = r.Header.Get("X-API-KEY")
+		ok = tok != ""
+	}
+	if ok {
 		for _, t := range c.tokens {
 			if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), t) == 1 {
 				return true
@@ -143,7 +150,7 @@ func (c *control) serve(w http.ResponseWriter, r *http.Request, rt controlRoute)
 	}
 	if !c.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="access fake control"`)
-		controlError(w, http.StatusUnauthorized, "unauthorized", "send the API token (Authorization: Bearer) or the page's credential")
+		controlError(w, http.StatusUnauthorized, "unauthorized", "send the API token (Authorization: Bearer, or X-API-KEY) or the page's credential")
 		return
 	}
 	var body []byte
@@ -521,6 +528,45 @@ func (c *control) advance(_ *http.Request, body []byte) (any, error) {
 
 func (c *control) clock(*http.Request, []byte) (any, error) {
 	return map[string]string{"now": c.fake.Now().UTC().Format(time.RFC3339Nano)}, nil
+}
+
+// A console restart's phases: the defaults (a console takes a minute or
+// so to bring Access back, integrators report) and the longest accepted.
+const (
+	defaultRestartBadGateway   = 30 * time.Second
+	defaultRestartUnauthorized = 30 * time.Second
+	maxRestart                 = 24 * time.Hour
+)
+
+// restart acts out a console restart (accesstest.Server.Restart): the
+// notifications sockets drop, and through the proxy every request is
+// answered 502, then 401, for the given times on the fake's clock.
+func (c *control) restart(_ *http.Request, body []byte) (any, error) {
+	in := struct {
+		BadGateway   *duration `json:"bad_gateway"`
+		Unauthorized *duration `json:"unauthorized"`
+	}{}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	bad, unauth := defaultRestartBadGateway, defaultRestartUnauthorized
+	if in.BadGateway != nil {
+		bad = time.Duration(*in.BadGateway)
+	}
+	if in.Unauthorized != nil {
+		unauth = time.Duration(*in.Unauthorized)
+	}
+	if bad > maxRestart || unauth > maxRestart || bad+unauth <= 0 {
+		return nil, badRequest("bad_gateway and unauthorized: give durations up to %s, not both zero, such as 30s", maxRestart)
+	}
+	return c.act(func() (any, error) {
+		w := c.fake.Restart(bad, unauth)
+		return map[string]any{
+			"bad_gateway_until":  w.BadGatewayUntil.UTC().Format(time.RFC3339Nano),
+			"unauthorized_until": w.UnauthorizedUntil.UTC().Format(time.RFC3339Nano),
+			"sockets_dropped":    w.SocketsDropped,
+		}, nil
+	})
 }
 
 // faultBody is accesstest.Fault in JSON, member for member.

@@ -100,7 +100,8 @@ document.getElementById(forms[i++]).submit();
 // the control API with the page's credential: a door opened, the exit
 // button, a lockdown and its end, the clock advanced, a fault injected
 // (the SDK then gets it) and cleared, each with its toast; a refusal
-// (no card number) shows the API's message.
+// (no card number) shows the API's message; the console restarted (the
+// proxy then answers 502).
 func TestBrowserButtonsCallTheControlAPI(t *testing.T) {
 	t.Parallel()
 	st := startSim(t, simulator.Config{Demo: true})
@@ -151,5 +152,21 @@ func TestBrowserButtonsCallTheControlAPI(t *testing.T) {
 
 	dev := `li[data-device="` + accesstest.DemoDeviceID + `"]`
 	require.NoError(t, chromedp.Run(ctx, click(dev+` button[data-tap]`), toastIs("give the card number to tap")))
+
+	// The console restarts: through the proxy 502 (then 401) for 30 s on
+	// the site's clock; the direct layout serves.
+	var toast string
+	require.NoError(t, chromedp.Run(ctx, click(`button[value=restart]`),
+		chromedp.Poll(`document.getElementById("toast").textContent.startsWith("Console restarting: ")`, nil),
+		chromedp.Text(`#toast`, &toast, chromedp.ByQuery)))
+	assert.Regexp(t, `^Console restarting: through the proxy 502, then 401, until \d\d:\d\d:\d\d UTC$`, toast)
+	proxied, err := access.NewClient(st.URL+access.ProxyPrefix, st.Token(), access.WithPinnedCertificate(st.Fingerprint), access.WithRetryPolicy(access.RetryPolicy{}))
+	require.NoError(t, err)
+	_, _, err = proxied.Doors.List(context.Background())
+	var ae *access.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
+	_, _, err = c.Doors.List(context.Background())
+	assert.NoError(t, err, "the direct layout serves")
 	notReloaded(t, ctx)
 }

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access"
 )
 
 // ControlClient calls the control API of a running `access fake`, as
@@ -29,10 +31,13 @@ type ControlClient struct {
 	// fake's certificate.
 	HTTP  *http.Client
 	token string
+	key   bool // send the token as an X-API-KEY (ACCESS_URL in proxy form)
 }
 
-// NewControlClient is a client for the fake at url with its API token,
-// trusting its certificate by SHA-256 fingerprint (hex; ACCESS_FINGERPRINT
+// NewControlClient is a client for the fake at url with its API token
+// (url in either form --print-env prints: ACCESS_URL, sent as a Bearer
+// token, or ACCESS_PROXY_URL, whose proxy path is dropped and the token
+// sent as an X-API-KEY), trusting its certificate by SHA-256 fingerprint (hex; ACCESS_FINGERPRINT
 // as --print-env prints it) or, when fingerprint is "", the PEM CA file
 // caFile (--cert-out).
 func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, error) {
@@ -73,7 +78,8 @@ func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, e
 	default:
 		return nil, usageErrorf("set ACCESS_FINGERPRINT or ACCESS_CACERT to trust the fake's certificate (access fake --print-env prints both)")
 	}
-	return &ControlClient{URL: strings.TrimRight(url, "/"), token: token,
+	base, key := strings.CutSuffix(strings.TrimRight(url, "/"), access.ProxyPrefix)
+	return &ControlClient{URL: base, token: token, key: key,
 		HTTP: &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}}, nil
 }
 
@@ -131,7 +137,11 @@ func (c *ControlClient) do(ctx context.Context, method, path string, body io.Rea
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.key {
+		req.Header["X-API-KEY"] = []string{c.token} // as a script in proxy layout sends it
+	} else {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -180,7 +190,8 @@ ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
   access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C
   access fake trigger doorbell --device "UA Intercom Main"
   access fake trigger door-open --door "Main entrance" --hold 90s
-  access fake trigger fault --status 503 --times 3`,
+  access fake trigger fault --status 503 --times 3
+  access fake trigger restart --bad-gateway 10s --unauthorized 5s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -285,6 +296,16 @@ ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
 	c.Flags().DurationVar(&by, "by", 0, "how far, e.g. 5m or 2h")
 	must(c, "by")
 
+	var badGateway, unauthorized time.Duration
+	c = sub("restart", "Restart the console: through the proxy, HTTP 502 and then 401 for a while; the sockets drop", func(cmd *cobra.Command) error {
+		if badGateway < 0 || unauthorized < 0 || badGateway+unauthorized <= 0 {
+			return usageErrorf("--bad-gateway %s --unauthorized %s: give durations of 0 or more, not both 0", badGateway, unauthorized)
+		}
+		return post(cmd, "/console/restart", map[string]string{"bad_gateway": badGateway.String(), "unauthorized": unauthorized.String()})
+	})
+	c.Flags().DurationVar(&badGateway, "bad-gateway", defaultRestartBadGateway, "how long the proxy answers HTTP 502, on the fake's clock")
+	c.Flags().DurationVar(&unauthorized, "unauthorized", defaultRestartUnauthorized, "then how long it answers HTTP 401 before the console serves again")
+
 	var f faultBody
 	var retryAfter, delay time.Duration
 	c = sub("fault", "Make the fake misbehave for an operation (every one by default)", func(cmd *cobra.Command) error {
@@ -358,6 +379,7 @@ optionally repeated (every:, for:); examples/scenarios has three.`,
 		"advance":      "access fake trigger advance --by 5m",
 		"fault":        "access fake trigger fault --status 503 --times 3\n  access fake trigger fault --op Doors.Unlock --status 500 --after-handling --times 1",
 		"clear-faults": "access fake trigger clear-faults",
+		"restart":      "access fake trigger restart\n  access fake trigger restart --bad-gateway 10s --unauthorized 5s",
 		"scenario":     "access fake trigger scenario examples/scenarios/visitor-day.yaml --fast",
 		"reset":        "access fake trigger reset --site empty",
 	}

@@ -70,7 +70,12 @@
         delay: num("delay_ms") + "ms", drop_connection: v("drop") !== "", times: num("times")
       }, "Fault injected into " + v("op")];
     },
-    "clear-faults": function () { return ["/faults/clear", {}, "Faults cleared"]; }
+    "clear-faults": function () { return ["/faults/clear", {}, "Faults cleared"]; },
+    "restart": function () {
+      return ["/console/restart", {}, function (r) {
+        return "Console restarting: through the proxy 502, then 401, until " + r.unauthorized_until.slice(11, 19) + " UTC";
+      }];
+    }
   };
   document.addEventListener("submit", function (e) {
     var form = e.target;
