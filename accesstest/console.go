@@ -93,6 +93,20 @@ func (s *Server) RequestsByMode() (direct, proxy int) {
 	return s.console.modes[access.ModeDirect], s.console.modes[access.ModeProxy]
 }
 
+// ModeUsed returns the layout every request so far came in (direct or
+// through the proxy); ok is false when none came, or some came in each,
+// as when a program is meant to reach a console one way only.
+func (s *Server) ModeUsed() (mode access.Mode, ok bool) {
+	direct, proxy := s.RequestsByMode()
+	switch {
+	case direct > 0 && proxy == 0:
+		return access.ModeDirect, true
+	case proxy > 0 && direct == 0:
+		return access.ModeProxy, true
+	}
+	return access.ModeDirect, false
+}
+
 // operationPath is the request's escaped path under its layout's prefix
 // (/visitors/v1/license_plates/p1), the same in both layouts.
 func operationPath(r *http.Request) string {

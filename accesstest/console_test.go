@@ -37,8 +37,17 @@ func ring(id string) *access.Notification {
 func TestBothLayoutsOnOneListener(t *testing.T) {
 	t.Parallel()
 	srv := accesstest.New(t, accesstest.WithDemoData())
+	_, ok := srv.ModeUsed()
+	assert.False(t, ok, "no request yet")
 	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
 		t.Run(mode.String(), func(t *testing.T) {
+			only := accesstest.New(t, accesstest.WithDemoData())
+			_, _, err := only.ClientFor(mode).Doors.List(consoleCtx(t))
+			require.NoError(t, err)
+			used, ok := only.ModeUsed()
+			assert.True(t, ok)
+			assert.Equal(t, mode, used, "every request in one mode")
+
 			c := srv.ClientFor(mode)
 			assert.Equal(t, mode, c.Mode())
 			doors, _, err := c.Doors.List(consoleCtx(t))
@@ -49,6 +58,8 @@ func TestBothLayoutsOnOneListener(t *testing.T) {
 	direct, proxy := srv.RequestsByMode()
 	assert.Equal(t, 1, direct)
 	assert.Equal(t, 1, proxy)
+	_, ok = srv.ModeUsed()
+	assert.False(t, ok, "requests in both modes")
 	reqs := srv.RequestsFor(accesstest.OpDoorsList)
 	require.Len(t, reqs, 2)
 	assert.Equal(t, access.ModeDirect, reqs[0].Mode)

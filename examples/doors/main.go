@@ -37,17 +37,24 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	srv := newSite()
+	defer srv.Close()
+	if err := run(context.Background(), srv, srv.Client(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run performs the walk-through and writes what happens to out.
-func run(ctx context.Context, out io.Writer) error {
+// newSite is the fake's demo site, its clock at 09:00 when the
+// walk-through begins.
+func newSite() *accesstest.Server {
 	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	srv := accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return start }))
-	defer srv.Close()
-	client := srv.Client()
+	return accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return start }))
+}
+
+// run performs the walk-through on the site of srv through client (either
+// of the ways in: the API port or a UniFi OS console's proxy) and writes
+// what happens to out.
+func run(ctx context.Context, srv *accesstest.Server, client *access.Client, out io.Writer) error {
 
 	// A webhook receiver, registered through the API like a real one.
 	events := make(chan *access.WebhookEvent, 16)

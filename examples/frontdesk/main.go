@@ -36,18 +36,25 @@ func main() {
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}
-	if err := run(context.Background(), os.Stdout, dir); err != nil {
+	srv := newSite()
+	defer srv.Close()
+	if err := run(context.Background(), srv, srv.Client(), os.Stdout, dir); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run performs the walk-through, saves the QR code in dir and writes what
-// happens to out.
-func run(ctx context.Context, out io.Writer, dir string) error {
+// newSite is the fake's demo site, its clock at 09:30 on the day of the
+// walk-through.
+func newSite() *accesstest.Server {
 	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
-	srv := accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return now }))
-	defer srv.Close()
-	client := srv.Client()
+	return accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return now }))
+}
+
+// run performs the walk-through on the site of srv through client (either
+// of the ways in: the API port or a UniFi OS console's proxy), saves the
+// QR code in dir and writes what happens to out.
+func run(ctx context.Context, srv *accesstest.Server, client *access.Client, out io.Writer, dir string) error {
+	now := srv.Now()
 
 	// A visitor for this afternoon, 14:00 to 16:30.
 	afternoon := time.Date(now.Year(), now.Month(), now.Day(), 14, 0, 0, 0, time.UTC)

@@ -8,14 +8,33 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/access-dev/access"
 )
 
+// TestRun runs the walk-through in both modes: direct, and through a
+// UniFi OS console's proxy (the token as an X-API-KEY).
 func TestRun(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			runIn(t, mode)
+		})
+	}
+}
+
+func runIn(t *testing.T, mode access.Mode) {
+	srv := newSite()
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	var out strings.Builder
-	if err := run(context.Background(), &out, dir); err != nil {
+	if err := run(context.Background(), srv, srv.ClientFor(mode), &out, dir); err != nil {
 		t.Fatal(err)
+	}
+	if got, ok := srv.ModeUsed(); !ok || got != mode {
+		direct, proxy := srv.RequestsByMode()
+		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
 	}
 	want := `visitor Grace Hopper, UPCOMING from 14:00 to 16:30
 PIN with 6 digits assigned

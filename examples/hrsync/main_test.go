@@ -5,15 +5,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 )
 
+// TestRun runs the sync in both modes: direct, and through a UniFi OS
+// console's proxy (the token as an X-API-KEY).
 func TestRun(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			runIn(t, mode)
+		})
+	}
+}
+
+func runIn(t *testing.T, mode access.Mode) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
 	var out strings.Builder
-	if err := run(context.Background(), srv.Client(), strings.NewReader(hrExport), &out); err != nil {
+	if err := run(context.Background(), srv.ClientFor(mode), strings.NewReader(hrExport), &out); err != nil {
 		t.Fatal(err)
+	}
+	if got, ok := srv.ModeUsed(); !ok || got != mode {
+		direct, proxy := srv.RequestsByMode()
+		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
 	}
 	want := `pass 1: 6 to create, 0 to change
   done: create user_group Engineering

@@ -10,8 +10,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"maps"
+	"os"
 	"slices"
 
 	"github.com/access-dev/access"
@@ -19,26 +21,28 @@ import (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	srv := accesstest.NewServer(accesstest.WithDemoData())
+	defer srv.Close()
+	if err := run(context.Background(), srv, srv.Client(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context) error {
-	srv := accesstest.NewServer(accesstest.WithDemoData())
-	defer srv.Close()
-	client := srv.Client()
+// run reads the visitors of the site of srv through client (either of the
+// ways in: the API port or a UniFi OS console's proxy), counting the
+// requests srv saw, and writes what it found to out.
+func run(ctx context.Context, srv *accesstest.Server, client *access.Client, out io.Writer) error {
 
 	// One page: the response carries the controller's pagination.
 	page, resp, err := client.Visitors.List(ctx, &access.VisitorListOptions{PageNum: 2, PageSize: 10, Status: access.VisitorStatusVisited})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("page 2 of VISITED: %d visitors", len(page))
+	fmt.Fprintf(out, "page 2 of VISITED: %d visitors", len(page))
 	if p := resp.Pagination; p != nil {
-		fmt.Printf(" (page_num %d, page_size %d, total %d)", p.PageNum, p.PageSize, p.Total)
+		fmt.Fprintf(out, " (page_num %d, page_size %d, total %d)", p.PageNum, p.PageSize, p.Total)
 	}
-	fmt.Println()
+	fmt.Fprintln(out)
 
 	// Every visitor: All stops on an empty page, on a short page at a size
 	// the console served whole, at the total, or on error.
@@ -51,9 +55,9 @@ func run(ctx context.Context) error {
 		n++
 		byStatus[v.Status]++
 	}
-	fmt.Printf("all visitors: %d, in %d requests of up to 40\n", n, len(srv.RequestsFor(accesstest.OpVisitorsList))-1)
+	fmt.Fprintf(out, "all visitors: %d, in %d requests of up to 40\n", n, len(srv.RequestsFor(accesstest.OpVisitorsList))-1)
 	for _, s := range slices.Sorted(maps.Keys(byStatus)) {
-		fmt.Printf("  %-10s %3d\n", s, byStatus[s])
+		fmt.Fprintf(out, "  %-10s %3d\n", s, byStatus[s])
 	}
 
 	// Breaking out of the loop stops the fetching: no page is read beyond
@@ -64,11 +68,11 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  found %s %s\n", v.FirstName, v.LastName)
+		fmt.Fprintf(out, "  found %s %s\n", v.FirstName, v.LastName)
 		if found++; found == 5 {
 			break
 		}
 	}
-	fmt.Printf("stopped after %d visitors and %d requests\n", found, len(srv.Requests()))
+	fmt.Fprintf(out, "stopped after %d visitors and %d requests\n", found, len(srv.Requests()))
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -34,7 +35,9 @@ func main() {
 	if addr := os.Getenv("ACCESS_WEBHOOK_LISTEN"); addr != "" {
 		err = serve(addr, os.Getenv("ACCESS_WEBHOOK_SECRET"), os.Getenv("ACCESS_WEBHOOK_HEADER"))
 	} else {
-		err = roundTrip(context.Background())
+		fake := accesstest.NewServer()
+		err = roundTrip(context.Background(), fake, fake.Client(), os.Stdout)
+		fake.Close()
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -94,10 +97,11 @@ func serve(addr, secret, header string) error {
 	return srv.ListenAndServe()
 }
 
-func roundTrip(ctx context.Context) error {
-	fake := accesstest.NewServer()
-	defer fake.Close()
-	client := fake.Client()
+// roundTrip registers a receiver on a loopback port with the fake through
+// client (either of the ways in: the API port or a UniFi OS console's
+// proxy), has the fake deliver an event to it, and writes what happened
+// to out.
+func roundTrip(ctx context.Context, fake *accesstest.Server, client *access.Client, out io.Writer) error {
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -114,7 +118,7 @@ func roundTrip(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
-	fmt.Printf("registered %s as %s; secret %s\n", ep.Endpoint, ep.ID, ep.Secret)
+	fmt.Fprintf(out, "registered %s as %s; secret %s\n", ep.Endpoint, ep.ID, ep.Secret)
 
 	events := make(chan *access.WebhookEvent, 2)
 	h, err := access.WebhookHandler(ep.Secret.Value(), func(_ context.Context, ev *access.WebhookEvent) error {
@@ -144,11 +148,11 @@ func roundTrip(ctx context.Context) error {
 		return err
 	}
 	for _, d := range ds {
-		fmt.Printf("delivery to %s: HTTP %d\n", d.URL, d.StatusCode)
+		fmt.Fprintf(out, "delivery to %s: HTTP %d\n", d.URL, d.StatusCode)
 	}
 	select {
 	case ev := <-events:
-		fmt.Println("received:", describe(ev))
+		fmt.Fprintln(out, "received:", describe(ev))
 	case <-time.After(5 * time.Second):
 		return errors.New("no delivery arrived")
 	}
@@ -165,11 +169,11 @@ func roundTrip(ctx context.Context) error {
 		return err
 	}
 	resp.Body.Close()
-	fmt.Printf("forged delivery: HTTP %d\n", resp.StatusCode)
+	fmt.Fprintf(out, "forged delivery: HTTP %d\n", resp.StatusCode)
 
 	if _, err := client.Webhooks.Delete(ctx, ep.ID); err != nil {
 		return err
 	}
-	fmt.Printf("deleted; %d endpoint(s) left\n", len(fake.Webhooks()))
+	fmt.Fprintf(out, "deleted; %d endpoint(s) left\n", len(fake.Webhooks()))
 	return nil
 }
