@@ -60,7 +60,7 @@ web console's password from $ACCESS_FAKE_UI_PASSWORD or --ui-password-file FILE
 list. Without a token one is generated.
 
 The control API under /_fake/v1/ drives the site from any language's tests
-(JSON POSTs with the token as a Bearer token; its OpenAPI document is at
+(JSON POSTs with the token as a Bearer token or an X-API-KEY; its OpenAPI document is at
 /_fake/v1/openapi.json); ` + "`access fake trigger`" + ` calls it from the shell.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,

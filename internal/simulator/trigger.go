@@ -185,6 +185,8 @@ cursors). Devices and doors are named by name or id.
 
 The fake is the one --print-env describes: ACCESS_URL, ACCESS_TOKEN, and
 ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
+ACCESS_URL may also hold the proxy form (ACCESS_PROXY_URL's value): the
+token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
 
   access fake --print-env > fake.env & ...; . ./fake.env
   access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C
