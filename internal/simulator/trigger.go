@@ -34,12 +34,12 @@ type ControlClient struct {
 	key   bool // send the token as an X-API-KEY (ACCESS_URL in proxy form)
 }
 
-// NewControlClient is a client for the fake at url with its API token
-// (url in either form --print-env prints: ACCESS_URL, sent as a Bearer
-// token, or ACCESS_PROXY_URL, whose proxy path is dropped and the token
-// sent as an X-API-KEY), trusting its certificate by SHA-256 fingerprint (hex; ACCESS_FINGERPRINT
+// NewControlClient is a client for the fake at url with its API token,
+// trusting its certificate by SHA-256 fingerprint (hex; ACCESS_FINGERPRINT
 // as --print-env prints it) or, when fingerprint is "", the PEM CA file
-// caFile (--cert-out).
+// caFile (--cert-out). url is either form --print-env prints: ACCESS_URL
+// (the token is sent as a Bearer token) or ACCESS_PROXY_URL (its proxy
+// path is dropped and the token sent as an X-API-KEY).
 func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, error) {
 	switch {
 	case url == "":
