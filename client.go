@@ -538,6 +538,10 @@ func (ex *exchange) invalid(err error) *APIError {
 // errHTMLPage describes an HTML page where the API was expected.
 var errHTMLPage = errors.New("this address serves a UniFi OS page: is Access installed, and is the path right?")
 
+// errGatewayPage describes a 5xx answered with an HTML page: what a
+// UniFi OS console's proxy answers while Access (re)starts behind it.
+var errGatewayPage = errors.New("the console's proxy answered with an error page: Access behind it is not answering (is the console restarting?)")
+
 // htmlPage reports whether an answer is an HTML page rather than the API's
 // JSON: a UniFi OS console without Access, or a path that is not the API.
 func htmlPage(resp *http.Response, raw []byte) bool {
@@ -756,6 +760,11 @@ func (ex *exchange) statusError() *APIError {
 		e.Msg = http.StatusText(ex.resp.StatusCode)
 	}
 	if e.Code == "" && htmlPage(ex.resp.Response, ex.raw) {
+		if ex.resp.StatusCode >= 500 {
+			// A gateway's error page: the proxy is up, what is behind it
+			// is not (yet); an ErrServer, as any 5xx.
+			return ex.apiError(e.Code, e.Msg, errGatewayPage)
+		}
 		return ex.apiError(e.Code, e.Msg, fmt.Errorf("%w: %w", ErrInvalidResponse, errHTMLPage))
 	}
 	return ex.apiError(e.Code, e.Msg, nil)

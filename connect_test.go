@@ -266,6 +266,27 @@ func TestHTMLPageWhereTheAPIWasExpected(t *testing.T) {
 	}
 }
 
+// TestGatewayPageIsAServerError: a 5xx answered with an HTML page is the
+// proxy's error page while Access restarts behind it: an ErrServer that
+// says so, not an invalid response blaming the path.
+func TestGatewayPageIsAServerError(t *testing.T) {
+	t.Parallel()
+	const page = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
+	for _, status := range []int{502, 503, 504} {
+		srv := newRawServer(t, func(string) (int, string, string) { return status, "text/html", page })
+		c, err := NewClient(srv.URL()+ProxyPrefix, "key", WithRetryPolicy(RetryPolicy{}))
+		require.NoError(t, err)
+		_, _, err = c.Doors.List(context.Background())
+		require.ErrorIs(t, err, ErrServer, "HTTP %d", status)
+		assert.NotErrorIs(t, err, ErrInvalidResponse, "HTTP %d", status)
+		assert.ErrorContains(t, err, "is the console restarting?")
+		assert.NotContains(t, err.Error(), "is Access installed")
+		var ae *APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, status, ae.StatusCode)
+	}
+}
+
 // socketServer serves the notifications WebSocket on the given paths,
 // answering every connection with a notification and then holding it
 // until the server tells it to drop (drop) or the client goes; refuse,

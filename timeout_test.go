@@ -16,12 +16,12 @@ import (
 )
 
 // The per-attempt timeout in these tests is scaled down from the default
-// 30 s: transferTimeout of idle time allowed, a transfer four times as
+// 30 s: transferTimeout of idle time allowed, a transfer three times as
 // long, a line every trickleEvery (the margin keeps a loaded machine from
 // making the server look silent).
 const (
-	transferTimeout = 300 * time.Millisecond
-	trickleFor      = 4 * transferTimeout
+	transferTimeout = time.Second
+	trickleFor      = 3 * transferTimeout
 	trickleEvery    = 10 * time.Millisecond
 )
 
