@@ -225,3 +225,37 @@ func TestConsoleWithoutAccess(t *testing.T) {
 	var re *access.RequestError
 	assert.ErrorAs(t, err, &re, "nothing answers on the direct port")
 }
+
+// TestUnjournaledClient: the requests and the notifications subscription
+// of UnjournaledClient are served but neither journaled nor counted by
+// mode; an ordinary client's, on the same listener and at the same time,
+// are.
+func TestUnjournaledClient(t *testing.T) {
+	t.Parallel()
+	ctx := consoleCtx(t)
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	own := srv.UnjournaledClient()
+	doors, _, err := own.Doors.List(ctx)
+	require.NoError(t, err)
+	assert.NotEmpty(t, doors)
+	sub, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for range own.Notifications.Subscribe(sub, quick) {
+		}
+	}()
+	require.NoError(t, srv.WaitNotificationClients(ctx, 1))
+	assert.Empty(t, srv.Requests())
+	direct, proxy := srv.RequestsByMode()
+	assert.Equal(t, [2]int{0, 0}, [2]int{direct, proxy})
+
+	_, _, err = srv.Client().Doors.List(ctx)
+	require.NoError(t, err)
+	_, _, err = own.Doors.List(ctx)
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, accesstest.OpDoorsList, reqs[0].Op)
+	direct, proxy = srv.RequestsByMode()
+	assert.Equal(t, [2]int{1, 0}, [2]int{direct, proxy})
+}

@@ -44,24 +44,29 @@ type site struct {
 
 var base = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
 
-func newSite(t *testing.T, cfg monitor.Config) *site { return newSiteIdle(t, cfg, 0) }
-
-// newSiteIdle is newSite with the SDK's idle timeout (0: its default).
-func newSiteIdle(t *testing.T, cfg monitor.Config, idle time.Duration) *site {
-	return newSiteTimeout(t, cfg, idle, 60*time.Second)
+// siteOptions are the rarer settings of a site: the SDK's idle timeout
+// (0: its default) and a limit to the whole test (0: a minute).
+type siteOptions struct {
+	idle, limit time.Duration
 }
 
-// newSiteTimeout is newSiteIdle with a limit to the whole test.
-func newSiteTimeout(t *testing.T, cfg monitor.Config, idle, limit time.Duration) *site {
+// newSite starts the site's fake (the demo data, its clock standing still
+// at base), an engine of cfg for console "site-a", and a subscription
+// that feeds it, and feeds the engine the first polls.
+func newSite(t *testing.T, cfg monitor.Config) *site { return newSiteWith(t, cfg, siteOptions{}) }
+
+// newSiteWith is newSite with the options o.
+func newSiteWith(t *testing.T, cfg monitor.Config, o siteOptions) *site {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	if o.limit == 0 {
+		o.limit = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.limit)
 	t.Cleanup(cancel)
 	srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return base }))
 	cfg.Console = "site-a"
-	eng, err := monitor.New(cfg, srv.Now())
-	require.NoError(t, err)
-	s := &site{t: t, ctx: ctx, srv: srv, eng: eng, in: make(chan item, 1024)}
-	opts := &access.SubscribeOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, IdleTimeout: idle}
+	s := &site{t: t, ctx: ctx, srv: srv, eng: newEngine(t, cfg, srv.Now()), in: make(chan item, 1024)}
+	opts := &access.SubscribeOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, IdleTimeout: o.idle}
 	go func() {
 		for n, err := range srv.Client().Notifications.Subscribe(ctx, opts) {
 			select {
@@ -75,6 +80,14 @@ func newSiteTimeout(t *testing.T, cfg monitor.Config, idle, limit time.Duration)
 	s.take(s.eng.StreamUp(srv.Now()))
 	s.poll()
 	return s
+}
+
+// newEngine is an engine of cfg started at now; cfg must be valid.
+func newEngine(t *testing.T, cfg monitor.Config, now time.Time) *monitor.Engine {
+	t.Helper()
+	eng, err := monitor.New(cfg, now)
+	require.NoError(t, err)
+	return eng
 }
 
 func (s *site) take(in []monitor.Incident) { s.log = append(s.log, in...) }
@@ -366,7 +379,7 @@ func TestStreamDownIsSilent(t *testing.T) {
 
 func TestStreamSilentConnection(t *testing.T) {
 	t.Parallel()
-	s := newSiteIdle(t, monitor.Config{StreamSilent: 20 * time.Second}, 300*time.Millisecond)
+	s := newSiteWith(t, monitor.Config{StreamSilent: 20 * time.Second}, siteOptions{idle: 300 * time.Millisecond})
 	s.srv.Advance(time.Minute)
 	require.Equal(t, 1, s.srv.SilenceNotificationClients())
 	// The SDK replaces the silent connection after its idle timeout.
@@ -434,7 +447,7 @@ func TestNormalDay(t *testing.T) {
 	case raceEnabled:
 		entries = 2000
 	}
-	s := newSiteTimeout(t, monitor.Config{}, 0, 5*time.Minute)
+	s := newSiteWith(t, monitor.Config{}, siteOptions{limit: 5 * time.Minute})
 	s.cardHolder("CARD-4", access.UserStatusActive)
 	for i := 0; i < entries; i++ {
 		res, err := s.srv.PresentCard(accesstest.DemoDeviceID, "CARD-4")
@@ -464,8 +477,7 @@ func TestRederivedAfterRestart(t *testing.T) {
 	require.NoError(t, s.srv.SetDeviceOnline(accesstest.DemoDeviceID, false))
 	s.sync()
 
-	eng, err := monitor.New(monitor.Config{Console: "site-a", DeviceOffline: time.Minute}, s.srv.Now())
-	require.NoError(t, err)
+	eng := newEngine(t, monitor.Config{Console: "site-a", DeviceOffline: time.Minute}, s.srv.Now())
 	s.eng, s.log = eng, nil
 	s.take(eng.StreamUp(s.srv.Now()))
 	s.poll()
@@ -478,8 +490,7 @@ func TestRederivedAfterRestart(t *testing.T) {
 	require.True(t, ok, "held open not re-derived: %+v", s.log)
 	assert.Empty(t, s.opened(monitor.KindForcedEntry), "an opening found by a poll is not forced")
 	// The same state derived again gives the same ids.
-	again, err := monitor.New(monitor.Config{Console: "site-a", DeviceOffline: time.Minute}, s.srv.Now())
-	require.NoError(t, err)
+	again := newEngine(t, monitor.Config{Console: "site-a", DeviceOffline: time.Minute}, s.srv.Now())
 	in := again.Emergency(access.EmergencyStatus{Lockdown: true}, em.Start)
 	require.Len(t, in, 1)
 	assert.Equal(t, em.ID, in[0].ID)
@@ -490,8 +501,7 @@ func TestConfigRefusesNegative(t *testing.T) {
 	t.Parallel()
 	_, err := monitor.New(monitor.Config{HeldOpen: -time.Second}, base)
 	assert.ErrorIs(t, err, monitor.ErrInvalidConfig)
-	e, err := monitor.New(monitor.Config{}, base)
-	require.NoError(t, err)
+	e := newEngine(t, monitor.Config{}, base)
 	assert.Equal(t, monitor.DefaultHeldOpen, e.Config().HeldOpen)
 	assert.Equal(t, monitor.DefaultUnlockGrace, e.Config().UnlockGrace)
 }
@@ -532,8 +542,7 @@ func TestInactiveCredentialDoorNeverOpened(t *testing.T) {
 // on a quiet site open no stream-mute incident.
 func TestOddUnknownEventIsNotMute(t *testing.T) {
 	t.Parallel()
-	e, err := monitor.New(monitor.Config{StreamMute: 5 * time.Minute}, base)
-	require.NoError(t, err)
+	e := newEngine(t, monitor.Config{StreamMute: 5 * time.Minute}, base)
 	e.StreamUp(base)
 	for i := 0; i < 4; i++ {
 		_, in := e.Notification(&access.Notification{Event: "access.data.device.reboot"}, base.Add(time.Duration(i)*time.Hour))

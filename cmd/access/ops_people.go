@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -325,6 +326,8 @@ func peopleOps(r *registry) {
 	idTypes := []string{"ev_station", "vpn", "wifi"}
 	r.add(
 		&opSpec{path: "identity invite", ex: `  access --fake identity invite "Ada Lovelace" --email "Ada Lovelace=ada@example.net" -o json`, sdk: "Identity.SendInvitations", perm: "edit:user", short: "Send UniFi Identity invitations", write: true, body: bodyOf[[]access.Invitation](),
+			long:  "Prints a line per invitation: the user, the address given (none: the user's own) and invited or failed, with the console's reason; a failure makes the exit status 1, the others having been sent.",
+			cols:  []string{"user_id", "email", "status", "error_code", "detail"},
 			args:  []argSpec{{name: "user", kind: "user", variadic: true, optional: true, body: true}},
 			flags: []flagSpec{{name: "email", kind: fStrings, usage: "USER=EMAIL to invite at (and set) that address (USER: a full name, email or id)"}},
 			run: func(x *inv) (any, error) {
@@ -350,11 +353,21 @@ func peopleOps(r *registry) {
 				if err != nil {
 					return nil, err
 				}
-				v, _, err := x.c.Identity.SendInvitations(x.a.ctx, invs)
-				if v == nil {
-					v = []access.InvitationFailure{}
+				failed, _, err := x.c.Identity.SendInvitations(x.a.ctx, invs)
+				var partly *access.InvitationError
+				if err != nil && !errors.As(err, &partly) {
+					return nil, err
 				}
-				return v, err
+				results := invitationResults(invs, failed)
+				if partly != nil {
+					// The others were sent: they are shown, and the failures
+					// make the exit status.
+					if err := x.a.emit(results, x.spec.cols); err != nil {
+						return nil, err
+					}
+					return nil, err
+				}
+				return results, nil
 			}},
 		&opSpec{path: "identity resources", ex: `  access --fake identity resources --type wifi,vpn`, sdk: "Identity.ListResources", perm: "view:user", short: "List the Identity resources (EV stations, VPNs, Wi-Fi)",
 			flags: []flagSpec{{name: "type", kind: fStrings, usage: "ev_station, vpn, wifi", values: idTypes}},
@@ -446,4 +459,32 @@ func userGroupUpdate(x *inv) (access.UserGroupUpdate, error) {
 		}
 		return req, nil
 	})
+}
+
+// invitationResult is the outcome of one invitation of identity invite.
+type invitationResult struct {
+	UserID string `json:"user_id"`
+	// Email is the address given (empty: the user's own).
+	Email     string `json:"email,omitempty"`
+	Status    string `json:"status"` // invited, failed
+	ErrorCode string `json:"error_code,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// invitationResults lists each invitation sent, in order, as invited or
+// as failed with its failure (matched by user id, each failure once).
+func invitationResults(invs []access.Invitation, failed []access.InvitationFailure) []invitationResult {
+	out := make([]invitationResult, len(invs))
+	used := make([]bool, len(failed))
+	for i, in := range invs {
+		out[i] = invitationResult{UserID: in.UserID, Email: in.Email, Status: "invited"}
+		for j, f := range failed {
+			if !used[j] && f.UserID == in.UserID {
+				used[j] = true
+				out[i].Status, out[i].ErrorCode, out[i].Detail = "failed", string(f.ErrorCode), f.ErrorMsg
+				break
+			}
+		}
+	}
+	return out
 }

@@ -54,10 +54,20 @@ func holidayRequest(x *inv) (*access.HolidayGroupRequest, error) {
 }
 
 // holidayUpdate reads --data or the flags of holiday-groups update: the
-// holidays are kept, --description "" clears the description.
+// holidays are kept, --description "" clears the description, and
+// without --name the group's current name is read and sent again (the
+// vendor requires the name on every update).
 func holidayUpdate(x *inv) (*access.HolidayGroupUpdate, error) {
 	req, err := fromData(x, func() (access.HolidayGroupUpdate, error) {
-		return access.HolidayGroupUpdate{Name: x.s("name"), Description: x.sp("description")}, nil
+		u := access.HolidayGroupUpdate{Name: x.s("name"), Description: x.sp("description")}
+		if !x.set("name") {
+			g, _, err := x.c.HolidayGroups.Get(x.a.ctx, x.arg(0))
+			if err != nil {
+				return u, err
+			}
+			u.Name = g.Name
+		}
+		return u, nil
 	})
 	return &req, err
 }
@@ -172,10 +182,10 @@ func policyOps(r *registry) {
 			run: func(x *inv) (any, error) { v, _, err := x.c.AccessPolicies.List(x.a.ctx); return v, err }},
 	)
 	hArg := []argSpec{{name: "group", kind: "holiday-group"}}
-	hFlags := []flagSpec{{name: "name", usage: "group name (required)"}, {name: "description"}}
+	hFlags := []flagSpec{{name: "name", usage: "group name"}, {name: "description"}}
 	hCols := []string{"id", "name", "description", "count", "is_default"}
 	r.add(
-		&opSpec{path: "holiday-groups create", ex: `  access --fake holiday-groups create --name "Summer closure" --description "Plant closed in August"`, sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: hFlags,
+		&opSpec{path: "holiday-groups create", ex: `  access --fake holiday-groups create --name "Summer closure" --description "Plant closed in August"`, sdk: "HolidayGroups.Create", perm: "edit:policy", short: "Create a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupRequest](), flags: requiredFlags(hFlags, "name"),
 			run: func(x *inv) (any, error) {
 				req, err := holidayRequest(x)
 				if err != nil {
@@ -184,8 +194,9 @@ func policyOps(r *registry) {
 				v, _, err := x.c.HolidayGroups.Create(x.a.ctx, req)
 				return v, err
 			}},
-		&opSpec{path: "holiday-groups update", ex: `  access --fake holiday-groups update "Winter Shutdown" --name "Winter shutdown" --description "Closed for maintenance"`, sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (the name is required)", write: true, body: bodyOf[access.HolidayGroupUpdate](), args: hArg, flags: hFlags,
-			long: "The holidays are kept (replace them with --data); --description left out keeps the description, --description \"\" clears it.",
+		&opSpec{path: "holiday-groups update", ex: `  access --fake holiday-groups update "Winter Shutdown" --name "Winter shutdown" --description "Closed for maintenance"`, sdk: "HolidayGroups.Update", perm: "edit:policy", short: "Change a holiday group (holidays with --data)", write: true, body: bodyOf[access.HolidayGroupUpdate](), args: hArg,
+			flags: []flagSpec{{name: "name", usage: "group name (left out: kept)"}, {name: "description"}},
+			long:  "The holidays are kept (replace them with --data); --description left out keeps the description, --description \"\" clears it; --name left out keeps the name (the console requires one on every update: the current name is read and sent again).",
 			run: func(x *inv) (any, error) {
 				req, err := holidayUpdate(x)
 				if err != nil {

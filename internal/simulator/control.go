@@ -726,23 +726,44 @@ type deliveryOut struct {
 }
 
 func (c *control) deliveries(r *http.Request, _ []byte) (any, error) {
-	since, wait, timeout, err := cursorQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	j, err := c.fake.DeliveriesSince(ctx, since, wait)
-	out := journalOut[deliveryOut]{Items: []deliveryOut{}, Next: j.Next, Dropped: j.Dropped, TimedOut: err != nil}
-	for i, d := range j.Items {
-		o := deliveryOut{Cursor: j.First + i, EndpointID: d.EndpointID, URL: d.URL, Event: string(d.Event), Body: string(d.Payload),
+	return readJournal(r, c.fake.DeliveriesSince, func(cursor int, d accesstest.Delivery) deliveryOut {
+		o := deliveryOut{Cursor: cursor, EndpointID: d.EndpointID, URL: d.URL, Event: string(d.Event), Body: string(d.Payload),
 			Signature: d.Signature, Status: d.StatusCode, Attempt: d.Attempt, LatencyMS: float64(d.Latency.Microseconds()) / 1000}
 		if d.Err != nil {
 			o.Error = d.Err.Error()
 		}
-		out.Items = append(out.Items, o)
+		return o
+	})
+}
+
+// errWaitOver is the cause of a journal wait's end at its timeout.
+var errWaitOver = errors.New("the wait's timeout passed")
+
+// readJournal answers a journal read (deliveries, requests): the items
+// after the cursor since, with wait waiting up to timeout for one
+// (cursorQuery), each item made into its output by out. timed_out is set
+// only when the wait's own timeout passed: a wait ended by the client
+// going away or the fake closing is an error, not an empty answer.
+func readJournal[T, O any](r *http.Request, read func(context.Context, int, bool) (accesstest.Journal[T], error), out func(cursor int, item T) O) (any, error) {
+	since, wait, timeout, err := cursorQuery(r)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	ctx, cancel := context.WithTimeoutCause(r.Context(), timeout, errWaitOver)
+	defer cancel()
+	j, err := read(ctx, since, wait)
+	timedOut := false
+	if err != nil {
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(context.Cause(ctx), errWaitOver) {
+			return nil, &controlErr{status: http.StatusServiceUnavailable, code: "wait_ended", msg: "the wait ended before its timeout: " + err.Error()}
+		}
+		timedOut = true
+	}
+	o := journalOut[O]{Items: make([]O, 0, len(j.Items)), Next: j.Next, Dropped: j.Dropped, TimedOut: timedOut}
+	for i, item := range j.Items {
+		o.Items = append(o.Items, out(j.First+i, item))
+	}
+	return o, nil
 }
 
 type requestOut struct {
@@ -756,20 +777,10 @@ type requestOut struct {
 }
 
 func (c *control) requests(r *http.Request, _ []byte) (any, error) {
-	since, wait, timeout, err := cursorQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	j, err := c.fake.RequestsSince(ctx, since, wait)
-	out := journalOut[requestOut]{Items: []requestOut{}, Next: j.Next, Dropped: j.Dropped, TimedOut: err != nil}
-	for i, q := range j.Items {
-		o := requestOut{Cursor: j.First + i, Op: string(q.Op), Method: q.Method, Path: q.Path,
+	return readJournal(r, c.fake.RequestsSince, func(cursor int, q accesstest.Request) requestOut {
+		return requestOut{Cursor: cursor, Op: string(q.Op), Method: q.Method, Path: q.Path,
 			Query: q.Query.Encode(), Body: redactBody(q.Body), Time: q.Time.UTC().Format(time.RFC3339Nano)}
-		out.Items = append(out.Items, o)
-	}
-	return out, nil
+	})
 }
 
 // redactBody is a request body for the journal: JSON with the values of

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/access-dev/access/internal/clierr"
 )
 
@@ -629,28 +629,11 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 	return sim.Close()
 }
 
-// writePrivate writes content to path with mode 0600: to a new file of
-// that mode in the same directory, renamed over path, so that a reader
-// waiting for the file sees all of it or nothing, and a file that was
-// readable by others no longer is.
+// writePrivate writes content to path with mode 0600, atomically
+// (atomicfile), so that a reader waiting for the file sees all of it or
+// nothing, and a file that was readable by others no longer is.
 func writePrivate(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".env-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, []byte(content), 0o600)
 }
 
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,

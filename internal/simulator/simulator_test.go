@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,32 +106,37 @@ func TestSeveralSites(t *testing.T) {
 
 // TestConsoleShowsTheMode: the page says how many requests came in each
 // layout, direct and through the proxy, and the proxy layout serves the
-// same site with the token as an X-API-KEY.
+// same site with the token as an X-API-KEY. The page's own subscription
+// (its live feed) is no client: the counts and the journal leave it out.
 func TestConsoleShowsTheMode(t *testing.T) {
 	t.Parallel()
 	st := startSim(t, simulator.Config{Demo: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, st.Fake.WaitNotificationClients(ctx, 1), "the page's live feed subscribes")
+	assert.Empty(t, st.Fake.Requests(), "the journal holds the page's own subscription")
+	direct, proxied := st.Fake.RequestsByMode()
+	assert.Equal(t, [2]int{0, 0}, [2]int{direct, proxied}, "the page's own subscription is counted")
+
 	proxy, err := access.NewClient(st.URL+access.ProxyPrefix, st.Token(), access.WithPinnedCertificate(st.Fingerprint),
 		access.WithRetryPolicy(accesstest.RetryPolicy()))
 	require.NoError(t, err)
-	ctx := context.Background()
 	for range 2 {
 		_, _, err = proxy.Doors.List(ctx)
 		require.NoError(t, err)
 	}
-	// The first view of the page starts its live feed, a subscription of
-	// the notifications WebSocket through the API (counted as a direct
-	// client); the second view shows the counts as they then stand.
-	var page []byte
-	for range 2 {
-		resp, err := insecureHTTP().Get(st.URL + "/")
-		require.NoError(t, err)
-		page, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
+	resp, err := insecureHTTP().Get(st.URL + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	modes := regexp.MustCompile(`<div id="modes"[^>]*>(.*)</div>`).FindSubmatch(page)
+	require.NotNil(t, modes, "no modes line on the page")
+	assert.Equal(t, "Clients used: <strong data-direct>0</strong> direct (Bearer) · <strong data-proxy>2</strong> through the proxy (X-API-KEY)", string(modes[1]))
+	reqs := st.Fake.Requests()
+	require.Len(t, reqs, 2, "the journal holds the proxy client's requests alone")
+	for _, r := range reqs {
+		assert.Equal(t, access.ModeProxy, r.Mode)
 	}
-	direct, proxied := st.Fake.RequestsByMode()
-	assert.Equal(t, 2, proxied)
-	assert.Contains(t, string(page), fmt.Sprintf("<strong data-direct>%d</strong> direct (Bearer)", direct))
-	assert.Contains(t, string(page), "<strong data-proxy>2</strong> through the proxy (X-API-KEY)")
 }
 
 // TestConsolePassword: with --ui-password the page needs basic auth; the

@@ -228,7 +228,7 @@ func (c *console) redraw() {
 // client, as any subscriber does, and relays each message to the feed.
 func (c *console) subscribe() {
 	defer c.wg.Done()
-	client := c.fake.Client()
+	client := c.fake.UnjournaledClient() // the page is no client: not in the journal nor the modes
 	for n, err := range client.Notifications.Subscribe(c.ctx, nil) {
 		if c.ctx.Err() != nil {
 			return

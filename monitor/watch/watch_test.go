@@ -21,21 +21,40 @@ import (
 	"github.com/access-dev/access/monitor/watch"
 )
 
+// newMetrics makes the metrics of console "a" on a pedantic registry,
+// and returns them, the registry and the console's registerer.
+func newMetrics(t *testing.T) (*watch.Metrics, *prometheus.Registry, prometheus.Registerer) {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	creg := prometheus.WrapRegistererWith(prometheus.Labels{"console": "a"}, reg)
+	m, err := watch.NewMetrics(creg)
+	require.NoError(t, err)
+	return m, reg, creg
+}
+
+// demoWatched starts a fake with the demo data and runs a watcher of it
+// (watched); faults are injected before the watcher's first polls.
+func demoWatched(t *testing.T, o watch.Options, faults map[accesstest.Op]accesstest.Fault) (*watch.Watcher, *prometheus.Registry) {
+	t.Helper()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for op, f := range faults {
+		srv.Inject(op, f)
+	}
+	return watched(t, srv, o)
+}
+
 // watched runs a watcher of srv registered with a pedantic registry under
 // console "a", and returns once its first polls are done.
 func watched(t *testing.T, srv *accesstest.Server, o watch.Options) (*watch.Watcher, *prometheus.Registry) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	reg := prometheus.NewPedanticRegistry()
-	creg := prometheus.WrapRegistererWith(prometheus.Labels{"console": "a"}, reg)
-	m, err := watch.NewMetrics(creg)
-	require.NoError(t, err)
+	m, reg, creg := newMetrics(t)
 	var w *watch.Watcher
 	cl := srv.Client(access.WithRateLimit(100, 20), access.WithTransportWrapper(m.Transport(func() { w.Upgraded() })))
 	ready := make(chan struct{})
 	o.Engine.Console, o.Metrics = "a", m
 	o.Ready = func(monitor.Coverage, map[string]string) { close(ready) }
-	w, err = watch.New(cl, o)
+	w, err := watch.New(cl, o)
 	require.NoError(t, err)
 	require.NoError(t, creg.Register(w.Collector()))
 	done := make(chan struct{})
@@ -49,12 +68,20 @@ func watched(t *testing.T, srv *accesstest.Server, o watch.Options) (*watch.Watc
 	return w, reg
 }
 
+// runForwarder runs f with the drain time drain until cancel is called;
+// done is closed once Run has returned.
+func runForwarder(f *watch.Forwarder, drain time.Duration) (cancel context.CancelFunc, done <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.Run(ctx, drain) }()
+	return cancel, ran
+}
+
 // TestMetricsLintAndGolden: the exposition passes the linter and the
 // mirrored state reads as the golden text says.
 func TestMetricsLintAndGolden(t *testing.T) {
 	t.Parallel()
-	srv := accesstest.New(t, accesstest.WithDemoData())
-	_, reg := watched(t, srv, watch.Options{})
+	_, reg := demoWatched(t, watch.Options{}, nil)
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
@@ -108,9 +135,8 @@ access_api_errors_total{console="a",operation="Users.All"} 0
 // which poll fails.
 func TestAPIMetricsByOperation(t *testing.T) {
 	t.Parallel()
-	srv := accesstest.New(t, accesstest.WithDemoData())
-	srv.Inject(accesstest.OpDevicesList, accesstest.Fault{Status: http.StatusInternalServerError})
-	w, reg := watched(t, srv, watch.Options{})
+	w, reg := demoWatched(t, watch.Options{}, map[accesstest.Op]accesstest.Fault{
+		accesstest.OpDevicesList: {Status: http.StatusInternalServerError}})
 	// The first polls are done when watched returns.
 	assert.Contains(t, w.Health().Errors[watch.PollDevices], "500")
 	n, err := testutil.GatherAndCount(reg, "access_api_errors_total")
@@ -146,9 +172,7 @@ func TestAPIMetricsByOperation(t *testing.T) {
 
 func TestForwarderQueueNeverBlocks(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewPedanticRegistry()
-	m, err := watch.NewMetrics(prometheus.WrapRegistererWith(prometheus.Labels{"console": "a"}, reg))
-	require.NoError(t, err)
+	m, reg, _ := newMetrics(t)
 	f := watch.NewForwarder("http://127.0.0.1:9/never", func() string { return "s" }, 2, nil, m)
 	in := monitor.Incident{Type: monitor.TypeOpened, ID: "x", Kind: monitor.KindHeldOpen}
 	// No worker runs: the queue fills, and Enqueue drops rather than
@@ -198,9 +222,7 @@ func TestForwarderSignsAndRetries(t *testing.T) {
 	t.Cleanup(recv.Close)
 	f := watch.NewForwarder(recv.URL, func() string { return secret }, 10, recv.Client(), nil)
 	f.Backoff = time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); f.Run(ctx, time.Second) }()
+	cancel, done := runForwarder(f, time.Second)
 	start := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
 	require.True(t, f.Enqueue(monitor.Incident{Type: monitor.TypeOpened, ID: "abc", Kind: monitor.KindForcedEntry, Console: "a", Door: "d1",
 		Start: start, At: start, Threshold: monitor.Duration(45 * time.Second)}))
@@ -236,13 +258,9 @@ func TestForwarderDrainsOnShutdown(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(recv.Close)
-	reg := prometheus.NewPedanticRegistry()
-	m, err := watch.NewMetrics(prometheus.WrapRegistererWith(prometheus.Labels{"console": "a"}, reg))
-	require.NoError(t, err)
+	m, reg, _ := newMetrics(t)
 	f := watch.NewForwarder(recv.URL, func() string { return "s" }, 10, recv.Client(), m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); f.Run(ctx, 10*time.Second) }()
+	cancel, done := runForwarder(f, 10*time.Second)
 	require.True(t, f.Enqueue(monitor.Incident{Type: monitor.TypeOpened, ID: "one"}))
 	require.True(t, f.Enqueue(monitor.Incident{Type: monitor.TypeOpened, ID: "two"}))
 	<-arrived // the first is in flight
