@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-readme.sh: measures what the README's Performance section reports
+# bench-readme.sh: measures what docs/performance.md reports
 # and prints its tables, with the machine and its load:
 #   - BenchmarkInterleaved (default configuration: every operation, SDK and
 #     baseline alternating), COUNT runs of BENCHTIME iterations, as Markdown
