@@ -253,7 +253,7 @@ func (e *APIError) Unwrap() error { return e.Err }
 // [ErrInvalidParams], [ErrConflict], [ErrServer], [ErrUnavailable],
 // [ErrUnsupported], [ErrInvalidResponse] or, for NFC enrollment,
 // [ErrCardNotRead], [ErrCardProvisioned], [ErrCardProvisionFailed] and
-// [ErrCardInvalid]. The README has the table.
+// [ErrCardInvalid]. docs/errors.md has the table.
 // A known result code decides the class (an HTTP 400 carrying
 // CODE_USER_WORKER_NOT_EXISTS is ErrNotFound, not ErrInvalidParams); the
 // HTTP status decides when the code is empty or unknown. HTTP 429 and 5xx

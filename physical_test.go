@@ -207,11 +207,11 @@ func TestDeleteAfterRefusedConnectionReportsNotFound(t *testing.T) {
 	assert.False(t, e.uncertain)
 }
 
-// The README's retry table lists exactly the physical acts that the SDK
-// marks (physicalOps, checked by the fault matrix).
-func TestREADMERetryTableListsThePhysicalActs(t *testing.T) {
+// The retry table of docs/errors.md lists exactly the physical acts that
+// the SDK marks (physicalOps, checked by the fault matrix).
+func TestDocsRetryTableListsThePhysicalActs(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("README.md")
+	raw, err := os.ReadFile("docs/errors.md")
 	require.NoError(t, err)
 	var row string
 	for _, line := range strings.Split(string(raw), "\n") {
@@ -219,7 +219,7 @@ func TestREADMERetryTableListsThePhysicalActs(t *testing.T) {
 			row = line
 		}
 	}
-	require.NotEmpty(t, row, "the README has a retry table with a physical-acts row")
+	require.NotEmpty(t, row, "docs/errors.md has a retry table with a physical-acts row")
 	cell := strings.Split(row, " | ")[0]
 	listed := map[string]bool{}
 	for _, m := range regexp.MustCompile("`([A-Z][A-Za-z]+\\.[A-Za-z]+)`").FindAllStringSubmatch(cell, -1) {

@@ -37,7 +37,7 @@ func TestOperationsAllocateLikeTheBaseline(t *testing.T) {
 		// The counts are the standard library's as much as ours: go1.23's
 		// net/http and encoding/json allocate differently (Visitors.List made
 		// 11 more than the baseline there), and the budget is measured on the
-		// toolchain the README's figures come from.
+		// toolchain the figures of docs/performance.md come from.
 		t.Skipf("allocation budget measured on go1.26; this is %s", runtime.Version())
 	}
 	// Not parallel: it counts the process's allocations.

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -22,8 +23,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeGoBlocksCompile type-checks every ```go block of README.md
-// against the real packages, so that no snippet drifts from the API.
+// docPages returns README.md and the Markdown pages of docs/ (not the
+// generated command reference under docs/cli/): the documents whose Go
+// blocks must compile and whose relative links must resolve.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pages, "docs/ has Markdown pages")
+	return append([]string{"README.md"}, pages...)
+}
+
+// TestReadmeGoBlocksCompile type-checks every ```go block of README.md and
+// of the pages of docs/ against the real packages, so that no snippet
+// drifts from the API.
 //
 // The scheme, for whoever adds a block:
 //
@@ -45,19 +58,27 @@ import (
 // none) are not Go and are skipped. Nothing is written to the module.
 func TestReadmeGoBlocksCompile(t *testing.T) {
 	t.Parallel() // mostly waits for go list
-	raw, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	blocks := readmeGoBlocks(raw)
-	require.NotEmpty(t, blocks, "README.md has Go blocks")
+	var blocks []readmeBlock
+	perPage := map[string]int{}
+	for _, page := range docPages(t) {
+		b, err := goBlocks(page)
+		require.NoError(t, err)
+		blocks = append(blocks, b...)
+		perPage[page] = len(b)
+	}
+	// The pages the library's snippets moved to keep them.
+	for _, page := range []string{"docs/library.md", "docs/connecting.md", "docs/events.md", "docs/testing.md", "docs/site.md"} {
+		assert.NotZero(t, perPage[page], "%s has Go blocks", page)
+	}
 
 	fset := token.NewFileSet()
 	imp := snippetImporter(t, fset, blockImports(blocks))
 	for _, b := range blocks {
-		t.Run(fmt.Sprintf("line_%d", b.line), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			src, err := snippetSource(b, imp)
-			require.NoError(t, err, "the README.md block at line %d", b.line)
+			require.NoError(t, err, "the %s block at line %d", b.file, b.line)
 			errs := typeCheck(fset, imp, src)
-			assert.Empty(t, errs, "the README.md block at line %d does not compile", b.line)
+			assert.Empty(t, errs, "the %s block at line %d does not compile", b.file, b.line)
 		})
 	}
 }
@@ -87,7 +108,7 @@ func blockImports(blocks []readmeBlock) []string {
 // typeCheck parses and type-checks one file and returns its errors, or
 // the parse error.
 func typeCheck(fset *token.FileSet, imp types.Importer, src string) []string {
-	f, err := parser.ParseFile(fset, "README.md", src, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, "snippet.go", src, parser.SkipObjectResolution)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -135,12 +156,23 @@ var snippetFreeNames = map[string]string{
 }
 
 type readmeBlock struct {
-	line int // of the opening fence
+	file string // the Markdown page
+	line int    // of the opening fence
 	code string
 }
 
-// readmeGoBlocks returns the ```go blocks of a Markdown document.
-func readmeGoBlocks(md []byte) []readmeBlock {
+// goBlocks returns the ```go blocks of the Markdown page at path.
+func goBlocks(path string) ([]readmeBlock, error) {
+	md, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return readmeGoBlocks(path, md), nil
+}
+
+// readmeGoBlocks returns the ```go blocks of a Markdown document, named
+// file in the blocks.
+func readmeGoBlocks(file string, md []byte) []readmeBlock {
 	var out []readmeBlock
 	var cur *readmeBlock
 	var body strings.Builder
@@ -149,7 +181,7 @@ func readmeGoBlocks(md []byte) []readmeBlock {
 		line := sc.Text()
 		switch {
 		case cur == nil && strings.TrimSpace(line) == "```go":
-			cur = &readmeBlock{line: n}
+			cur = &readmeBlock{file: file, line: n}
 			body.Reset()
 		case cur != nil && strings.TrimSpace(line) == "```":
 			cur.code = body.String()
@@ -193,9 +225,9 @@ func snippetImporter(t *testing.T, fset *token.FileSet, paths []string) types.Im
 
 // snippetSource returns a block as a Go file: itself when it has a package
 // clause, else a function around it (see TestReadmeGoBlocksCompile). A
-// //line directive makes positions in errors README.md lines.
+// //line directive makes positions in errors lines of the page.
 func snippetSource(blk readmeBlock, imp types.Importer) (string, error) {
-	lineDirective := fmt.Sprintf("//line README.md:%d\n", blk.line+1)
+	lineDirective := fmt.Sprintf("//line %s:%d\n", blk.file, blk.line+1)
 	if f, err := parser.ParseFile(token.NewFileSet(), "", blk.code, parser.PackageClauseOnly); err == nil && f.Name != nil {
 		return lineDirective + blk.code, nil
 	}
@@ -269,7 +301,7 @@ func TestSnippetSourceMakesFreeNamesParameters(t *testing.T) {
 	imp := snippetImporter(t, fset, blockImports(nil))
 	code := "user, _, err := client.Users.Get(ctx, userID, &access.UserGetOptions{Expand: nil})\n" +
 		"if err != nil {\n\treturn fmt.Errorf(\"get: %w\", err)\n}\n_ = user\n"
-	src, err := snippetSource(readmeBlock{line: 10, code: code}, imp)
+	src, err := snippetSource(readmeBlock{file: "README.md", line: 10, code: code}, imp)
 	require.NoError(t, err)
 	assert.Contains(t, src, "func _(client *access.Client, ctx context.Context, userID string) error {\n//line README.md:11\n")
 	assert.Contains(t, src, "\taccess \"github.com/access-dev/access\"\n\tcontext \"context\"\n\tfmt \"fmt\"\n")
@@ -277,10 +309,10 @@ func TestSnippetSourceMakesFreeNamesParameters(t *testing.T) {
 	assert.Empty(t, typeCheck(fset, imp, src))
 
 	file := "package x\n\nfunc F() {}\n"
-	src, err = snippetSource(readmeBlock{line: 3, code: file}, imp)
+	src, err = snippetSource(readmeBlock{file: "docs/library.md", line: 3, code: file}, imp)
 	require.NoError(t, err)
-	assert.Equal(t, "//line README.md:4\n"+file, src, "a block with a package clause is a file")
+	assert.Equal(t, "//line docs/library.md:4\n"+file, src, "a block with a package clause is a file")
 
-	_, err = snippetSource(readmeBlock{line: 1, code: "fmt.Println(mystery)\n"}, imp)
+	_, err = snippetSource(readmeBlock{file: "README.md", line: 1, code: "fmt.Println(mystery)\n"}, imp)
 	assert.ErrorContains(t, err, `uses "mystery" without declaring it`)
 }

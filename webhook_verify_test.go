@@ -404,7 +404,7 @@ func TestWebhookConfigRejected(t *testing.T) {
 	}
 }
 
-// The README's receiver prints ev.Data.Actor.GetName(): events whose actor,
+// The receiver of docs/events.md prints ev.Data.Actor.GetName(): events whose actor,
 // location or device is null must not panic there.
 func TestEventGetNameIsNilSafe(t *testing.T) {
 	t.Parallel()

@@ -398,7 +398,7 @@ func TestClientRetriesQuickly(t *testing.T) {
 	assert.Len(t, srv.RequestsFor(accesstest.OpUsersGet), 1)
 }
 
-// TestEnsureConvergesAfterTokenRotation is the README's pattern: a
+// TestEnsureConvergesAfterTokenRotation is the pattern of docs/events.md: a
 // receiver re-registers itself on start with a rotated header credential.
 // Ensure updates the endpoint in place (one PUT, same id and secret) and
 // the next delivery carries the new credential.

@@ -5,7 +5,7 @@
 # NoTimeout) report sdk-ns/call, base-ns/call, ratio and allocations.
 # With -count N, the median of the N runs is used.
 #
-# With -v md=1 it prints instead the README's tables (Markdown): one row
+# With -v md=1 it prints instead the tables of docs/performance.md (Markdown): one row
 # per operation of BenchmarkInterleaved as measured (median time per call
 # of each side, the median ratio and the range of the N runs' ratios,
 # allocations per call and the difference), single-request operations

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -99,7 +100,7 @@ func fullScrape(t *testing.T) string {
 	return m.scrape()
 }
 
-// TestMonitorDocsMatchScrape: the README's list of metrics (name, type,
+// TestMonitorDocsMatchScrape: the list of metrics of docs/monitor.md (name, type,
 // labels) is what a scrape serves, and every metric the alert rules and
 // the Grafana dashboard name exists in it; the rules' for: durations are
 // the flags' defaults.
@@ -107,33 +108,20 @@ func TestMonitorDocsMatchScrape(t *testing.T) {
 	t.Parallel()
 	got := families(t, fullScrape(t))
 
-	t.Run("README", func(t *testing.T) {
-		b, err := os.ReadFile("../../README.md")
+	t.Run("docs/monitor.md", func(t *testing.T) {
+		listed, err := metricTable("../../docs/monitor.md")
 		require.NoError(t, err)
-		_, table, ok := strings.Cut(string(b), "<!-- monitor-metrics -->\n")
-		require.True(t, ok, "README.md has no <!-- monitor-metrics --> table")
-		table, _, ok = strings.Cut(table, "<!-- /monitor-metrics -->")
-		require.True(t, ok)
-		row := regexp.MustCompile("^\\| `(access_[a-z_]+)` \\| (\\w+) \\| ([a-z_, ]+) \\|$")
-		listed := map[string]family{}
-		for _, l := range strings.Split(strings.TrimSpace(table), "\n")[2:] {
-			m := row.FindStringSubmatch(l)
-			require.NotNil(t, m, "README row %q", l)
-			labels := strings.Split(m[3], ", ")
-			sort.Strings(labels)
-			listed[m[1]] = family{typ: m[2], labels: labels}
-		}
 		for name, f := range got {
 			if !strings.HasPrefix(name, "access_") {
 				continue
 			}
 			l, ok := listed[name]
-			if assert.True(t, ok, "the README does not list %s", name) {
-				assert.Equal(t, f, l, "README row of %s", name)
+			if assert.True(t, ok, "docs/monitor.md does not list %s", name) {
+				assert.Equal(t, f, l, "docs/monitor.md row of %s", name)
 			}
 		}
 		for name := range listed {
-			assert.Contains(t, got, name, "the README lists %s, which the scrape does not serve", name)
+			assert.Contains(t, got, name, "docs/monitor.md lists %s, which the scrape does not serve", name)
 		}
 	})
 
@@ -208,4 +196,37 @@ func TestMonitorDocsMatchScrape(t *testing.T) {
 			}
 		}
 	})
+}
+
+// metricTable reads the table of metrics (name, type, labels) between
+// <!-- monitor-metrics --> and <!-- /monitor-metrics --> of the Markdown
+// page at path.
+func metricTable(path string) (map[string]family, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	_, table, ok := strings.Cut(string(b), "<!-- monitor-metrics -->\n")
+	if ok {
+		table, _, ok = strings.Cut(table, "<!-- /monitor-metrics -->")
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s has no <!-- monitor-metrics --> table", path)
+	}
+	row := regexp.MustCompile("^\\| `(access_[a-z_]+)` \\| (\\w+) \\| ([a-z_, ]+) \\|$")
+	listed := map[string]family{}
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) < 3 {
+		return nil, fmt.Errorf("%s: the metrics table has no rows", path)
+	}
+	for _, l := range lines[2:] {
+		m := row.FindStringSubmatch(l)
+		if m == nil {
+			return nil, fmt.Errorf("%s: row %q", path, l)
+		}
+		labels := strings.Split(m[3], ", ")
+		sort.Strings(labels)
+		listed[m[1]] = family{typ: m[2], labels: labels}
+	}
+	return listed, nil
 }

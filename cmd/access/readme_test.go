@@ -3,28 +3,45 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestREADMECommandLineExamples runs the examples of the README's "Command
-// line" section as a terminal shows them (tables, no colour) and compares
-// their output and exit status: a block's "$ echo $?" shows the status of
-// the command before it, and a command not followed by one must exit 0.
+// docsCLI is the page of the command line's examples.
+const docsCLI = "../../docs/cli.md"
+
+// markdownSection returns the section of the Markdown page at path under
+// the heading line (such as "## Command line"), up to the next heading of
+// that level.
+func markdownSection(path, heading string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	_, section, ok := strings.Cut("\n"+string(b), "\n"+heading+"\n")
+	if !ok {
+		return "", fmt.Errorf("%s has no %q section", path, heading)
+	}
+	level := heading[:strings.IndexByte(heading, ' ')+1]
+	if i := strings.Index(section, "\n"+level); i >= 0 {
+		section = section[:i]
+	}
+	return section, nil
+}
+
+// TestREADMECommandLineExamples runs the examples of the "Command line"
+// section of docs/cli.md as a terminal shows them (tables, no colour) and
+// compares their output and exit status: a block's "$ echo $?" shows the
+// status of the command before it, and a command not followed by one must
+// exit 0.
 func TestREADMECommandLineExamples(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../../README.md")
+	section, err := markdownSection(docsCLI, "## Command line")
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Command line\n")
-	if !ok {
-		t.Fatal("README.md has no \"## Command line\" section")
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
 	}
 	env := map[string]string{"ACCESS_FORCE_TTY": "1", "NO_COLOR": "1", "ACCESS_CONFIG_DIR": t.TempDir()}
 	n, statuses := 0, 0
@@ -62,7 +79,7 @@ func TestREADMECommandLineExamples(t *testing.T) {
 				statuses++
 			}
 			if got := strconv.Itoa(code); got != want {
-				t.Errorf("$ %s\nexit status %s, the README shows %s", st.line, got, want)
+				t.Errorf("$ %s\nexit status %s, %s shows %s", st.line, got, docsCLI, want)
 			}
 			n++
 		}
@@ -76,7 +93,7 @@ func TestREADMECommandLineExamples(t *testing.T) {
 }
 
 // shellWords splits a command line as a POSIX shell would for the quoting
-// the README uses: single quotes, double quotes with backslash escapes.
+// the documentation uses: single quotes, double quotes with backslash escapes.
 func shellWords(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder

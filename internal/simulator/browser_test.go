@@ -162,7 +162,7 @@ func TestBrowserRingDoorbell(t *testing.T) {
 	assertNonBlankPNG(t, path)
 }
 
-// TestBrowserScreenshotForREADME writes README.md's picture of the page to
+// TestBrowserScreenshotForREADME writes docs/simulator.md's picture of the page to
 // $ACCESS_FAKE_SCREENSHOT (docs/access-fake-console.png): the demo site
 // with a door unlocked and open, a ringing intercom and a webhook
 // delivered. It runs only when that variable is set.

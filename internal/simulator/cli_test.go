@@ -191,7 +191,7 @@ func TestCurlListsDoors(t *testing.T) {
 	require.ErrorAs(t, err, &exit, "without trusting the self-signed certificate")
 	assert.Equal(t, 60, exit.ExitCode(), "curl: peer certificate cannot be authenticated")
 
-	// Node.js, with nothing but its standard library, as README.md shows.
+	// Node.js, with nothing but its standard library, as docs/simulator.md shows.
 	if node, err := exec.LookPath("node"); err == nil {
 		cmd := exec.Command(node, "-e", nodeClient)
 		cmd.Env = append(os.Environ(), "ACCESS_URL="+p.env["ACCESS_URL"], "ACCESS_TOKEN="+p.env["ACCESS_TOKEN"], "ACCESS_CACERT="+caFile)
@@ -213,7 +213,7 @@ func TestCurlListsDoors(t *testing.T) {
 	}
 }
 
-// nodeClient is README.md's Node.js client.
+// nodeClient is docs/simulator.md's Node.js client.
 const nodeClient = `
 const fs = require("fs"), https = require("https");
 https.get(process.env.ACCESS_URL + "/api/v1/developer/doors", {

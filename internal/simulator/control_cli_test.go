@@ -13,17 +13,23 @@ import (
 	"github.com/access-dev/access/accesstest"
 )
 
-// readmeControlBlocks returns the sh, python and js blocks of README.md's
-// control API section, by language.
-func readmeControlBlocks(t *testing.T) map[string]string {
+// docsSimulator is the page of the simulator's documentation.
+var docsSimulator = filepath.Join("..", "..", "docs", "simulator.md")
+
+// controlBlocks returns the sh, python and js blocks of the control API
+// section (from "**The control API.**" to "**State that survives.**") of
+// the Markdown page at path, by language.
+func controlBlocks(t *testing.T, path string) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	s := string(raw)
 	i := strings.Index(s, "**The control API.**")
-	require.GreaterOrEqual(t, i, 0, "README.md has the control API section")
+	require.GreaterOrEqual(t, i, 0, "%s has the control API section", path)
 	s = s[i:]
-	s = s[:strings.Index(s, "**State that survives.**")]
+	end := strings.Index(s, "**State that survives.**")
+	require.GreaterOrEqual(t, end, 0, "%s: the control API section ends at **State that survives.**", path)
+	s = s[:end]
 	blocks := map[string]string{}
 	for _, part := range strings.Split(s, "```")[1:] {
 		lang, body, ok := strings.Cut(part, "\n")
@@ -32,12 +38,12 @@ func readmeControlBlocks(t *testing.T) map[string]string {
 		}
 	}
 	for _, l := range []string{"sh", "python", "js"} {
-		require.NotEmpty(t, blocks[l], "README.md's control API section has a %s block", l)
+		require.NotEmpty(t, blocks[l], "the control API section of %s has a %s block", path, l)
 	}
 	return blocks
 }
 
-// interpreter finds a program for a README client; it skips without it,
+// interpreter finds a program for a documented client; it skips without it,
 // except in CI (CI=true), whose .ci/run installs it.
 func interpreter(t *testing.T, name string) string {
 	t.Helper()
@@ -51,12 +57,12 @@ func interpreter(t *testing.T, name string) string {
 	return p
 }
 
-// TestControlAPIFromOtherLanguages runs README.md's curl, Python and Node
+// TestControlAPIFromOtherLanguages runs docs/simulator.md's curl, Python and Node
 // clients of the control API against a real access fake process, each
 // trusting the certificate --cert-out wrote.
 func TestControlAPIFromOtherLanguages(t *testing.T) {
 	t.Parallel()
-	blocks := readmeControlBlocks(t)
+	blocks := controlBlocks(t, docsSimulator)
 	caFile := filepath.Join(t.TempDir(), "fake.pem")
 	p := startFake(t, "--cert-out", caFile)
 	env := append(os.Environ(), "ACCESS_URL="+p.env["ACCESS_URL"], "ACCESS_TOKEN="+p.env["ACCESS_TOKEN"], "ACCESS_CACERT="+caFile)
