@@ -267,7 +267,8 @@ func peopleOps(r *registry) {
 		&opSpec{path: "user-groups get", ex: `  access --fake user-groups get "Facilities / Night shift"`, sdk: "UserGroups.Get", perm: "view:user", short: "Fetch a user group", args: gArg,
 			run: func(x *inv) (any, error) { v, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0)); return v, err }},
 		&opSpec{path: "user-groups update", ex: `  access --fake user-groups update "Night shift" --name "Late shift"`, sdk: "UserGroups.Update", perm: "edit:user", short: "Rename or move a user group", write: true, body: bodyOf[access.UserGroupUpdate](), args: gArg,
-			flags: []flagSpec{{name: "name", usage: "group name (required)"}, {name: "parent", usage: "parent group (name or id; \"\" for the top level; left out keeps it)"}},
+			long:  "--name left out keeps the name (the console requires one on every update: the current name is read and sent again); --parent left out keeps the parent.",
+			flags: []flagSpec{{name: "name", usage: "group name (left out: kept)"}, {name: "parent", usage: "parent group (name or id; \"\" for the top level; left out keeps it)"}},
 			run: func(x *inv) (any, error) {
 				req, err := userGroupUpdate(x)
 				if err != nil {
@@ -446,6 +447,13 @@ func userGroupRequest(x *inv) (access.UserGroupRequest, error) {
 func userGroupUpdate(x *inv) (access.UserGroupUpdate, error) {
 	return fromData(x, func() (access.UserGroupUpdate, error) {
 		req := access.UserGroupUpdate{Name: x.s("name")}
+		if !x.set("name") { // the vendor requires the name on every update
+			g, _, err := x.c.UserGroups.Get(x.a.ctx, x.arg(0))
+			if err != nil {
+				return req, err
+			}
+			req.Name = g.Name
+		}
 		if x.set("parent") {
 			req.UpID = access.Ptr("")
 			if p := x.s("parent"); p != "" {
