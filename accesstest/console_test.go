@@ -258,4 +258,14 @@ func TestUnjournaledClient(t *testing.T) {
 	assert.Equal(t, accesstest.OpDoorsList, reqs[0].Op)
 	direct, proxy = srv.RequestsByMode()
 	assert.Equal(t, [2]int{1, 0}, [2]int{direct, proxy})
+
+	// A fault is for the clients under test: the view does not spend it.
+	srv.Inject(accesstest.OpDoorsList, accesstest.Fault{Status: 503, Times: 1})
+	_, _, err = own.Doors.List(ctx)
+	require.NoError(t, err, "the view is not faulted")
+	noRetry := srv.Client(access.WithRetryPolicy(access.RetryPolicy{}))
+	_, _, err = noRetry.Doors.List(ctx)
+	assert.ErrorIs(t, err, access.ErrServer, "the fault waited for a client under test")
+	_, _, err = noRetry.Doors.List(ctx)
+	assert.NoError(t, err, "and was spent there")
 }

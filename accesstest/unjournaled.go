@@ -19,7 +19,9 @@ type ownConns struct{ m sync.Map }
 // process (the simulator's web page following the notifications): its
 // requests are served as any client's, but they are neither in the
 // journal ([Server.Requests], [Server.RequestsSince]) nor counted in
-// [Server.RequestsByMode], as they are nobody's use of the API. Its
+// [Server.RequestsByMode], as they are nobody's use of the API, and no
+// injected [Fault] is spent on them (a fault is for the clients under
+// test). Its
 // connections are told apart by their addresses, registered when this
 // client dials them and forgotten when they close; no header or
 // credential marks them, so nothing outside the process can pass for
