@@ -80,6 +80,10 @@ type stateLock struct {
 
 	hooksMu sync.Mutex
 	hooks   []*func()
+
+	// check, when set (checkStateCache), runs under the lock at the end
+	// of every change.
+	check func()
 }
 
 // touch marks the state as changed. The caller holds the lock.
@@ -92,6 +96,9 @@ func (l *stateLock) Unlock() {
 	l.changed = false
 	if changed {
 		l.seq.Add(1)
+		if l.check != nil {
+			l.check()
+		}
 	}
 	l.Mutex.Unlock()
 	if !changed {
@@ -678,9 +685,15 @@ func (s *Server) StateParts() ([]StatePart, error) {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		fv := v.Field(i)
 		p := StatePart{Key: key}
-		if key == "system_logs" {
-			// Entries never change once added: each is encoded once.
-			elems, err := s.logs.log.encoded()
+		var cached func() ([][]byte, error)
+		switch key {
+		case "system_logs":
+			cached = s.logs.log.encoded // entries never change once added: each is encoded once
+		case "users":
+			cached = s.people.users.encoded // a user is encoded again once it may have changed
+		}
+		if cached != nil {
+			elems, err := cached()
 			if err != nil {
 				return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
 			}
