@@ -265,7 +265,7 @@ type certFile struct {
 // it private.
 func (s *Server) WriteState(w io.Writer) error {
 	s.mu.Lock()
-	f := s.stateFile()
+	f := s.stateFile(true)
 	b, err := json.Marshal(f) // under the lock: the records are shared
 	s.mu.Unlock()
 	if err != nil {
@@ -283,8 +283,9 @@ func (s *Server) WriteState(w io.Writer) error {
 	return err
 }
 
-// stateFile collects the state. The caller holds s.mu.
-func (s *Server) stateFile() *stateFile {
+// stateFile collects the state; the system log only with logs (StateParts
+// takes the entries' cached encodings instead). The caller holds s.mu.
+func (s *Server) stateFile(logs bool) *stateFile {
 	sp, p, c := s.sp(), s.ppl(), s.cr()
 	p.identity.init()
 	f := &stateFile{
@@ -307,7 +308,7 @@ func (s *Server) stateFile() *stateFile {
 		Webhooks:     s.hub.webhooks,
 		TouchPasses:  s.creds.touchPasses.list,
 		Credentials:  credFile{Cards: c.cards.list, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
-		SystemLogs:   make([]logEntryFile, s.logs.log.len()),
+		SystemLogs:   []logEntryFile{},
 		LogResources: s.logs.resources,
 		StaticFiles:  map[string]staticFileFile{},
 	}
@@ -351,8 +352,11 @@ func (s *Server) stateFile() *stateFile {
 		f.Credentials.Sessions = append(f.Credentials.Sessions, sessionFile{ID: ss.id, DeviceID: ss.deviceID, Reset: ss.reset,
 			Token: ss.token, CardID: ss.cardID, Code: ss.code})
 	}
-	for i, e := range s.logs.log.all() {
-		f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
+	if logs {
+		f.SystemLogs = make([]logEntryFile, s.logs.log.len())
+		for i, e := range s.logs.log.all() {
+			f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
+		}
 	}
 	for k, v := range s.logs.static {
 		f.StaticFiles[k] = staticFileFile{ContentType: v.contentType, Data: v.data}
@@ -678,7 +682,7 @@ type StatePart struct {
 func (s *Server) StateParts() ([]StatePart, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock() // the records are shared: encoded under the lock
-	v := reflect.ValueOf(s.stateFile()).Elem()
+	v := reflect.ValueOf(s.stateFile(false)).Elem()
 	t := v.Type()
 	parts := make([]StatePart, 0, t.NumField())
 	for i := range t.NumField() {
@@ -690,7 +694,9 @@ func (s *Server) StateParts() ([]StatePart, error) {
 		case "system_logs":
 			cached = s.logs.log.encoded // entries never change once added: each is encoded once
 		case "users":
-			cached = s.people.users.encoded // a user is encoded again once it may have changed
+			cached = s.people.users.encoded // a record is encoded again once it may have changed
+		case "visitors":
+			cached = s.people.visitors.encoded
 		}
 		if cached != nil {
 			elems, err := cached()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -29,24 +30,42 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// staleUsers returns the users whose cached state-file encoding is not
-// their encoding now.
-func staleUsers(t *testing.T, s *Server) []string {
+// stale returns the ids of t's records whose cached state-file encoding
+// is not their encoding now.
+func stale[T any, K keyOf[T]](t *testing.T, s *Server, tab *table[T, K]) []string {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var stale []string
-	for _, u := range s.people.users.list {
-		b, ok := s.people.users.enc[u]
-		now, err := json.Marshal(u)
+	var k K
+	var ids []string
+	for _, v := range tab.list {
+		b, ok := tab.enc[v]
+		now, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ok && !bytes.Equal(b, now) {
-			stale = append(stale, u.ID)
+			ids = append(ids, k.id(v))
 		}
 	}
-	return stale
+	return ids
+}
+
+// statePart returns the elements of the list member key of s's
+// StateParts.
+func statePart(t *testing.T, s *Server, key string) [][]byte {
+	t.Helper()
+	parts, err := s.StateParts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if p.Key == key {
+			return p.Elems
+		}
+	}
+	t.Fatalf("no %s part", key)
+	return nil
 }
 
 // TestStatePartsEncodeAgainAUserChangedWhileWalkingTheList: a card two
@@ -66,33 +85,51 @@ func TestStatePartsEncodeAgainAUserChangedWhileWalkingTheList(t *testing.T) {
 	if _, err := s.Client().Users.AssignNFCCard(ctx, third.ID, &access.NFCCardAssignment{Token: card.Token, ForceAdd: true}); err != nil {
 		t.Fatal(err)
 	}
-	if stale := staleUsers(t, s); len(stale) > 0 {
-		t.Errorf("users %v changed but their cached encodings did not", stale)
+	if ids := stale(t, s, &s.people.users); len(ids) > 0 {
+		t.Errorf("users %v changed but their cached encodings did not", ids)
 	}
-	parts, err := s.StateParts()
-	if err != nil {
+	var holders []string
+	for _, e := range statePart(t, s, "users") {
+		var u access.User
+		if err := json.Unmarshal(e, &u); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range u.NFCCards {
+			if c.Token == card.Token {
+				holders = append(holders, u.FirstName)
+			}
+		}
+	}
+	if len(holders) != 1 || holders[0] != "Third" {
+		t.Errorf("the state's users holding the card: %v, want [Third] (first %s, second %s)", holders, first.ID, second.ID)
+	}
+}
+
+// TestStatePartsEncodeAgainAVisitorChangedWhileWalkingTheList: deleting
+// a door group drops it from every visitor's resources by a walk of the
+// visitors; the state's next parts hold the visitor without it.
+func TestStatePartsEncodeAgainAVisitorChangedWhileWalkingTheList(t *testing.T) {
+	s := New(t)
+	door := s.AddDoor(access.Door{Name: "Front", FloorID: s.AddFloor("", "Ground")})
+	g := s.AddDoorGroup(access.DoorGroup{Name: "Lobby", Resources: []access.Resource{{ID: door.ID, Type: "door"}}})
+	v := s.AddVisitor(access.Visitor{FirstName: "Vera", LastName: "Visitor",
+		Resources: []access.Resource{{ID: g.ID, Type: "door_group"}, {ID: door.ID, Type: "door"}}})
+	statePart(t, s, "visitors") // every visitor encoded
+	if _, err := s.Client().DoorGroups.Delete(context.Background(), g.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range parts {
-		if p.Key != "users" {
-			continue
-		}
-		var holders []string
-		for _, e := range p.Elems {
-			var u access.User
-			if err := json.Unmarshal(e, &u); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range u.NFCCards {
-				if c.Token == card.Token {
-					holders = append(holders, u.FirstName)
-				}
-			}
-		}
-		if len(holders) != 1 || holders[0] != "Third" {
-			t.Errorf("the state's users holding the card: %v, want [Third] (first %s, second %s)", holders, first.ID, second.ID)
-		}
-		return
+	if ids := stale(t, s, &s.people.visitors); len(ids) > 0 {
+		t.Errorf("visitors %v changed but their cached encodings did not", ids)
 	}
-	t.Fatal("no users part")
+	elems := statePart(t, s, "visitors")
+	if len(elems) != 1 {
+		t.Fatalf("%d visitors in the state, want 1", len(elems))
+	}
+	var got access.Visitor
+	if err := json.Unmarshal(elems[0], &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := []access.Resource{{ID: door.ID, Type: "door"}}; got.ID != v.ID || !reflect.DeepEqual(got.Resources, want) {
+		t.Errorf("the state's visitor %s has resources %+v, want %+v", got.ID, got.Resources, want)
+	}
 }

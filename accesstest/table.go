@@ -16,13 +16,13 @@ import (
 // are. K says what a record's id is; a record's id never changes while
 // it is in the table.
 //
-// A table whose state-file member is its list (users: [Server.StateParts])
-// also keeps each record's encoding, so that a save encodes only the
-// records that changed since the last one. A record is dropped from that
-// cache wherever it may change: get hands records out by id for reading
-// and changing alike (every change of one record goes through it), mark
-// is for the few changes made while walking list, and remove and set
-// drop theirs. This package's tests check, at every change, that no
+// A table whose state-file member is its list (users, visitors:
+// [Server.StateParts]) also keeps each record's encoding, so that a save
+// encodes only the records that changed since the last one. A record is
+// dropped from that cache wherever it may change: get hands records out
+// by id for reading and changing alike (every change of one record goes
+// through it), mark is for the few changes made while walking list, and
+// remove and set drop theirs. This package's tests check, at every change, that no
 // cached encoding is stale (checkStateCache).
 type table[T any, K keyOf[T]] struct {
 	list []*T
@@ -163,18 +163,25 @@ var staleEncodings struct {
 
 // checkEncodings is the check of checkStateCache. The caller holds s.mu.
 func (s *Server) checkEncodings() {
-	t := &s.people.users
-	if t.len() > 300 { // seeding many users one by one: the first are checked
+	checkTable(&s.people.users, "user")
+	checkTable(&s.people.visitors, "visitor")
+}
+
+// checkTable checks the cached encodings of t's records (of a kind of
+// record named what), then encodes every record.
+func checkTable[T any, K keyOf[T]](t *table[T, K], what string) {
+	if t.len() > 300 { // seeding many records one by one: the first are checked
 		return
 	}
-	for _, u := range t.list {
-		b, ok := t.enc[u]
+	var k K
+	for _, v := range t.list {
+		b, ok := t.enc[v]
 		if !ok {
 			continue
 		}
-		if now, err := json.Marshal(u); err == nil && !bytes.Equal(b, now) {
+		if now, err := json.Marshal(v); err == nil && !bytes.Equal(b, now) {
 			staleEncodings.Lock()
-			staleEncodings.found = append(staleEncodings.found, fmt.Sprintf("user %s changed without dropping its encoding:\ncached: %s\nnow:    %s", u.ID, b, now))
+			staleEncodings.found = append(staleEncodings.found, fmt.Sprintf("%s %s changed without dropping its encoding:\ncached: %s\nnow:    %s", what, k.id(v), b, now))
 			staleEncodings.Unlock()
 		}
 	}
