@@ -25,3 +25,8 @@ func ControlRoutes() []string {
 	}
 	return out
 }
+
+// ControlKeepsState reports whether the control API's POST at path
+// (under ControlPrefix) changes nothing the state file holds: it is
+// never answered 503 state_not_saved.
+func ControlKeepsState(path string) bool { return controlKeepsState[path] }
