@@ -82,8 +82,9 @@ type stateLock struct {
 	hooks   []*func()
 
 	// check, when set (checkStateCache), runs under the lock at the end
-	// of every change.
-	check func()
+	// of every change but a seeding's (seeded: the next change checks).
+	check  func()
+	seeded bool
 }
 
 // touch marks the state as changed. The caller holds the lock.
@@ -96,10 +97,11 @@ func (l *stateLock) Unlock() {
 	l.changed = false
 	if changed {
 		l.seq.Add(1)
-		if l.check != nil {
+		if l.check != nil && !l.seeded {
 			l.check()
 		}
 	}
+	l.seeded = false
 	l.Mutex.Unlock()
 	if !changed {
 		return
