@@ -680,7 +680,11 @@ type StatePart struct {
 // a journal of changes compares with the previous one to write only what
 // changed (access fake's state journal). An object whose members are
 // these parts, lists as arrays of their elements, is a document
-// [Server.ReadState] reads.
+// [Server.ReadState] reads. System-log entries, users and visitors are
+// encoded once and kept: a call encodes again only the users and
+// visitors that may have changed since the last one, so its cost follows
+// the changes, not the site's size. The returned slices are shared: do
+// not change them.
 func (s *Server) StateParts() ([]StatePart, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock() // the records are shared: encoded under the lock
