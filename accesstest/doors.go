@@ -820,7 +820,10 @@ func (s *Server) deleteDoorGroup(w http.ResponseWriter, r *http.Request) {
 		p.Resources = slices.DeleteFunc(p.Resources, isGroup)
 	}
 	for _, v := range s.people.visitors.list {
-		v.Resources = slices.DeleteFunc(v.Resources, isGroup)
+		n := len(v.Resources)
+		if v.Resources = slices.DeleteFunc(v.Resources, isGroup); len(v.Resources) != n {
+			s.people.visitors.mark(v)
+		}
 	}
 	s.publish(change{Log: "door group deleted: " + id})
 	writeSuccess(w)

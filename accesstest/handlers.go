@@ -50,6 +50,7 @@ func seed[T any](s *Server, f func() (T, error)) T {
 	v, err := f()
 	if err == nil {
 		s.mu.touch()
+		s.mu.seeded = true // checkStateCache: a site seeded record by record is checked once, at the next change
 	}
 	s.mu.Unlock()
 	if err != nil {

@@ -122,14 +122,20 @@ func (s *Server) indexCards() {
 
 // releaseNFC takes a card from whoever holds it. The caller holds s.mu.
 func (s *Server) releaseNFC(token string) {
-	drop := func(cards *[]access.NFCCard) {
+	drop := func(cards *[]access.NFCCard) bool {
+		n := len(*cards)
 		*cards = slices.DeleteFunc(*cards, func(c access.NFCCard) bool { return c.Token == token })
+		return len(*cards) != n
 	}
 	for _, u := range s.people.users.list {
-		drop(&u.NFCCards)
+		if drop(&u.NFCCards) {
+			s.people.users.mark(u)
+		}
 	}
 	for _, v := range s.people.visitors.list {
-		drop(&v.NFCCards)
+		if drop(&v.NFCCards) {
+			s.people.visitors.mark(v)
+		}
 	}
 }
 

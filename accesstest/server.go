@@ -241,6 +241,9 @@ func NewServer(opts ...Option) *Server {
 		space:   spaceState{settings: map[string]*access.DeviceSettings{}},
 	}
 	s.life.ctx, s.life.cancel = context.WithCancel(context.Background())
+	if checkStateCache {
+		s.mu.check = s.checkEncodings
+	}
 	for _, o := range opts {
 		if o != nil {
 			o(s)

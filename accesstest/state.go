@@ -81,6 +81,11 @@ type stateLock struct {
 
 	hooksMu sync.Mutex
 	hooks   []*func()
+
+	// check, when set (checkStateCache), runs under the lock at the end
+	// of every change but a seeding's (seeded: the next change checks).
+	check  func()
+	seeded bool
 }
 
 // touch marks the state as changed. The caller holds the lock.
@@ -93,7 +98,11 @@ func (l *stateLock) Unlock() {
 	l.changed = false
 	if changed {
 		l.seq.Add(1)
+		if l.check != nil && !l.seeded {
+			l.check()
+		}
 	}
+	l.seeded = false
 	l.Mutex.Unlock()
 	if !changed {
 		return
@@ -259,7 +268,7 @@ type certFile struct {
 // it private.
 func (s *Server) WriteState(w io.Writer) error {
 	s.mu.Lock()
-	f := s.stateFile()
+	f := s.stateFile(true)
 	b, err := json.Marshal(f) // under the lock: the records are shared
 	s.mu.Unlock()
 	if err != nil {
@@ -277,8 +286,9 @@ func (s *Server) WriteState(w io.Writer) error {
 	return err
 }
 
-// stateFile collects the state. The caller holds s.mu.
-func (s *Server) stateFile() *stateFile {
+// stateFile collects the state; the system log only with logs (StateParts
+// takes the entries' cached encodings instead). The caller holds s.mu.
+func (s *Server) stateFile(logs bool) *stateFile {
 	sp, p, c := s.sp(), s.ppl(), s.cr()
 	p.identity.init()
 	f := &stateFile{
@@ -301,7 +311,7 @@ func (s *Server) stateFile() *stateFile {
 		Webhooks:     s.hub.webhooks,
 		TouchPasses:  s.creds.touchPasses.list,
 		Credentials:  credFile{Cards: c.cards.list, Sessions: []sessionFile{}, Generated: slices.Sorted(maps.Keys(c.generated)), QR: slices.Sorted(maps.Keys(c.qr))},
-		SystemLogs:   make([]logEntryFile, s.logs.log.len()),
+		SystemLogs:   []logEntryFile{},
 		LogResources: s.logs.resources,
 		StaticFiles:  map[string]staticFileFile{},
 	}
@@ -345,8 +355,11 @@ func (s *Server) stateFile() *stateFile {
 		f.Credentials.Sessions = append(f.Credentials.Sessions, sessionFile{ID: ss.id, DeviceID: ss.deviceID, Reset: ss.reset,
 			Token: ss.token, CardID: ss.cardID, Code: ss.code})
 	}
-	for i, e := range s.logs.log.all() {
-		f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
+	if logs {
+		f.SystemLogs = make([]logEntryFile, s.logs.log.len())
+		for i, e := range s.logs.log.all() {
+			f.SystemLogs[i] = logEntryFile{Topic: e.Topic, Entry: e.SystemLog}
+		}
 	}
 	for k, v := range s.logs.static {
 		f.StaticFiles[k] = staticFileFile{ContentType: v.contentType, Data: v.data}
@@ -658,20 +671,32 @@ type StatePart struct {
 // a journal of changes compares with the previous one to write only what
 // changed (access fake's state journal). An object whose members are
 // these parts, lists as arrays of their elements, is a document
-// [Server.ReadState] reads.
+// [Server.ReadState] reads. System-log entries, users and visitors are
+// encoded once and kept: a call encodes again only the users and
+// visitors that may have changed since the last one, so its cost follows
+// the changes, not the site's size. The returned slices are shared: do
+// not change them.
 func (s *Server) StateParts() ([]StatePart, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock() // the records are shared: encoded under the lock
-	v := reflect.ValueOf(s.stateFile()).Elem()
+	v := reflect.ValueOf(s.stateFile(false)).Elem()
 	t := v.Type()
 	parts := make([]StatePart, 0, t.NumField())
 	for i := range t.NumField() {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		fv := v.Field(i)
 		p := StatePart{Key: key}
-		if key == "system_logs" {
-			// Entries never change once added: each is encoded once.
-			elems, err := s.logs.log.encoded()
+		var cached func() ([][]byte, error)
+		switch key {
+		case "system_logs":
+			cached = s.logs.log.encoded // entries never change once added: each is encoded once
+		case "users":
+			cached = s.people.users.encoded // a record is encoded again once it may have changed
+		case "visitors":
+			cached = s.people.visitors.encoded
+		}
+		if cached != nil {
+			elems, err := cached()
 			if err != nil {
 				return nil, fmt.Errorf("accesstest: StateParts: %s: %w", key, err)
 			}

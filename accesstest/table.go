@@ -1,8 +1,11 @@
 package accesstest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/access-dev/access"
 )
@@ -12,16 +15,63 @@ import (
 // a lookup or a duplicate check costs O(1) however many records there
 // are. K says what a record's id is; a record's id never changes while
 // it is in the table.
+//
+// A table whose state-file member is its list (users, visitors:
+// [Server.StateParts]) also keeps each record's encoding, so that a save
+// encodes only the records that changed since the last one. A record is
+// dropped from that cache wherever it may change: get hands records out
+// by id for reading and changing alike (every change of one record goes
+// through it), mark is for the few changes made while walking list, and
+// remove and set drop theirs. This package's tests check, at every change, that no
+// cached encoding is stale (checkStateCache).
 type table[T any, K keyOf[T]] struct {
 	list []*T
 	byID map[string]*T
+	enc  map[*T][]byte // a record's encoding, as the state file holds it; nil until encoded is called
 }
 
 // keyOf names a record's id.
 type keyOf[T any] interface{ id(*T) string }
 
-// get returns the record with the id, or nil.
-func (t *table[T, K]) get(id string) *T { return t.byID[id] }
+// get returns the record with the id, or nil. The caller may change it:
+// its cached encoding is dropped.
+func (t *table[T, K]) get(id string) *T {
+	v := t.byID[id]
+	if t.enc != nil && v != nil {
+		delete(t.enc, v)
+	}
+	return v
+}
+
+// mark drops v's cached encoding: the caller changes v, which it found
+// in list rather than through get.
+func (t *table[T, K]) mark(v *T) {
+	if t.enc != nil {
+		delete(t.enc, v)
+	}
+}
+
+// encoded returns each record's encoding (json.Marshal of the record),
+// in list order, encoding only the records not cached. The slices are
+// shared: the caller must not change them.
+func (t *table[T, K]) encoded() ([][]byte, error) {
+	if t.enc == nil {
+		t.enc = make(map[*T][]byte, len(t.list))
+	}
+	out := make([][]byte, len(t.list))
+	for i, v := range t.list {
+		b, ok := t.enc[v]
+		if !ok {
+			var err error
+			if b, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
+			t.enc[v] = b
+		}
+		out[i] = b
+	}
+	return out, nil
+}
 
 // has reports whether a record has the id.
 func (t *table[T, K]) has(id string) bool { return t.byID[id] != nil }
@@ -47,6 +97,7 @@ func (t *table[T, K]) remove(id string) *T {
 		return nil
 	}
 	delete(t.byID, id)
+	delete(t.enc, v)
 	i := slices.Index(t.list, v)
 	t.list = slices.Delete(t.list, i, i+1)
 	return v
@@ -67,7 +118,7 @@ func (t *table[T, K]) set(what string, list []*T) error {
 		}
 		byID[id] = v
 	}
-	t.list, t.byID = list, byID
+	t.list, t.byID, t.enc = list, byID, nil
 	return nil
 }
 
@@ -95,3 +146,44 @@ func (floorID) id(f *floorRec) string                   { return f.id }
 func (doorGroupID) id(g *access.DoorGroup) string       { return g.ID }
 func (deviceID) id(h *hwRec) string                     { return h.dev.ID }
 func (cardKey) id(c *cardRec) string                    { return c.Token }
+
+// checkStateCache, set by this package's tests, makes every server check
+// at the end of every change that the encodings its tables keep for the
+// state file are those of the records as they are now, then encode every
+// record: a change that does not drop the encoding of a record it
+// changes is found by the test that makes it, whether a save follows or
+// not.
+var checkStateCache bool
+
+// staleEncodings is what checkStateCache found: a line per stale record.
+var staleEncodings struct {
+	sync.Mutex
+	found []string
+}
+
+// checkEncodings is the check of checkStateCache. The caller holds s.mu.
+func (s *Server) checkEncodings() {
+	checkTable(&s.people.users, "user")
+	checkTable(&s.people.visitors, "visitor")
+}
+
+// checkTable checks the cached encodings of t's records (of a kind of
+// record named what), then encodes every record.
+func checkTable[T any, K keyOf[T]](t *table[T, K], what string) {
+	if t.len() > 300 { // seeding many records one by one: the first are checked
+		return
+	}
+	var k K
+	for _, v := range t.list {
+		b, ok := t.enc[v]
+		if !ok {
+			continue
+		}
+		if now, err := json.Marshal(v); err == nil && !bytes.Equal(b, now) {
+			staleEncodings.Lock()
+			staleEncodings.found = append(staleEncodings.found, fmt.Sprintf("%s %s changed without dropping its encoding:\ncached: %s\nnow:    %s", what, k.id(v), b, now))
+			staleEncodings.Unlock()
+		}
+	}
+	_, _ = t.encoded()
+}

@@ -25,3 +25,17 @@ func ControlRoutes() []string {
 	}
 	return out
 }
+
+// ControlKeepsState reports whether the control API's POST at path
+// (under ControlPrefix) changes nothing the state file holds: it is
+// never answered 503 state_not_saved.
+func ControlKeepsState(path string) bool { return controlKeepsState[path] }
+
+// SiteSaves is how many times the site's state file was saved (0
+// without one).
+func SiteSaves(st *Site) int {
+	if st.saver == nil {
+		return 0
+	}
+	return st.saver.Saves()
+}

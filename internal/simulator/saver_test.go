@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -290,4 +294,41 @@ func TestSaverGroupCommit(t *testing.T) {
 	saves := sv.Saves()
 	require.NoError(t, sv.close())
 	assert.Less(t, saves, writers*each/2, "one save per batch, not per change (%d saves)", saves)
+}
+
+// TestDurableHoldsOnlyTheActsThatChangeState: while saves fail, a POST
+// of the control API during which the state changed is answered 503
+// state_not_saved, unless it is one that changes no saved state (faults,
+// a snapshot): a change another request made meanwhile is that
+// request's to acknowledge.
+func TestDurableHoldsOnlyTheActsThatChangeState(t *testing.T) {
+	m := &memStore{}
+	var failing atomic.Bool
+	sv, err := newSaver(m, filepath.Join(t.TempDir(), "state.json"), time.Hour, true, nil, func() error {
+		if failing.Load() {
+			return errors.New("disk full (injected)")
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	defer sv.close()
+	st := &Site{saver: sv}
+	// Every request changes the state while it is served, as another
+	// request or a timer may.
+	h := st.durable(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.add()
+		_, _ = io.WriteString(w, "served")
+	}))
+	failing.Store(true)
+	for path, held := range map[string]bool{"/door/open": true, "/clock/advance": true, "/faults": false, "/faults/clear": false, "/snapshot": false} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, ControlPrefix+path, strings.NewReader("{}")))
+		if held {
+			assert.Equal(t, http.StatusServiceUnavailable, rec.Code, path)
+			assert.Contains(t, rec.Body.String(), `"state_not_saved"`, path)
+		} else {
+			assert.Equal(t, http.StatusOK, rec.Code, path)
+			assert.Equal(t, "served", rec.Body.String(), path)
+		}
+	}
 }
