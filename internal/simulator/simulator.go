@@ -504,10 +504,11 @@ func (w *cookieWriter) Write(b []byte) (int, error) {
 }
 
 // controlKeepsState names the control API's POSTs that change nothing
-// the state file holds: a snapshot, and faults (not state). durable
+// the state file holds: a snapshot, faults and a console restart (not
+// state). durable
 // serves them as they are; openapi.json documents the 503
 // state_not_saved for every other POST (TestControlDocumentsStateNotSaved).
-var controlKeepsState = map[string]bool{"/snapshot": true, "/faults": true, "/faults/clear": true}
+var controlKeepsState = map[string]bool{"/snapshot": true, "/faults": true, "/faults/clear": true, "/console/restart": true}
 
 // durable makes a POST of the control API (an act) answered only once
 // the changes it made are saved, as accesstest.WithCommit does for the
