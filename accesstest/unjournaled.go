@@ -29,6 +29,9 @@ type ownConns struct{ m sync.Map }
 func (s *Server) UnjournaledClient(opts ...access.Option) *access.Client {
 	tr := s.srv.Client().Transport.(*http.Transport).Clone()
 	dial := tr.DialContext
+	if dial == nil { // go1.23's httptest client dials with the defaults
+		dial = (&net.Dialer{}).DialContext
+	}
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
