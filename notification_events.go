@@ -100,20 +100,16 @@ func ParseNotification(msg []byte) (*Notification, error) {
 func (n *Notification) UnmarshalJSON(b []byte) error { return n.decode(b) }
 
 // decode reads b into n. The envelope is split into its members in one
-// walk over b after one validation pass (validJSON: json.Valid's answer,
+// walk over b that also validates it (splitEnvelope: json.Valid's answer,
 // without an allocation or its scanner's function call per byte), and
-// each member is then read as described on
-// [ParseNotification]. Only when that walk cannot split b (it is not an
-// object, or a key has escapes or non-ASCII letters, which encoding/json
-// decodes and folds) does encoding/json split it instead; the members are
-// then read the same way, so both give the same result. On error n is left
-// unchanged.
+// each member is then read as described on [ParseNotification]. Only when
+// that walk cannot split b (it is not valid JSON, not an object, nested
+// deeper than the walk's stack, or a key has escapes or non-ASCII letters,
+// which encoding/json decodes and folds) does encoding/json split it
+// instead; the members are then read the same way, so both give the same
+// result. On error n is left unchanged.
 func (n *Notification) decode(b []byte) error {
-	var m envelopeMembers
-	ok := validJSON(b)
-	if ok {
-		m, ok = splitEnvelope(b)
-	}
+	m, ok := splitEnvelope(b)
 	if !ok {
 		var err error
 		if m, err = splitEnvelopeJSON(b); err != nil {
@@ -145,35 +141,46 @@ func splitEnvelopeJSON(b []byte) (envelopeMembers, error) {
 	return envelopeMembers{w.Event, w.ReceiverID, w.EventObjectID, w.SaveToHistory, w.Data, w.Meta}, err
 }
 
-// splitEnvelope finds the raw values of the envelope's members in b, which
-// must be valid JSON. ok is false when b is not an object, or a key holds
-// an escape or a byte outside ASCII (encoding/json would decode and fold
-// it); the caller then uses splitEnvelopeJSON. Keys match as encoding/json
-// matches them: exactly or ignoring ASCII case.
+// splitEnvelope checks that b is valid JSON and finds the raw values of
+// the envelope's members in it, in one walk. ok is false when b is not
+// valid JSON (as json.Valid decides), is not an object, nests deeper than
+// scanValue checks, or a key holds an escape or a byte outside ASCII
+// (encoding/json would decode and fold it); the caller then uses
+// splitEnvelopeJSON. Keys match as encoding/json matches them: exactly or
+// ignoring ASCII case.
 func splitEnvelope(b []byte) (m envelopeMembers, ok bool) {
 	i := skipSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
 		return m, false
 	}
-	i++
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return m, skipSpace(b, i+1) == len(b)
+	}
 	for {
-		i = skipSpace(b, i)
-		switch b[i] {
-		case '}':
-			return m, true
-		case ',':
-			i = skipSpace(b, i+1)
-		}
 		// b[i] opens the key.
-		end := i + 1
-		for ; b[end] != '"'; end++ {
-			if c := b[end]; c == '\\' || c >= utf8.RuneSelf {
+		if i >= len(b) || b[i] != '"' {
+			return m, false
+		}
+		end, ok := scanString(b, i)
+		if !ok {
+			return m, false
+		}
+		key := b[i+1 : end-1]
+		for _, c := range key {
+			if c == '\\' || c >= utf8.RuneSelf {
 				return m, false
 			}
 		}
-		key := b[i+1 : end]
-		i = skipSpace(b, skipSpace(b, end+1)+1) // past the colon
-		vend := skipValue(b, i)
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return m, false
+		}
+		i = skipSpace(b, i+1)
+		vend, r := scanValue(b, i)
+		if r != scanOK {
+			return m, false
+		}
 		v := b[i:vend:vend]
 		switch {
 		case asciiFold(key, "event"):
@@ -189,7 +196,18 @@ func splitEnvelope(b []byte) (m envelopeMembers, ok bool) {
 		case asciiFold(key, "meta"):
 			m.meta = v
 		}
-		i = vend
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return m, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return m, skipSpace(b, i+1) == len(b)
+		default:
+			return m, false
+		}
 	}
 }
 
@@ -200,52 +218,6 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipValue returns the index just past the JSON value that starts at b[i];
-// b must be valid JSON.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the JSON string that starts at
-// b[i].
-func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
 }
 
 // asciiFold reports whether key equals name, an ASCII lower-case name,

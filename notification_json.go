@@ -6,23 +6,43 @@ import (
 )
 
 // validJSON reports what json.Valid reports, in a plain loop over the
-// bytes rather than encoding/json's scanner (a function call per byte):
-// validating a notification was most of the reader's time. Nesting deeper
-// than its stack (64) is left to json.Valid.
+// bytes rather than encoding/json's scanner (a function call per byte).
+// Nesting deeper than scanValue's stack (64) is left to json.Valid.
 func validJSON(b []byte) bool {
+	end, r := scanValue(b, skipSpace(b, 0))
+	if r == scanTooDeep {
+		return json.Valid(b)
+	}
+	return r == scanOK && skipSpace(b, end) == len(b)
+}
+
+// scanResult is what scanValue found.
+type scanResult uint8
+
+const (
+	scanOK      scanResult = iota // a valid value
+	scanInvalid                   // not a valid value
+	scanTooDeep                   // nested deeper than scanValue's stack: not checked
+)
+
+// scanValue checks the JSON value that starts at b[i] (no space before it)
+// as json.Valid checks a whole document, and returns the index just after
+// it. It is the one pass over a notification: the envelope's walk
+// (splitEnvelope) validates each member's value with it while finding
+// where the value ends.
+func scanValue(b []byte, i int) (int, scanResult) {
 	var stack [64]byte // the open containers: '{' or '['
 	depth := 0
-	i := skipSpace(b, 0)
 	needValue := true
 	for {
 		if needValue {
 			if i >= len(b) {
-				return false
+				return i, scanInvalid
 			}
 			switch c := b[i]; {
 			case c == '{' || c == '[':
 				if depth == len(stack) {
-					return json.Valid(b)
+					return i, scanTooDeep
 				}
 				stack[depth] = c
 				depth++
@@ -36,19 +56,19 @@ func validJSON(b []byte) bool {
 				if c == '{' {
 					var ok bool
 					if i, ok = scanKey(b, i); !ok {
-						return false
+						return i, scanInvalid
 					}
 				}
 				continue
 			case c == '"':
 				var ok bool
 				if i, ok = scanString(b, i); !ok {
-					return false
+					return i, scanInvalid
 				}
 			case c == '-' || '0' <= c && c <= '9':
 				var ok bool
 				if i, ok = scanNumber(b, i); !ok {
-					return false
+					return i, scanInvalid
 				}
 			case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
 				i += 4
@@ -57,17 +77,17 @@ func validJSON(b []byte) bool {
 			case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
 				i += 4
 			default:
-				return false
+				return i, scanInvalid
 			}
 			needValue = false
 		}
 		// After a value.
-		i = skipSpace(b, i)
 		if depth == 0 {
-			return i == len(b)
+			return i, scanOK
 		}
+		i = skipSpace(b, i)
 		if i >= len(b) {
-			return false
+			return i, scanInvalid
 		}
 		switch b[i] {
 		case ',':
@@ -75,7 +95,7 @@ func validJSON(b []byte) bool {
 			if stack[depth-1] == '{' {
 				var ok bool
 				if i, ok = scanKey(b, i); !ok {
-					return false
+					return i, scanInvalid
 				}
 			}
 			needValue = true
@@ -83,7 +103,7 @@ func validJSON(b []byte) bool {
 			depth--
 			i++
 		default:
-			return false
+			return i, scanInvalid
 		}
 	}
 }
@@ -105,16 +125,27 @@ func scanKey(b []byte, i int) (int, bool) {
 	return skipSpace(b, i+1), true
 }
 
+// plainStringByte tells the bytes that stand for themselves in a JSON
+// string: all but a quote, a backslash and the control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString reads the JSON string that starts at b[i] (a quote) and
 // returns the index after it: no control character, only JSON's escapes.
 func scanString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
+		if plainStringByte[b[i]] {
+			i++
+			continue
+		}
+		switch b[i] {
+		case '"':
 			return i + 1, true
-		case c < 0x20:
-			return i, false
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(b) {
 				return i, false
 			}
@@ -129,8 +160,8 @@ func scanString(b []byte, i int) (int, bool) {
 			default:
 				return i, false
 			}
-		default:
-			i++
+		default: // a control character
+			return i, false
 		}
 	}
 	return i, false

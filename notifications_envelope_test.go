@@ -140,30 +140,56 @@ func FuzzParseNotificationLikeReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) { checkLikeReference(t, msg) })
 }
 
-// FuzzSplitEnvelope: wherever the one-pass walk splits a valid message, it
-// finds the members encoding/json finds.
+// FuzzSplitEnvelope: the one-pass walk splits no message that json.Valid
+// refuses, and wherever it splits one it finds the members encoding/json
+// finds.
 func FuzzSplitEnvelope(f *testing.F) {
 	for _, msg := range envelopeCorpus(f) {
 		f.Add(msg)
 	}
-	f.Fuzz(func(t *testing.T, msg []byte) {
-		if !json.Valid(msg) {
-			return
+	f.Fuzz(func(t *testing.T, msg []byte) { checkSplitEnvelope(t, msg) })
+}
+
+// TestSplitEnvelopeValidates runs FuzzSplitEnvelope's check on the JSON
+// validity corpus, the envelopes and their truncations, and envelopes
+// broken after a member: the walk that splits also validates.
+func TestSplitEnvelopeValidates(t *testing.T) {
+	t.Parallel()
+	msgs := append(validJSONCorpus, notificationStrings(t)...)
+	msgs = append(msgs, `{"event":"a","data":{"x":[1,2}}`, `{"event":"a","data":"\x"}`, `{"event":"a" "data":1}`,
+		`{"event":"a",}`, `{"event":"a"}x`, `{"event":"a","data":tru}`, "{\"event\":\"a\x01\"}", `{"event":01}`,
+		`{"event":"a","data":{"b":1}}`, ` {"event":"a"} `, `{}`)
+	valid := 0
+	for _, s := range msgs {
+		checkSplitEnvelope(t, []byte(s))
+		if _, ok := splitEnvelope([]byte(s)); ok {
+			valid++
 		}
-		got, ok := splitEnvelope(msg)
-		if !ok {
-			return
+	}
+	assert.Greater(t, valid, 10, "the walk split too few messages to test anything")
+}
+
+func checkSplitEnvelope(t *testing.T, msg []byte) {
+	t.Helper()
+	got, ok := splitEnvelope(msg)
+	if !json.Valid(msg) {
+		if ok {
+			t.Fatalf("%q: not valid JSON, but the walk split it", msg)
 		}
-		want, err := splitEnvelopeJSON(msg)
-		require.NoError(t, err, "%q", msg)
-		for i, pair := range [][2][]byte{{got.event, want.event}, {got.receiverID, want.receiverID},
-			{got.eventObjectID, want.eventObjectID}, {got.saveToHistory, want.saveToHistory},
-			{got.data, want.data}, {got.meta, want.meta}} {
-			if !bytes.Equal(pair[0], pair[1]) || (pair[0] == nil) != (pair[1] == nil) {
-				t.Fatalf("%q: member %d: walk %q, encoding/json %q", msg, i, pair[0], pair[1])
-			}
+		return
+	}
+	if !ok {
+		return
+	}
+	want, err := splitEnvelopeJSON(msg)
+	require.NoError(t, err, "%q", msg)
+	for i, pair := range [][2][]byte{{got.event, want.event}, {got.receiverID, want.receiverID},
+		{got.eventObjectID, want.eventObjectID}, {got.saveToHistory, want.saveToHistory},
+		{got.data, want.data}, {got.meta, want.meta}} {
+		if !bytes.Equal(pair[0], pair[1]) || (pair[0] == nil) != (pair[1] == nil) {
+			t.Fatalf("%q: member %d: walk %q, encoding/json %q", msg, i, pair[0], pair[1])
 		}
-	})
+	}
 }
 
 // TestSplitEnvelopeLeavesEscapedKeysToEncodingJSON: keys that

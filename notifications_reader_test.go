@@ -180,3 +180,45 @@ func TestSubscribeCancelEndsASilentRead(t *testing.T) {
 	assert.True(t, errors.Is(errs[0], context.Canceled), "%v", errs[0])
 	assert.Less(t, time.Since(cancelled), opts.IdleTimeout, "the cancellation, not the watchdog, ended the read")
 }
+
+// TestReplayReadersReadTheSameNotifications keeps BenchmarkNotificationsReplay
+// honest: its two readers, given the same recorded stream, read the same
+// notifications in the same order (the handshake skipped by both), so that
+// their rates compare the same work.
+func TestReplayReadersReadTheSameNotifications(t *testing.T) {
+	t.Parallel()
+	hello, cycle, frames := replayStream(t)
+	hc := &http.Client{Transport: replayTransport(hello, cycle, nil, nil)}
+	const want = 3
+	var base []*baselineNotification
+	n, err := baselineReplayReader(testContext(t), hc, "https://console.test:12445", want*frames, func(v *baselineNotification) {
+		c := *v
+		base = append(base, &c)
+	})
+	require.NoError(t, err)
+	require.Equal(t, want*frames, n)
+	c, err := NewClient("https://console.test:12445", testToken, WithHTTPClient(hc))
+	require.NoError(t, err)
+	var sdk []*Notification
+	for ev, err := range c.Notifications.Subscribe(testContext(t), nil) {
+		require.NoError(t, err)
+		if sdk = append(sdk, ev); len(sdk) == want*frames {
+			break
+		}
+	}
+	require.Len(t, base, len(sdk))
+	for i, v := range base {
+		s := sdk[i]
+		assert.Equal(t, v.Event, string(s.Event), "notification %d", i)
+		assert.NotEqual(t, "access.base.info", v.Event, "notification %d", i)
+		assert.Equal(t, v.ReceiverID, s.ReceiverID, "notification %d", i)
+		assert.Equal(t, v.EventObjectID, s.EventObjectID, "notification %d", i)
+		assert.Equal(t, v.SaveToHistory, s.SaveToHistory, "notification %d", i)
+		assert.Equal(t, string(v.Data), string(s.Data), "notification %d", i)
+		assert.Equal(t, string(v.Meta), string(s.Meta), "notification %d", i)
+	}
+	// Every published frame is among them, in the recorded order.
+	for i := range frames {
+		assert.Equal(t, sdk[i].Event, sdk[i+frames].Event)
+	}
+}

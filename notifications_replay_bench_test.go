@@ -180,7 +180,7 @@ func BenchmarkNotificationsReplay(b *testing.B) {
 		defer cancel()
 		b.ReportAllocs()
 		b.ResetTimer()
-		n, err := baselineReplayReader(ctx, hc, url, b.N)
+		n, err := baselineReplayReader(ctx, hc, url, b.N, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -188,10 +188,23 @@ func BenchmarkNotificationsReplay(b *testing.B) {
 	})
 }
 
+// baselineNotification is the struct the baseline reader unmarshals each
+// frame into.
+type baselineNotification struct {
+	Event         string          `json:"event"`
+	ReceiverID    string          `json:"receiver_id"`
+	EventObjectID string          `json:"event_object_id"`
+	SaveToHistory bool            `json:"save_to_history"`
+	Data          json.RawMessage `json:"data"`
+	Meta          json.RawMessage `json:"meta"`
+}
+
 // baselineReplayReader is the reader a careful user writes by hand: dial,
 // then read a message and unmarshal it into a struct, until n
-// notifications other than the handshake have been read.
-func baselineReplayReader(ctx context.Context, hc *http.Client, url string, n int) (int, error) {
+// notifications other than the handshake have been read. each, when not
+// nil, is handed every notification read (tests compare them with the
+// SDK's).
+func baselineReplayReader(ctx context.Context, hc *http.Client, url string, n int, each func(*baselineNotification)) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
@@ -204,21 +217,13 @@ func baselineReplayReader(ctx context.Context, hc *http.Client, url string, n in
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(MaxNotificationSize)
-	type notification struct {
-		Event         string          `json:"event"`
-		ReceiverID    string          `json:"receiver_id"`
-		EventObjectID string          `json:"event_object_id"`
-		SaveToHistory bool            `json:"save_to_history"`
-		Data          json.RawMessage `json:"data"`
-		Meta          json.RawMessage `json:"meta"`
-	}
 	read := 0
 	for read < n {
 		_, msg, err := conn.Read(ctx)
 		if err != nil {
 			return read, err
 		}
-		var v notification
+		var v baselineNotification
 		if err := json.Unmarshal(msg, &v); err != nil {
 			return read, err
 		}
@@ -226,9 +231,33 @@ func baselineReplayReader(ctx context.Context, hc *http.Client, url string, n in
 			continue
 		}
 		sinkEvent = v.Event
+		if each != nil {
+			each(&v)
+		}
 		read++
 	}
 	return read, nil
 }
 
 var _ io.ReadWriteCloser = (*replayConn)(nil)
+
+// BenchmarkParseNotification decodes the published frames of the replayed
+// stream, one per op, without a connection: the reader's decoding alone.
+func BenchmarkParseNotification(b *testing.B) {
+	var msgs [][]byte
+	for _, name := range replayFrames {
+		raw, err := os.ReadFile(filepath.Join("testdata", "notifications", name))
+		require.NoError(b, err)
+		var buf bytes.Buffer
+		require.NoError(b, json.Compact(&buf, raw))
+		msgs = append(msgs, buf.Bytes())
+	}
+	b.ReportAllocs()
+	for i := range b.N {
+		n, err := ParseNotification(msgs[i%len(msgs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkNotification = n
+	}
+}

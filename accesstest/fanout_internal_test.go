@@ -38,7 +38,7 @@ func TestFanOutDropsASubscriberThatDoesNotRead(t *testing.T) {
 	pad := strings.Repeat("x", 4<<10)
 	for i := range n { // 400 KiB in all, past the sleeper's 64 KiB
 		s.mu.Lock()
-		s.fanOut([]byte(strconv.Itoa(i)+" "+pad), nil)
+		s.fanOut([]byte(strconv.Itoa(i) + " " + pad))
 		s.mu.Unlock()
 		// The reader gets each message while the sleeper's queue grows,
 		// and after it is dropped.
@@ -90,4 +90,31 @@ func TestNotifyWaitsForRoom(t *testing.T) {
 	<-returned
 	assert.Equal(t, "0", string(got[0]))
 	assert.Equal(t, "9", string(got[9]))
+}
+
+// BenchmarkNotifyRaw hands one message to subs subscribers per op, their
+// queues emptied as their sockets would (without the sockets): the
+// fan-out's own cost.
+func BenchmarkNotifyRaw(b *testing.B) {
+	for _, n := range []int{1, 8} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			s := NewServer(WithKeepalive(0))
+			defer s.Close()
+			subs := make([]*wsSub, n)
+			for i := range subs {
+				subs[i] = newSub()
+				s.notify.add(subs[i])
+				defer close(subs[i].done)
+			}
+			msg := []byte(`{"event":"access.logs.add","data":{}}`)
+			var batch [][]byte
+			b.ReportAllocs()
+			for range b.N {
+				s.NotifyRaw(msg)
+				for _, sub := range subs {
+					batch = sub.pop(batch[:0], notifyBatch)
+				}
+			}
+		})
+	}
 }

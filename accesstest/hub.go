@@ -249,7 +249,7 @@ func (s *Server) queueNotification(n *access.Notification) {
 		s.fail("accesstest: notification %s: %v", n.Event, err)
 		return
 	}
-	s.fanOut(b, nil)
+	s.fanOut(b)
 }
 
 // appendSystemLog records c in the system log (see [Server.SystemLogs];

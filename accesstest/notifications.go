@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,8 +56,11 @@ type notifyHub struct {
 	keepalive    time.Duration
 	keepaliveSet bool
 
-	mu       sync.Mutex
-	subs     map[*wsSub]struct{}
+	mu sync.Mutex
+	// subs are the live subscribers, in the order they came. The slice is
+	// never modified: a change stores a new one (h.mu held), so the
+	// fan-out reads it with one atomic load and no copy.
+	subs     atomic.Pointer[[]*wsSub]
 	accepted int           // upgrades accepted since the start
 	lagged   int           // subscribers dropped because their queue was full
 	changed  chan struct{} // closed and replaced whenever subs changes
@@ -192,10 +196,10 @@ func (h *notifyHub) notifyLocked() {
 func (h *notifyHub) add(sub *wsSub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.subs == nil {
-		h.subs = map[*wsSub]struct{}{}
-	}
-	h.subs[sub] = struct{}{}
+	old := h.snapshot()
+	subs := append(make([]*wsSub, 0, len(old)+1), old...)
+	subs = append(subs, sub)
+	h.subs.Store(&subs)
 	h.accepted++
 	h.notifyLocked()
 }
@@ -203,20 +207,30 @@ func (h *notifyHub) add(sub *wsSub) {
 func (h *notifyHub) remove(sub *wsSub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.subs[sub]; ok {
-		delete(h.subs, sub)
-		h.notifyLocked()
-	}
+	h.removeLocked(sub)
 }
 
-func (h *notifyHub) snapshot() []*wsSub {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]*wsSub, 0, len(h.subs))
-	for sub := range h.subs {
-		out = append(out, sub)
+// removeLocked takes sub out of the subscribers, if it is one, and reports
+// whether it was; h.mu is held.
+func (h *notifyHub) removeLocked(sub *wsSub) bool {
+	old := h.snapshot()
+	i := slices.Index(old, sub)
+	if i < 0 {
+		return false
 	}
-	return out
+	subs := slices.Delete(slices.Clone(old), i, i+1)
+	h.subs.Store(&subs)
+	h.notifyLocked()
+	return true
+}
+
+// snapshot returns the live subscribers: a slice that must not be
+// modified, read without a lock.
+func (h *notifyHub) snapshot() []*wsSub {
+	if p := h.subs.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // serveNotifications serves the WebSocket after authentication: the
@@ -406,25 +420,22 @@ func (s *Server) handshake() []byte {
 // subscriber whose queue is full (it does not read) is dropped, and the
 // others are not held up. It is the hook through which the server's state
 // changes reach the WebSocket; the caller holds s.mu, which keeps the
-// order. msg must not be modified afterwards. When to is not nil, the
-// subscribers that got msg are added to it.
-func (s *Server) fanOut(msg []byte, to map[*wsSub]struct{}) {
+// order. msg must not be modified afterwards. It takes no lock and
+// allocates nothing unless a subscriber is dropped: the subscribers are
+// read with one atomic load.
+func (s *Server) fanOut(msg []byte) {
 	h := &s.notify
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	limit := h.backlog
 	if limit <= 0 {
 		limit = notifyBacklog
 	}
-	for sub := range h.subs {
+	for _, sub := range h.snapshot() {
 		if !sub.push(msg, limit) {
-			h.lagged++
-			delete(h.subs, sub)
-			h.notifyLocked()
-			continue
-		}
-		if to != nil {
-			to[sub] = struct{}{}
+			h.mu.Lock()
+			if h.removeLocked(sub) {
+				h.lagged++
+			}
+			h.mu.Unlock()
 		}
 	}
 }
@@ -466,13 +477,15 @@ func (s *Server) notifyQueued(msgs [][]byte) {
 	if len(msgs) == 0 {
 		return
 	}
-	to := map[*wsSub]struct{}{}
 	s.mu.Lock()
 	for _, m := range msgs {
-		s.fanOut(m, to)
+		s.fanOut(m)
 	}
+	// Those that got msgs, and perhaps one that joined since (its queue
+	// holds at most the few messages queued after its arrival).
+	subs := s.notify.snapshot()
 	s.mu.Unlock()
-	for sub := range to {
+	for _, sub := range subs {
 		sub.waitRoom(s.closing)
 	}
 }
@@ -488,7 +501,7 @@ func (s *Server) NotifyRaw(msg []byte) {
 func (s *Server) NotificationClients() int {
 	s.notify.mu.Lock()
 	defer s.notify.mu.Unlock()
-	return len(s.notify.subs)
+	return len(s.notify.snapshot())
 }
 
 // WaitNotificationClients waits until exactly n clients are connected to
@@ -496,7 +509,7 @@ func (s *Server) NotificationClients() int {
 // client counts from the moment its upgrade is accepted: a notification
 // sent after the wait reaches it, after the handshake.
 func (s *Server) WaitNotificationClients(ctx context.Context, n int) error {
-	return s.waitNotify(ctx, func(h *notifyHub) bool { return len(h.subs) == n })
+	return s.waitNotify(ctx, func(h *notifyHub) bool { return len(h.snapshot()) == n })
 }
 
 // NotificationConnections returns how many upgrades of the notifications
@@ -544,12 +557,13 @@ func (s *Server) waitNotify(ctx context.Context, done func(*notifyHub) bool) err
 func (s *Server) DropNotificationClients() int {
 	s.notify.mu.Lock()
 	defer s.notify.mu.Unlock()
-	n := len(s.notify.subs)
-	for sub := range s.notify.subs {
+	subs := s.notify.snapshot()
+	n := len(subs)
+	for _, sub := range subs {
 		sub.drop()
-		delete(s.notify.subs, sub)
 	}
 	if n > 0 {
+		s.notify.subs.Store(nil)
 		s.notify.notifyLocked()
 	}
 	return n

@@ -8,8 +8,10 @@
 # With -v md=1 it prints instead the tables of docs/performance.md (Markdown): one row
 # per operation of BenchmarkInterleaved as measured (median time per call
 # of each side, the median ratio and the range of the N runs' ratios,
-# allocations per call and the difference), single-request operations
-# first, then the iterators and composite calls (reported with the
+# the median of the runs' per-call median ratios (p50-ratio: each side's
+# median call over the run, which a call that waited for a core moves
+# less than a sum), allocations per call and the difference),
+# single-request operations first, then the iterators and composite calls (reported with the
 # "composite" metric); a ratio above 1.05 or more than 8 extra
 # allocations is marked with "over", a ratio whose runs straddle 1.05
 # with "straddles"; then the <op>/sdk and <op>/baseline pairs.
@@ -25,9 +27,9 @@ function maxof(list,    n, a, i, m) {
 	for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0
 	return m
 }
-function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, over, all, strad) {
-	printf "| operation | SDK µs/call | baseline µs/call | ratio (median) | ratio (runs) | SDK allocs | baseline allocs | extra allocs | |\n"
-	printf "|---|---:|---:|---:|---|---:|---:|---:|---|\n"
+function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, over, all, strad, p50, allp) {
+	printf "| operation | SDK µs/call | baseline µs/call | ratio (median) | ratio (runs) | per-call median ratio | SDK allocs | baseline allocs | extra allocs | |\n"
+	printf "|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n"
 	for (k = 1; k <= ni; k++) {
 		n = iorder[k]
 		split(n, parts, SUBSEP)
@@ -38,9 +40,13 @@ function mdrows(grp, composite,    k, n, parts, r, lo, hi, note, extra, cnt, ove
 		else if (hi > 1.05) { note = "straddles"; strad++ }
 		cnt++
 		all = all " " r
-		printf "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %d | %d | %+d | %s |\n", parts[2], median(ins[n]) / 1000, median(inb[n]) / 1000, r, lo, hi, ina[n], inba[n], extra, note
+		p50 = (inp[n] == "") ? "" : sprintf("%.3f", median(inp[n]))
+		if (p50 != "") allp = allp " " median(inp[n])
+		printf "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %s | %d | %d | %+d | %s |\n", parts[2], median(ins[n]) / 1000, median(inb[n]) / 1000, r, lo, hi, p50, ina[n], inba[n], extra, note
 	}
-	printf "\n%d operations (medians of %d runs): median ratio %.3f; %d over 1.05 or +8 allocations, %d more straddling 1.05.\n\n", cnt, split(inr[iorder[1]], parts, " "), median(all), over, strad
+	printf "\n%d operations (medians of %d runs): median ratio %.3f", cnt, split(inr[iorder[1]], parts, " "), median(all)
+	if (allp != "") printf " (per-call median ratio %.3f)", median(allp)
+	printf "; %d over 1.05 or +8 allocations, %d more straddling 1.05.\n\n", over, strad
 }
 function median(list,    n, a, i, j, t) {
 	n = split(list, a, " ")
@@ -67,6 +73,7 @@ function median(list,    n, a, i, j, t) {
 		if ($(i+1) == "sdk-ns/call") ins[name] = ins[name] " " $i
 		if ($(i+1) == "base-ns/call") inb[name] = inb[name] " " $i
 		if ($(i+1) == "ratio") inr[name] = inr[name] " " $i
+		if ($(i+1) == "p50-ratio") inp[name] = inp[name] " " $i
 		if ($(i+1) == "sdk-allocs/call") ina[name] = $i
 		if ($(i+1) == "base-allocs/call") inba[name] = $i
 		if ($(i+1) == "composite") comp[name] = 1
@@ -99,12 +106,12 @@ END {
 	for (g = 1; g <= ng; g++) {
 		grp = gorder[g]
 		printf "%s (SDK and baseline call alternate in every iteration):\n", grp
-		printf "%-26s %12s %12s %7s %8s %8s\n", "operation", "sdk ns/call", "base ns/call", "ratio", "sdk alc", "base alc"
+		printf "%-26s %12s %12s %7s %7s %8s %8s\n", "operation", "sdk ns/call", "base ns/call", "ratio", "p50", "sdk alc", "base alc"
 		for (k = 1; k <= ni; k++) {
 			n = iorder[k]
 			split(n, parts, SUBSEP)
 			if (parts[1] != grp) continue
-			printf "%-26s %12.0f %12.0f %7.3f %8d %8d\n", parts[2], median(ins[n]), median(inb[n]), median(inr[n]), ina[n], inba[n]
+			printf "%-26s %12.0f %12.0f %7.3f %7.3f %8d %8d\n", parts[2], median(ins[n]), median(inb[n]), median(inr[n]), median(inp[n]), ina[n], inba[n]
 		}
 		printf "\n"
 	}
