@@ -78,7 +78,7 @@ type wsSub struct {
 	silent atomic.Bool
 
 	mu     sync.Mutex
-	queue  [][]byte // queue[head:] wait, oldest first
+	queue  []qmsg // queue[head:] wait, oldest first
 	head   int
 	queued int           // bytes in queue[head:]
 	room   chan struct{} // closed when the queue is back to notifyQueue messages
@@ -93,13 +93,13 @@ func (sub *wsSub) drop() { sub.once.Do(func() { close(sub.kill) }) }
 
 // push queues msg without waiting. A subscriber whose queue would pass
 // limit bytes is dropped instead, and push reports false.
-func (sub *wsSub) push(msg []byte, limit int) bool {
+func (sub *wsSub) push(msg qmsg, limit int) bool {
 	sub.mu.Lock()
 	if sub.lagged {
 		sub.mu.Unlock()
 		return false
 	}
-	if sub.queued+len(msg) > limit && sub.queued > 0 {
+	if sub.queued+len(msg.b) > limit && sub.queued > 0 {
 		sub.lagged = true
 		clear(sub.queue)
 		sub.queue, sub.head, sub.queued = nil, 0, 0
@@ -112,7 +112,7 @@ func (sub *wsSub) push(msg []byte, limit int) bool {
 		return false
 	}
 	sub.queue = append(sub.queue, msg)
-	sub.queued += len(msg)
+	sub.queued += len(msg.b)
 	sub.mu.Unlock()
 	select {
 	case sub.wake <- struct{}{}:
@@ -123,15 +123,15 @@ func (sub *wsSub) push(msg []byte, limit int) bool {
 
 // pop moves the oldest queued messages, up to max bytes (at least one
 // message), to batch and returns it.
-func (sub *wsSub) pop(batch [][]byte, max int) [][]byte {
+func (sub *wsSub) pop(batch []qmsg, max int) []qmsg {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	size := 0
-	for sub.head < len(sub.queue) && (size == 0 || size+len(sub.queue[sub.head]) <= max) {
+	for sub.head < len(sub.queue) && (size == 0 || size+len(sub.queue[sub.head].b) <= max) {
 		m := sub.queue[sub.head]
-		sub.queue[sub.head] = nil
+		sub.queue[sub.head] = qmsg{}
 		sub.head++
-		size += len(m)
+		size += len(m.b)
 		batch = append(batch, m)
 	}
 	sub.queued -= size
@@ -272,11 +272,11 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	// write, bounded by notifyWrite. The messages are written to memory
 	// first, so the library's writes need no deadline of their own; the
 	// network write has one.
-	writeBatch := func(msgs [][]byte) bool {
+	writeBatch := func(msgs []qmsg) bool {
 		cw.conn.cork()
 		var err error
 		for _, m := range msgs {
-			if err = conn.Write(context.Background(), websocket.MessageText, m); err != nil {
+			if err = conn.Write(context.Background(), websocket.MessageText, m.b); err != nil {
 				break
 			}
 		}
@@ -294,7 +294,7 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		tick = t.C
 	}
-	var batch [][]byte
+	var batch []qmsg
 	for {
 		select {
 		case <-sub.wake:
@@ -303,10 +303,16 @@ func (s *Server) serveNotifications(w http.ResponseWriter, r *http.Request) {
 				if len(batch) == 0 {
 					break
 				}
-				if !sub.silent.Load() && !writeBatch(batch) {
-					return
+				ok := sub.silent.Load() || writeBatch(batch)
+				// Written (copied to the connection's buffer) or not to be:
+				// NotifyRaw's pooled buffers can go back.
+				for _, m := range batch {
+					m.raw.release()
 				}
 				clear(batch)
+				if !ok {
+					return
+				}
 				select {
 				case <-sub.kill:
 					return
@@ -423,14 +429,21 @@ func (s *Server) handshake() []byte {
 // order. msg must not be modified afterwards. It takes no lock and
 // allocates nothing unless a subscriber is dropped: the subscribers are
 // read with one atomic load.
-func (s *Server) fanOut(msg []byte) {
+func (s *Server) fanOut(msg []byte) { s.fanOutMsg(qmsg{b: msg}) }
+
+// fanOutMsg is fanOut for a queued message, which may hold a pooled
+// buffer: each subscriber it is queued for holds a reference, which its
+// socket lets go once the message is written.
+func (s *Server) fanOutMsg(msg qmsg) {
 	h := &s.notify
 	limit := h.backlog
 	if limit <= 0 {
 		limit = notifyBacklog
 	}
 	for _, sub := range h.snapshot() {
+		msg.raw.hold()
 		if !sub.push(msg, limit) {
+			msg.raw.release()
 			h.mu.Lock()
 			if h.removeLocked(sub) {
 				h.lagged++
@@ -453,7 +466,7 @@ func (s *Server) fanOut(msg []byte) {
 // receive them: wait for the subscriber first with
 // [Server.WaitNotificationClients].
 func (s *Server) Notify(ns ...*access.Notification) error {
-	msgs := make([][]byte, 0, len(ns))
+	msgs := make([]qmsg, 0, len(ns))
 	for _, n := range ns {
 		if n == nil {
 			return errors.New("accesstest: Notify: nil notification")
@@ -462,7 +475,7 @@ func (s *Server) Notify(ns ...*access.Notification) error {
 		if err != nil {
 			return errors.New("accesstest: Notify: " + err.Error())
 		}
-		msgs = append(msgs, b)
+		msgs = append(msgs, qmsg{b: b})
 	}
 	s.notifyQueued(msgs)
 	return nil
@@ -473,13 +486,13 @@ func (s *Server) Notify(ns ...*access.Notification) error {
 // before, and then waits until no subscriber has more than notifyQueue
 // messages waiting (or it is gone): a test that sends a flood goes at the
 // pace of its slowest reader.
-func (s *Server) notifyQueued(msgs [][]byte) {
+func (s *Server) notifyQueued(msgs []qmsg) {
 	if len(msgs) == 0 {
 		return
 	}
 	s.mu.Lock()
 	for _, m := range msgs {
-		s.fanOut(m)
+		s.fanOutMsg(m)
 	}
 	// Those that got msgs, and perhaps one that joined since (its queue
 	// holds at most the few messages queued after its arrival).
@@ -493,7 +506,51 @@ func (s *Server) notifyQueued(msgs [][]byte) {
 // NotifyRaw sends msg verbatim, as one text message, to every connected
 // client: a malformed message, an oversized one, a bare "Hello".
 func (s *Server) NotifyRaw(msg []byte) {
-	s.notifyQueued([][]byte{append([]byte(nil), msg...)})
+	m := rawPool.Get().(*rawMsg)
+	m.b = append(m.b[:0], msg...)
+	m.refs.Store(1) // NotifyRaw's own, until the fan-out is done
+	s.notifyQueued([]qmsg{{b: m.b, raw: m}})
+	m.release()
+}
+
+// qmsg is one message queued for a subscriber: its bytes, and the pooled
+// buffer that holds them when [Server.NotifyRaw] made it (nil otherwise).
+type qmsg struct {
+	b   []byte
+	raw *rawMsg
+}
+
+// rawMsg is a copy NotifyRaw made of its caller's message, in a buffer
+// taken from rawPool: it goes back once every subscriber it was queued
+// for has written it (a subscriber dropped with it queued never gives it
+// back: the collector takes it). A flood from NotifyRaw thus makes no
+// garbage of its own, which at tens of thousands of messages a second
+// is most of what the collector would stop for.
+type rawMsg struct {
+	b    []byte
+	refs atomic.Int32
+}
+
+// rawPool holds NotifyRaw's buffers; one larger than rawPoolMax is not
+// kept.
+var rawPool = sync.Pool{New: func() any { return new(rawMsg) }}
+
+const rawPoolMax = 64 << 10
+
+func (m *rawMsg) hold() {
+	if m != nil {
+		m.refs.Add(1)
+	}
+}
+
+func (m *rawMsg) release() {
+	if m == nil || m.refs.Add(-1) != 0 {
+		return
+	}
+	if cap(m.b) <= rawPoolMax {
+		m.b = m.b[:0]
+		rawPool.Put(m)
+	}
 }
 
 // NotificationClients returns how many clients are connected to the
