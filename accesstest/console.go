@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/access-dev/access"
@@ -105,6 +106,28 @@ func (s *Server) ModeUsed() (mode access.Mode, ok bool) {
 		return access.ModeProxy, true
 	}
 	return access.ModeDirect, false
+}
+
+// CheckModeUsed marks t failed, saying how many requests came each way,
+// unless every request so far came in mode: a test of a program meant to
+// reach a console one way only.
+func (s *Server) CheckModeUsed(t testing.TB, mode access.Mode) {
+	t.Helper()
+	if got, ok := s.ModeUsed(); !ok || got != mode {
+		direct, proxy := s.RequestsByMode()
+		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
+	}
+}
+
+// ForEachMode runs f as a subtest of t, named after the mode, for each
+// way a console is reached: [access.ModeDirect] and [access.ModeProxy]
+// (a base URL under [access.ProxyPrefix], the credential as X-API-KEY).
+// [Server.ClientFor] gives the client of each.
+func ForEachMode(t *testing.T, f func(t *testing.T, mode access.Mode)) {
+	t.Helper()
+	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
+		t.Run(mode.String(), func(t *testing.T) { f(t, mode) })
+	}
 }
 
 // operationPath is the request's escaped path under its layout's prefix

@@ -269,3 +269,48 @@ func TestUnjournaledClient(t *testing.T) {
 	_, _, err = noRetry.Doors.List(ctx)
 	assert.NoError(t, err, "and was spent there")
 }
+
+// recordingTB is a testing.TB that keeps what a check reported.
+type recordingTB struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// CheckModeUsed passes when every request came the way the test wants
+// and says how many came each way otherwise; ForEachMode runs a subtest
+// per mode, named after it.
+func TestCheckModeUsedAndForEachMode(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	rec := &recordingTB{TB: t}
+	srv.CheckModeUsed(rec, access.ModeDirect)
+	assert.Equal(t, []string{"0 requests direct, 0 through the proxy: want every one in direct mode"}, rec.errs, "no request yet")
+
+	_, _, err := srv.ClientFor(access.ModeDirect).Doors.List(consoleCtx(t))
+	require.NoError(t, err)
+	rec.errs = nil
+	srv.CheckModeUsed(rec, access.ModeDirect)
+	assert.Empty(t, rec.errs)
+	srv.CheckModeUsed(rec, access.ModeProxy)
+	assert.Equal(t, []string{"1 requests direct, 0 through the proxy: want every one in proxy mode"}, rec.errs)
+
+	_, _, err = srv.ClientFor(access.ModeProxy).Doors.List(consoleCtx(t))
+	require.NoError(t, err)
+	rec.errs = nil
+	srv.CheckModeUsed(rec, access.ModeProxy)
+	assert.Equal(t, []string{"1 requests direct, 1 through the proxy: want every one in proxy mode"}, rec.errs, "a mix is neither")
+
+	var ran []string
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		ran = append(ran, t.Name()+" "+mode.String())
+	})
+	assert.Equal(t, []string{
+		"TestCheckModeUsedAndForEachMode/direct direct",
+		"TestCheckModeUsedAndForEachMode/proxy proxy",
+	}, ran)
+}

@@ -38,12 +38,10 @@ func TestMain(m *testing.M) {
 // never printed).
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			testscript.Run(t, scriptParams(mode))
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		testscript.Run(t, scriptParams(mode))
+	})
 }
 
 func scriptParams(mode access.Mode) testscript.Params {

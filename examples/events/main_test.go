@@ -48,9 +48,7 @@ emergency: lockdown false, evacuation false
 // for a console, in both modes (direct, and through a UniFi OS console's
 // proxy): it prints what the console sends until it is stopped.
 func TestRunAgainstAConsole(t *testing.T) {
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) { eventsAgainst(t, mode) })
-	}
+	accesstest.ForEachMode(t, eventsAgainst)
 }
 
 func eventsAgainst(t *testing.T, mode access.Mode) {

@@ -10,18 +10,17 @@ import (
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
 )
 
 // TestRun runs the walk-through in both modes: direct, and through a
 // UniFi OS console's proxy (the token as an X-API-KEY).
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			runIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		runIn(t, mode)
+	})
 }
 
 func runIn(t *testing.T, mode access.Mode) {
@@ -32,10 +31,7 @@ func runIn(t *testing.T, mode access.Mode) {
 	if err := run(context.Background(), srv, srv.ClientFor(mode), &out, dir); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := srv.ModeUsed(); !ok || got != mode {
-		direct, proxy := srv.RequestsByMode()
-		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
-	}
+	srv.CheckModeUsed(t, mode)
 	want := `visitor Grace Hopper, UPCOMING from 14:00 to 16:30
 PIN with 6 digits assigned
 QR code saved as visitor_qr_code.png (image/png)

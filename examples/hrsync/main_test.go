@@ -13,12 +13,10 @@ import (
 // console's proxy (the token as an X-API-KEY).
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			runIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		runIn(t, mode)
+	})
 }
 
 func runIn(t *testing.T, mode access.Mode) {
@@ -27,10 +25,7 @@ func runIn(t *testing.T, mode access.Mode) {
 	if err := run(context.Background(), srv.ClientFor(mode), strings.NewReader(hrExport), &out); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := srv.ModeUsed(); !ok || got != mode {
-		direct, proxy := srv.RequestsByMode()
-		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
-	}
+	srv.CheckModeUsed(t, mode)
 	want := `pass 1: 6 to create, 0 to change
   done: create user_group Engineering
   done: create user_group Facilities

@@ -13,12 +13,10 @@ import (
 // console's proxy.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			runIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		runIn(t, mode)
+	})
 }
 
 func runIn(t *testing.T, mode access.Mode) {

@@ -14,12 +14,10 @@ import (
 // requests they take are the same.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			runIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		runIn(t, mode)
+	})
 }
 
 func runIn(t *testing.T, mode access.Mode) {
@@ -46,8 +44,5 @@ stopped after 5 visitors and 2 requests
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
-	if got, ok := srv.ModeUsed(); !ok || got != mode {
-		direct, proxy := srv.RequestsByMode()
-		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
-	}
+	srv.CheckModeUsed(t, mode)
 }

@@ -22,9 +22,7 @@ func TestQuickstartOnEmbeddedFake(t *testing.T) {
 // UniFi OS console's proxy with the token as an X-API-KEY): pinned
 // certificate, read-only by default.
 func TestQuickstartAgainstAConsole(t *testing.T) {
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) { quickstartAgainst(t, mode) })
-	}
+	accesstest.ForEachMode(t, quickstartAgainst)
 }
 
 func quickstartAgainst(t *testing.T, mode access.Mode) {

@@ -14,12 +14,10 @@ import (
 // budget behave the same; only the URL in the purchase's error differs.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			runIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		runIn(t, mode)
+	})
 }
 
 func runIn(t *testing.T, mode access.Mode) {
@@ -51,8 +49,5 @@ func runIn(t *testing.T, mode access.Mode) {
 	if got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
-	if got, ok := srv.ModeUsed(); !ok || got != mode {
-		direct, proxy := srv.RequestsByMode()
-		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
-	}
+	srv.CheckModeUsed(t, mode)
 }

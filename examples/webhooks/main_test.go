@@ -15,12 +15,10 @@ import (
 // (the token as an X-API-KEY); the delivery is the same.
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			roundTripIn(t, mode)
-		})
-	}
+	accesstest.ForEachMode(t, func(t *testing.T, mode access.Mode) {
+		t.Parallel()
+		roundTripIn(t, mode)
+	})
 }
 
 func roundTripIn(t *testing.T, mode access.Mode) {
@@ -41,10 +39,7 @@ deleted; 0 endpoint(s) left
 	if got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
-	if got, ok := fake.ModeUsed(); !ok || got != mode {
-		direct, proxy := fake.RequestsByMode()
-		t.Errorf("%d requests direct, %d through the proxy: want every one in %s mode", direct, proxy, mode)
-	}
+	fake.CheckModeUsed(t, mode)
 }
 
 func TestServeNeedsASecret(t *testing.T) {
