@@ -341,11 +341,7 @@ type deviceBody struct {
 }
 
 func (c *control) ring(_ *http.Request, body []byte) (any, error) {
-	var in deviceBody
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	d, err := c.device(in.Device)
+	d, err := c.bodyDevice(body)
 	if err != nil {
 		return nil, err
 	}
@@ -356,15 +352,20 @@ func (c *control) ring(_ *http.Request, body []byte) (any, error) {
 }
 
 func (c *control) cancelRing(_ *http.Request, body []byte) (any, error) {
-	var in deviceBody
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	d, err := c.device(in.Device)
+	d, err := c.bodyDevice(body)
 	if err != nil {
 		return nil, err
 	}
 	return c.act(func() (any, error) { return map[string]string{"device": d.ID}, c.fake.CancelDoorbell(d.ID) })
+}
+
+// bodyDevice decodes a {"device": id or name} body and finds the device.
+func (c *control) bodyDevice(body []byte) (access.Device, error) {
+	var in deviceBody
+	if err := decode(body, &in); err != nil {
+		return access.Device{}, err
+	}
+	return c.device(in.Device)
 }
 
 func (c *control) tap(_ *http.Request, body []byte) (any, error) {
@@ -445,18 +446,16 @@ type doorBody struct {
 }
 
 func (c *control) closeDoor(_ *http.Request, body []byte) (any, error) {
-	var in doorBody
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	d, err := c.door(in.Door)
-	if err != nil {
-		return nil, err
-	}
-	return c.act(func() (any, error) { return map[string]string{"door": d.ID}, c.fake.SetDoorPosition(d.ID, false) })
+	return c.onDoor(body, func(id string) error { return c.fake.SetDoorPosition(id, false) })
 }
 
 func (c *control) exit(_ *http.Request, body []byte) (any, error) {
+	return c.onDoor(body, c.fake.PressExitButton)
+}
+
+// onDoor decodes a {"door": id or name} body, finds the door and does
+// act to it, answering {"door": id} with what the act caused.
+func (c *control) onDoor(body []byte, act func(id string) error) (any, error) {
 	var in doorBody
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -465,7 +464,7 @@ func (c *control) exit(_ *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.act(func() (any, error) { return map[string]string{"door": d.ID}, c.fake.PressExitButton(d.ID) })
+	return c.act(func() (any, error) { return map[string]string{"door": d.ID}, act(d.ID) })
 }
 
 func (c *control) online(_ *http.Request, body []byte) (any, error) {
