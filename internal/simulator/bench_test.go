@@ -199,21 +199,8 @@ func BenchmarkDemoResidentMemory(b *testing.B) {
 }
 
 func demoRSS(b *testing.B) int64 {
-	cmd := exec.Command(accessBinary(b), "fake", "--addr", "127.0.0.1:0", "--print-env")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	env := map[string]string{}
-	sc := bufio.NewScanner(out)
-	for len(env) < 4 && sc.Scan() {
-		k, v, _ := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
-		env[k] = strings.Trim(v, "'")
-	}
+	cmd, env := startBenchFake(b)
+	defer func() { _ = cmd.Process.Kill() }() // one process at a time, whatever b.N
 	c, err := access.NewClient(env["ACCESS_URL"], env["ACCESS_TOKEN"], access.WithPinnedCertificate(env["ACCESS_FINGERPRINT"]))
 	if err != nil {
 		b.Fatal(err)
@@ -223,18 +210,7 @@ func demoRSS(b *testing.B) int64 {
 			b.Fatal(err)
 		}
 	}
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
+	return vmRSS(b, cmd.Process.Pid)
 }
 
 // BenchmarkUnlocksResidentMemory is issue 22's bound: the real `access
