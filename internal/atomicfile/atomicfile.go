@@ -3,7 +3,9 @@
 // renamed over the file and followed by a sync of the directory. A reader
 // sees the old content or all of the new, never part of it, and a crash
 // leaves one or the other behind. The command's config (cmd/access) and
-// the simulator's env file (internal/simulator) are written through it.
+// the simulator's env file (internal/simulator) are written through it;
+// the simulator's state saves, which stream their content or keep the
+// journal open, sync their directory with [SyncDir].
 package atomicfile
 
 import (

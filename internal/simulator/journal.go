@@ -13,9 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 // The state journal
@@ -256,27 +256,13 @@ func writeAtomic(path string, content []byte, keep bool) (f *os.File, err error)
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return nil, err
 	}
-	if err = syncDir(dir); err != nil {
+	if err = atomicfile.SyncDir(dir); err != nil {
 		return nil, err
 	}
 	if !keep {
 		return nil, tmp.Close()
 	}
 	return tmp, nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	_ = d.Close()
-	if err != nil && !errors.Is(err, syscall.EINVAL) { // EINVAL: a file system that cannot sync a directory
-		return err
-	}
-	return nil
 }
 
 // saveJournal is a durable save with the journal: one line of what

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 // stateStore is what the saver needs of a fake: its whole state as
@@ -411,7 +412,7 @@ func (sv *saver) save() (took time.Duration, err error) {
 		return 0, err
 	}
 	// The rename itself is durable only once the directory is synced.
-	if err = syncDir(dir); err != nil {
+	if err = atomicfile.SyncDir(dir); err != nil {
 		return 0, err
 	}
 	return sv.logSave(began), nil
