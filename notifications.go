@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -768,7 +767,7 @@ func permanentTransportError(err error) bool {
 func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*Notification, error) bool) (cause error, healthy bool) {
 	stop := context.AfterFunc(ctx, func() { _ = conn.CloseNow() })
 	defer stop()
-	w := newIdleWatch(conn, st.o.IdleTimeout)
+	w := newIdleWatch(st.o.IdleTimeout, func() { _ = conn.CloseNow() })
 	defer w.stop()
 	for {
 		w.waiting()
@@ -841,72 +840,6 @@ func (st *stream) readMessage(conn *websocket.Conn) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// idleWatch closes a connection that has waited for a message longer than
-// the idle timeout. It needs no work per message beyond two atomic stores
-// and a reading of the monotonic clock: its one timer fires at most once
-// per timeout, and then re-arms itself for what remains of the current
-// wait, or for a whole timeout while the consumer holds a message (the
-// time a consumer spends on one is not silence).
-type idleWatch struct {
-	conn  *websocket.Conn
-	limit time.Duration
-	epoch time.Time
-	// since is when the current wait began, as nanoseconds after epoch;
-	// -1 while no read is waiting.
-	since atomic.Int64
-	fired atomic.Bool // the connection was closed as idle
-
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
-}
-
-func newIdleWatch(conn *websocket.Conn, limit time.Duration) *idleWatch {
-	w := &idleWatch{conn: conn, limit: limit, epoch: time.Now()}
-	w.since.Store(-1)
-	w.mu.Lock()
-	w.t = time.AfterFunc(limit, w.check)
-	w.mu.Unlock()
-	return w
-}
-
-// waiting marks the start of a read.
-func (w *idleWatch) waiting() { w.since.Store(int64(time.Since(w.epoch))) }
-
-// arrived marks the end of a read.
-func (w *idleWatch) arrived() { w.since.Store(-1) }
-
-// check runs when the timer fires: it closes the connection if the
-// current wait has lasted the whole timeout, else re-arms the timer.
-func (w *idleWatch) check() {
-	w.mu.Lock()
-	if w.stopped {
-		w.mu.Unlock()
-		return
-	}
-	next := w.limit
-	if since := w.since.Load(); since >= 0 {
-		waited := time.Since(w.epoch) - time.Duration(since)
-		if waited >= w.limit {
-			w.fired.Store(true)
-			w.mu.Unlock()
-			_ = w.conn.CloseNow()
-			return
-		}
-		next = w.limit - waited
-	}
-	w.t.Reset(next)
-	w.mu.Unlock()
-}
-
-// stop ends the watch.
-func (w *idleWatch) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.t.Stop()
-	w.mu.Unlock()
 }
 
 // isKeepalive reports whether msg is a console's "Hello", bare or as a JSON

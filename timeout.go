@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -19,7 +20,10 @@ import (
 // The inner http.Client has no Timeout, so net/http takes its direct path
 // (no timer goroutine, no request copy, no body wrapper of its own): an
 // attempt costs one context, one timer and one wrapper, which end when
-// the body has been read or closed.
+// the body has been read or closed. The timer is armed once per attempt
+// and stopped once (an [idleWatch]): a read marks when its wait began and
+// ended, and never touches the timer, since each timer operation may wake
+// another thread to re-arm the runtime's poller.
 //
 // It also hides every method of the inner RoundTripper but RoundTrip.
 // go-retryablehttp calls HTTPClient.CloseIdleConnections after each call
@@ -56,11 +60,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &watchdog{timeout: t.timeout, parent: req.Context(), ctx: ctx, cancel: cancel}
-	w.timer = time.AfterFunc(t.timeout, cancel) // no closure to allocate
+	w.idle.start(t.timeout, cancel)
+	w.idle.waiting() // for the answer's headers
 	r := req.WithContext(ctx)
 	if upload {
 		// Sending a large upload may take longer than the timeout: each
-		// chunk the transport takes restarts the wait. A cancelled
+		// chunk the transport takes starts the wait again. A cancelled
 		// attempt closes the body (see above).
 		ub := &uploadBody{ReadCloser: req.Body, w: w}
 		r.Body = ub
@@ -79,18 +84,19 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if ub, ok := r.Body.(*uploadBody); ok {
 		ub.answered.Store(true) // the rest of the upload no longer restarts it
 	}
-	w.timer.Stop()                            // restarted by each read of the body
+	w.idle.arrived()                          // each read of the body waits anew
 	w.body = watchedBody{rc: resp.Body, w: w} // one allocation for both
 	resp.Body = &w.body
 	return resp, nil
 }
 
-// watchdog cancels an attempt's context when its timer fires.
+// watchdog bounds one attempt: its idle watch cancels the attempt's
+// context when a wait lasts the timeout.
 type watchdog struct {
 	timeout time.Duration
-	timer   *time.Timer
+	idle    idleWatch
 	parent  context.Context // the call's
-	ctx     context.Context // the attempt's, cancelled when the timer fires
+	ctx     context.Context // the attempt's, cancelled when the watch acts
 	cancel  context.CancelFunc
 	body    watchedBody // the answer's body, once the headers arrived
 	// stopClose unregisters the close of a streamed upload's body when
@@ -98,41 +104,40 @@ type watchdog struct {
 	stopClose func() bool
 }
 
-// fired reports whether the timer ended the attempt: its context is
-// cancelled and the call's is not. The transport only asks before it
-// cancels the attempt's context itself (stop, the end of the body).
+// fired reports whether the watch ended the attempt, and the call's
+// context had not ended it first.
 func (w *watchdog) fired() bool {
-	return w.ctx.Err() != nil && w.parent.Err() == nil
+	return w.idle.fired.Load() && w.parent.Err() == nil
 }
 
 // stop ends the attempt's bound and releases its context.
 func (w *watchdog) stop() {
-	w.timer.Stop()
+	w.idle.stop()
 	if w.stopClose != nil {
 		w.stopClose()
 	}
 	w.cancel()
 }
 
-// uploadBody restarts the watchdog each time the transport reads a chunk
-// of a streamed upload.
+// uploadBody starts the watchdog's wait again each time the transport
+// reads a chunk of a streamed upload.
 type uploadBody struct {
 	io.ReadCloser
 	w        *watchdog
-	answered atomic.Bool // the headers arrived: the body's reads own the timer
+	answered atomic.Bool // the headers arrived: the body's reads own the watch
 }
 
 func (b *uploadBody) Read(p []byte) (int, error) {
 	if !b.answered.Load() {
-		b.w.timer.Reset(b.w.timeout)
+		b.w.idle.waiting()
 	}
 	return b.ReadCloser.Read(p)
 }
 
 // watchedBody bounds each read of the answer's body by the timeout: the
-// watchdog runs only while a read waits for bytes, never while the caller
-// handles what it got (a slow writer is not a silent server). Reaching
-// the end of the body or closing it ends the attempt's context.
+// watchdog counts only while a read waits for bytes, never while the
+// caller handles what it got (a slow writer is not a silent server).
+// Reaching the end of the body or closing it ends the attempt's context.
 type watchedBody struct {
 	rc   io.ReadCloser
 	w    *watchdog
@@ -144,9 +149,9 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	if b.done {
 		return b.rc.Read(p)
 	}
-	b.w.timer.Reset(b.w.timeout)
+	b.w.idle.waiting()
 	n, err := b.rc.Read(p)
-	b.w.timer.Stop()
+	b.w.idle.arrived()
 	b.n += int64(n)
 	if err != nil {
 		// A cancelled attempt may also end in a clean EOF: the server saw
@@ -159,7 +164,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 			err = b.w.ctx.Err()
 		}
 		b.done = true
-		b.w.cancel()
+		b.w.stop()
 	}
 	return n, err
 }
@@ -171,6 +176,82 @@ func (b *watchedBody) Close() error {
 		b.w.stop()
 	}
 	return err
+}
+
+// idleEpoch is the origin of idleWatch's monotonic clock readings.
+var idleEpoch = time.Now()
+
+// idleWatch acts (closes a connection, cancels an attempt) when a wait
+// has lasted longer than its limit. It needs no work per wait beyond two
+// atomic stores and a reading of the monotonic clock: its one timer fires
+// at most once per limit, and then re-arms itself for what remains of
+// the current wait, or for a whole limit while no wait is on (the time a
+// consumer spends on what it got is not silence).
+type idleWatch struct {
+	limit  time.Duration
+	onIdle func()
+	// since is when the current wait began, as nanoseconds after
+	// idleEpoch; -1 while nothing waits.
+	since atomic.Int64
+	fired atomic.Bool // onIdle was called
+
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+// newIdleWatch starts a watch with no wait on.
+func newIdleWatch(limit time.Duration, onIdle func()) *idleWatch {
+	w := new(idleWatch)
+	w.start(limit, onIdle)
+	return w
+}
+
+// start arms w (its zero value) with no wait on.
+func (w *idleWatch) start(limit time.Duration, onIdle func()) {
+	w.limit, w.onIdle = limit, onIdle
+	w.since.Store(-1)
+	w.mu.Lock()
+	w.t = time.AfterFunc(limit, w.check)
+	w.mu.Unlock()
+}
+
+// waiting marks the start of a wait.
+func (w *idleWatch) waiting() { w.since.Store(int64(time.Since(idleEpoch))) }
+
+// arrived marks the end of a wait.
+func (w *idleWatch) arrived() { w.since.Store(-1) }
+
+// check runs when the timer fires: it acts if the current wait has
+// lasted the whole limit, else re-arms the timer.
+func (w *idleWatch) check() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	next := w.limit
+	if since := w.since.Load(); since >= 0 {
+		waited := time.Since(idleEpoch) - time.Duration(since)
+		if waited >= w.limit {
+			w.fired.Store(true)
+			w.stopped = true
+			w.mu.Unlock()
+			w.onIdle()
+			return
+		}
+		next = w.limit - waited
+	}
+	w.t.Reset(next)
+	w.mu.Unlock()
+}
+
+// stop ends the watch.
+func (w *idleWatch) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.t.Stop()
+	w.mu.Unlock()
 }
 
 // timeoutError is an attempt that exceeded the per-attempt timeout. Like
