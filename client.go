@@ -131,6 +131,10 @@ type config struct {
 	rc        *retryablehttp.Client
 	hc        *http.Client // the inner client, under the retry layer
 
+	// base, parsed once: every request's URL is made from these parts and
+	// its path, without parsing a URL per request.
+	scheme, host, basePath string // host without an empty port, as net/http sets it
+
 	// headers are the values of the headers every request carries.
 	headers struct{ auth, json, userAgent []string }
 }
@@ -183,6 +187,11 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if mode == ModeDirect {
 		cfg.base = base + apiPrefix
 	}
+	bu, err := url.Parse(cfg.base)
+	if err != nil { // parseBaseURL parsed its parts already
+		return nil, invalidArg("NewClient", "baseURL", "cannot be parsed")
+	}
+	cfg.scheme, cfg.host, cfg.basePath = bu.Scheme, strings.TrimSuffix(bu.Host, ":"), bu.EscapedPath()
 	cfg.authName = o.authHeader
 	if cfg.authName == "" {
 		cfg.authName = "Authorization"
@@ -593,8 +602,11 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 			}
 		}
 	}
-	u := requestURL(c.cfg.base, path, vals)
-	ex.url = u // NewClient rejects userinfo, so the URL holds no credentials
+	rawQuery := encodeQuery(vals)
+	ex.url = c.cfg.base + path // NewClient rejects userinfo, so the URL holds no credentials
+	if rawQuery != "" {
+		ex.url += "?" + rawQuery
+	}
 
 	var payload []byte
 	stream, _ := body.(*streamBody)
@@ -620,8 +632,12 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 	case payload != nil:
 		rawBody = payload
 	}
-	req, err := retryablehttp.NewRequestWithContext(rctx, method, u, rawBody)
+	hreq, err := c.cfg.newRequest(rctx, method, path, rawQuery)
 	if err != nil {
+		return ex, &RequestError{Method: method, URL: ex.url, Err: err}
+	}
+	req := &retryablehttp.Request{Request: hreq}
+	if err := req.SetBody(rawBody); err != nil {
 		return ex, &RequestError{Method: method, URL: ex.url, Err: err}
 	}
 	// The values are the config's, shared by every request (no slice per
@@ -708,16 +724,15 @@ func ownType(v any) bool {
 	return t.PkgPath() == pkgPath
 }
 
-// requestURL returns base+path, followed by "?" and vals as
-// url.Values.Encode encodes them (keys sorted, keys and values
-// query-escaped) when that is not empty, built in one allocation.
-func requestURL(base, path string, vals url.Values) string {
+// encodeQuery returns vals as url.Values.Encode encodes them (keys
+// sorted, keys and values query-escaped), built in one allocation.
+func encodeQuery(vals url.Values) string {
 	if len(vals) == 0 {
-		return base + path
+		return ""
 	}
 	var arr [8]string // the keys, sorted in place
 	keys := arr[:0]
-	n := len(base) + len(path)
+	n := 0
 	for k, vs := range vals {
 		keys = append(keys, k)
 		for _, v := range vs {
@@ -727,20 +742,44 @@ func requestURL(base, path string, vals url.Values) string {
 	slices.Sort(keys)
 	var b strings.Builder
 	b.Grow(n) // more only if something needs escaping
-	b.WriteString(base)
-	b.WriteString(path)
-	sep := byte('?')
 	for _, k := range keys {
 		ke := url.QueryEscape(k)
 		for _, v := range vals[k] {
-			b.WriteByte(sep)
-			sep = '&'
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
 			b.WriteString(ke)
 			b.WriteByte('=')
 			b.WriteString(url.QueryEscape(v))
 		}
 	}
 	return b.String()
+}
+
+// newRequest is http.NewRequestWithContext for the base, path (escaped)
+// and rawQuery, without parsing the URL they make: it builds the URL
+// that parsing it would give.
+func (cfg *config) newRequest(ctx context.Context, method, path, rawQuery string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "", nil) // checks the method
+	if err != nil {
+		return nil, err
+	}
+	escaped := cfg.basePath + path
+	*req.URL = url.URL{Scheme: cfg.scheme, Host: cfg.host, Path: escaped, RawQuery: rawQuery}
+	if strings.IndexByte(escaped, '%') >= 0 {
+		// As url.Parse sets them: the raw path only when escaping the
+		// path again would not give it back.
+		p, err := url.PathUnescape(escaped)
+		if err != nil {
+			return nil, err
+		}
+		req.URL.Path = p
+		if again := (&url.URL{Path: p}).EscapedPath(); again != escaped {
+			req.URL.RawPath = escaped
+		}
+	}
+	req.Host = cfg.host
+	return req, nil
 }
 
 // nilPointer reports whether v holds a nil pointer (a nil *XOptions).

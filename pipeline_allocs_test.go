@@ -75,12 +75,11 @@ func leastAllocs(runs int, f func()) float64 {
 	return least
 }
 
-// TestRequestURLLikeValuesEncode: requestURL writes the query exactly as
-// url.Values.Encode does (sorted keys, escaping, repeated keys, empty
+// TestEncodeQueryLikeValuesEncode: encodeQuery writes the query exactly
+// as url.Values.Encode does (sorted keys, escaping, repeated keys, empty
 // values), and nothing when the query is empty.
-func TestRequestURLLikeValuesEncode(t *testing.T) {
+func TestEncodeQueryLikeValuesEncode(t *testing.T) {
 	t.Parallel()
-	const base, path = "https://console:12445/api/v1/developer", "/users/search"
 	cases := []url.Values{
 		nil, {}, {"a": nil}, {"a": {}}, {"page_num": {"1"}},
 		{"keyword": {"Ada Lovelace & co"}, "user_id": {"u1", "u/2"}, "status": {"ACTIVE"}, "page_size": {"25"}},
@@ -98,12 +97,45 @@ func TestRequestURLLikeValuesEncode(t *testing.T) {
 		cases = append(cases, q)
 	}
 	for _, q := range cases {
-		want := base + path
-		if enc := q.Encode(); enc != "" {
-			want += "?" + enc
-		}
-		assert.Equal(t, want, requestURL(base, path, q), "%v", q)
+		assert.Equal(t, q.Encode(), encodeQuery(q), "%v", q)
 	}
+}
+
+// TestNewRequestURLIsTheParsedURL: the URL newRequest builds from the
+// base's parts is the one http.NewRequest would parse from the whole
+// string, for escaped path segments, queries, ports and proxy prefixes;
+// and the request line carries the same path.
+func TestNewRequestURLIsTheParsedURL(t *testing.T) {
+	t.Parallel()
+	ids := []string{"u1", "a/b", "a b", "50%", "ü?#", "x+y", "a;b=c", "..", "%2F", "tab\tx"}
+	queries := []url.Values{nil, {"page_num": {"2"}, "keyword": {"Ada & co"}}}
+	for _, base := range []string{"https://console:12445", "http://10.0.0.1", "https://console.example:443/edge/", "https://[fe80::1]:12445",
+		"https://192.168.1.1/proxy/access/integration/v1/developer", "https://console:"} {
+		c, err := NewClient(base, testToken)
+		require.NoError(t, err)
+		for _, id := range ids {
+			for _, q := range queries {
+				path := "/users/" + pathSeg(id) + "/nfc_cards"
+				enc := encodeQuery(q)
+				whole := c.cfg.base + path
+				if enc != "" {
+					whole += "?" + enc
+				}
+				want, err := http.NewRequest("GET", whole, nil)
+				require.NoError(t, err)
+				got, err := c.cfg.newRequest(context.Background(), "GET", path, enc)
+				require.NoError(t, err)
+				assert.Equal(t, want.URL, got.URL, whole)
+				assert.Equal(t, want.Host, got.Host, whole)
+				assert.Equal(t, want.URL.RequestURI(), got.URL.RequestURI(), whole)
+				assert.Equal(t, want.URL.String(), got.URL.String())
+			}
+		}
+	}
+	c, err := NewClient("https://console:12445", testToken)
+	require.NoError(t, err)
+	_, err = c.cfg.newRequest(context.Background(), "BAD METHOD", "/users", "")
+	assert.Error(t, err)
 }
 
 // TestUserPoliciesOptionsQuery: the query is only_user_policies=true or
