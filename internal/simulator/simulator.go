@@ -644,6 +644,20 @@ func writePrivate(path, content string) error {
 	return atomicfile.WriteFile(path, []byte(content), 0o600)
 }
 
+// withoutTempName is err, or its cause alone when it is atomicfile's
+// error making the temporary file, whose random name means nothing to
+// the user: "permission denied", not "open dir/.f.tmp-123: permission
+// denied".
+func withoutTempName(err error) error {
+	var ce *atomicfile.CreateError
+	if errors.As(err, &ce) {
+		if cause := errors.Unwrap(ce.Err); cause != nil {
+			return cause
+		}
+	}
+	return err
+}
+
 // PrintEnv writes the sites as shell export lines: ACCESS_URL,
 // ACCESS_PROXY_URL (the same site through the UniFi OS proxy layout, for
 // proxy mode), ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the

@@ -16,9 +16,10 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 // certValidity is how long a self-signed certificate is valid, the most
@@ -117,8 +118,9 @@ func keptCert(statePath, host string) (cert tls.Certificate, write bool, err err
 }
 
 // writeKeptCert writes the certificate and its private key to the file
-// beside the state file, mode 0600, atomically (a temporary file renamed
-// over it).
+// beside the state file, mode 0600, atomically and durably (atomicfile: a
+// temporary file renamed over it, then the directory synced, so that a
+// crash after the start cannot lose it and change the fingerprint).
 func writeKeptCert(statePath string, cert tls.Certificate) error {
 	path := keptCertPath(statePath)
 	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
@@ -126,23 +128,8 @@ func writeKeptCert(statePath string, cert tls.Certificate) error {
 		return err
 	}
 	data := append(certPEM(cert), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
-	if err != nil {
-		return usageErrorf("certificate %s: cannot write it: %v", path, errors.Unwrap(err))
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return usageErrorf("certificate %s: cannot write it: %v", path, err)
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return usageErrorf("certificate %s: cannot write it: %v", path, withoutTempName(err))
 	}
 	return nil
 }
