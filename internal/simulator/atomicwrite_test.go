@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/internal/atomicfile"
 )
 
@@ -83,4 +85,48 @@ func TestKeptCertificateWriteErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "the certificate and no temporary file")
 	assert.Equal(t, "state.json.tls.pem", entries[0].Name())
+}
+
+// TestSeedFolderIsDurable: the seed folder's site.json is renamed into
+// place and then the folder is synced, so that a seed reported written
+// survives a crash; a failed sync is the record's error, in the seed
+// folder's wording.
+func TestSeedFolderIsDurable(t *testing.T) {
+	fake := accesstest.New(t)
+	dir := filepath.Join(t.TempDir(), "seed")
+	syncs := dirSyncs(t, dir, func(int) error {
+		_, err := os.Stat(filepath.Join(dir, SeedFile))
+		assert.NoError(t, err, "site.json is in place when the folder is synced")
+		return atomicfile.SyncDir(dir)
+	})
+	_, err := Record(context.Background(), fake.Client(), dir)
+	require.NoError(t, err)
+	assert.Equal(t, 1, syncs(), "syncs of the seed folder")
+	fi, err := os.Stat(filepath.Join(dir, SeedFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	failed := filepath.Join(t.TempDir(), "failed")
+	dirSyncs(t, failed, func(int) error { return errors.New("sync failed") })
+	_, err = Record(context.Background(), fake.Client(), failed)
+	require.Error(t, err)
+	assert.Equal(t, "seed folder "+failed+": sync failed", err.Error())
+	entries, err := os.ReadDir(failed)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "site.json and no temporary file")
+	assert.Equal(t, SeedFile, entries[0].Name())
+}
+
+// TestSeedFolderWriteErrors: a seed folder that takes no new file is the
+// cause alone, without the temporary file's name.
+func TestSeedFolderWriteErrors(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only folder")
+	}
+	fake := accesstest.New(t)
+	dir := filepath.Join(t.TempDir(), "seed")
+	require.NoError(t, os.Mkdir(dir, 0o500))
+	_, err := Record(context.Background(), fake.Client(), dir)
+	require.Error(t, err)
+	assert.Equal(t, "seed folder "+dir+": permission denied", err.Error())
 }

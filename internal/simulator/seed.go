@@ -10,6 +10,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 // SeedFile is the file of a seed folder holding the recorded site (the
@@ -36,23 +37,10 @@ func Record(ctx context.Context, c *access.Client, dir string) (*accesstest.Site
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("seed folder %s: %w", dir, errors.Unwrap(err))
 	}
-	tmp, err := os.CreateTemp(dir, ".site-*.json")
-	if err != nil {
-		return nil, fmt.Errorf("seed folder %s: %w", dir, errors.Unwrap(err))
-	}
-	defer os.Remove(tmp.Name()) // once renamed, nothing
-	err = rec.WriteState(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, SeedFile))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("seed folder %s: %w", dir, err)
+	// Atomically and durably (atomicfile): a crash leaves the old seed
+	// or the new one, and not the old once the new is reported.
+	if err := atomicfile.Write(filepath.Join(dir, SeedFile), 0o600, rec.WriteState); err != nil {
+		return nil, fmt.Errorf("seed folder %s: %w", dir, withoutTempName(err))
 	}
 	return rec, nil
 }
