@@ -365,10 +365,10 @@ func (sv *saver) attempt() error {
 	return err
 }
 
-// save writes the state to a temporary file beside the state file,
-// syncs it, renames it over the state file and syncs the directory.
-// The caller holds fileMu.
-func (sv *saver) save() (took time.Duration, err error) {
+// save writes the state to the state file through atomicfile (a
+// temporary file beside it, synced, renamed over it, and the directory
+// synced), or appends to its journal. The caller holds fileMu.
+func (sv *saver) save() (time.Duration, error) {
 	began := time.Now()
 	if sv.failSave != nil {
 		if err := sv.failSave(); err != nil {
@@ -381,38 +381,14 @@ func (sv *saver) save() (took time.Duration, err error) {
 		}
 		return sv.logSave(began), nil
 	}
-	dir, base := filepath.Split(sv.path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+	write := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		if err := sv.store.WriteState(bw); err != nil {
+			return err
 		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	if err = sv.store.WriteState(bw); err != nil {
-		return 0, err
+		return bw.Flush()
 	}
-	if err = bw.Flush(); err != nil {
-		return 0, err
-	}
-	if err = tmp.Sync(); err != nil {
-		return 0, err
-	}
-	if err = tmp.Close(); err != nil {
-		return 0, err
-	}
-	if err = os.Rename(tmp.Name(), sv.path); err != nil {
-		return 0, err
-	}
-	// The rename itself is durable only once the directory is synced.
-	if err = atomicfile.SyncDir(dir); err != nil {
+	if err := atomicfile.Write(sv.path, 0o600, write); err != nil {
 		return 0, err
 	}
 	return sv.logSave(began), nil
