@@ -1,16 +1,20 @@
 package simulator
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/internal/atomicfile"
 )
@@ -129,4 +133,61 @@ func TestSeedFolderWriteErrors(t *testing.T) {
 	_, err := Record(context.Background(), fake.Client(), dir)
 	require.Error(t, err)
 	assert.Equal(t, "seed folder "+dir+": permission denied", err.Error())
+}
+
+// TestStateSavesAreDurable: a whole save syncs the state file's
+// directory once; a durable save's compaction twice (the snapshot and
+// the new journal), and the lines appended after it go to the new
+// journal, so that the next start loads every change.
+func TestStateSavesAreDurable(t *testing.T) {
+	dir := t.TempDir()
+	syncs := dirSyncs(t, dir, func(int) error { return atomicfile.SyncDir(dir) })
+	user := func(fake *accesstest.Server, n int) {
+		fake.AddUser(access.User{FirstName: "User", LastName: fmt.Sprint(n), Status: access.UserStatusActive})
+	}
+	loads := func(path string, want int) {
+		t.Helper()
+		loaded := accesstest.New(t)
+		ok, err := loadState(loaded, path)
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Len(t, loaded.Users(), want, "users the next start loads")
+	}
+
+	whole := accesstest.New(t)
+	sv, err := newSaver(whole, filepath.Join(dir, "whole.json"), time.Hour, false, nil, nil)
+	require.NoError(t, err)
+	sv.remove() // no saves of its own after changes: the test makes each
+	assert.Equal(t, 1, syncs(), "the first whole save")
+	user(whole, 1)
+	require.NoError(t, sv.attempt())
+	assert.Equal(t, 2, syncs(), "a whole save")
+	require.NoError(t, sv.close())
+	loads(filepath.Join(dir, "whole.json"), len(whole.Users()))
+
+	before := syncs()
+	fake := accesstest.New(t)
+	path := filepath.Join(dir, "durable.json")
+	sv, err = newSaver(fake, path, time.Hour, true, nil, nil)
+	require.NoError(t, err)
+	sv.remove()
+	defer sv.close()
+	require.NotNil(t, sv.parts, "a journal")
+	assert.Equal(t, before+2, syncs(), "the first save, a compaction: snapshot and journal")
+	user(fake, 1)
+	require.NoError(t, sv.attempt())
+	assert.Equal(t, before+2, syncs(), "a journal line is appended and synced, no rename")
+	sv.fileMu.Lock()
+	sv.prev = nil // the next save compacts
+	sv.fileMu.Unlock()
+	user(fake, 2)
+	require.NoError(t, sv.attempt())
+	assert.Equal(t, before+4, syncs(), "a compaction")
+	user(fake, 3)
+	require.NoError(t, sv.attempt())
+	journal, err := os.ReadFile(journalPath(path))
+	require.NoError(t, err)
+	assert.Equal(t, 2, bytes.Count(journal, []byte("\n")), "the new journal: its head and the line after the compaction")
+	loads(path, len(fake.Users()))
+	noTempFiles(t, dir)
 }

@@ -11,7 +11,6 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/access-dev/access/accesstest"
@@ -229,42 +228,6 @@ func replayJournal(snapshot []byte, jpath string) ([]byte, error) {
 	return json.Marshal(doc)
 }
 
-// writeAtomic writes content to path through a temporary file in the
-// same directory (fsync, rename, fsync of the directory) and returns the
-// file, open, when keep is set (the journal, appended to next).
-func writeAtomic(path string, content []byte, keep bool) (f *os.File, err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(content); err != nil {
-		return nil, err
-	}
-	if err = tmp.Sync(); err != nil {
-		return nil, err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return nil, err
-	}
-	if err = atomicfile.SyncDir(dir); err != nil {
-		return nil, err
-	}
-	if !keep {
-		return nil, tmp.Close()
-	}
-	return tmp, nil
-}
-
 // saveJournal is a durable save with the journal: one line of what
 // changed since the last save, appended and synced, or a compaction
 // (a new snapshot and journal) at the first save, after a failed one,
@@ -303,16 +266,25 @@ func (sv *saver) saveJournal() error {
 func (sv *saver) compact(parts []accesstest.StatePart) error {
 	sv.prev = nil
 	snap := snapshotOf(parts)
-	if _, err := writeAtomic(sv.path, snap, false); err != nil {
-		return err
-	}
-	head := snapshotDigest(snap) + "\n"
-	j, err := writeAtomic(journalPath(sv.path), []byte(head), true)
-	if err != nil {
+	if err := atomicfile.WriteFile(sv.path, snap, 0o600); err != nil {
 		return err
 	}
 	if sv.journal != nil {
+		// The old journal is replaced next: never appended to again.
 		_ = sv.journal.Close()
+		sv.journal = nil
+	}
+	head := snapshotDigest(snap) + "\n"
+	jpath := journalPath(sv.path)
+	if err := atomicfile.WriteFile(jpath, []byte(head), 0o600); err != nil {
+		return err
+	}
+	// Opened again for the lines appended next (the caller holds the
+	// state file's lock: no other process replaced it); when it cannot
+	// be, the next save compacts again.
+	j, err := os.OpenFile(jpath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
 	}
 	sv.journal, sv.prev = j, parts
 	sv.snapSize, sv.journalSize = int64(len(snap)), int64(len(head))
