@@ -17,6 +17,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -303,4 +304,62 @@ func TestNFCEnroll(t *testing.T) {
 	assert.Equal(t, "04AABBCC\n", stdout.String())
 	assert.Empty(t, srv.EnrollmentSessions())
 	assert.NotEmpty(t, token)
+}
+
+// TestDownloadReplacesTheFileDurably: -O FILE is replaced only by a
+// whole download, renamed into place and then its directory synced (so
+// that a crash cannot lose a download reported written); a failed one
+// leaves the old file and no partial file; a directory that takes no
+// file is a usage error (exit 2).
+func TestDownloadReplacesTheFileDurably(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for i := 0; i < 50; i++ {
+		srv.AddSystemLog(accesstest.SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings})
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "logs.csv")
+	require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o600))
+	var mu sync.Mutex
+	syncs := 0
+	t.Cleanup(atomicfile.SetSyncDirHook(func(d string) error {
+		if d != dir {
+			return atomicfile.SyncDir(d)
+		}
+		b, err := os.ReadFile(out)
+		assert.NoError(t, err)
+		assert.Equal(t, 51, strings.Count(string(b), "\n"), "the whole download is in place when its directory is synced")
+		mu.Lock()
+		syncs++
+		mu.Unlock()
+		return atomicfile.SyncDir(d)
+	}))
+	exec := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
+		return code, stderr.String()
+	}
+
+	code, stderr := exec("system-logs", "export", "--since", "24h", "-O", out)
+	require.Equal(t, 0, code, stderr)
+	mu.Lock()
+	assert.Equal(t, 1, syncs, "syncs of the download's directory")
+	mu.Unlock()
+
+	failed := filepath.Join(dir, "avatar.png")
+	require.NoError(t, os.WriteFile(failed, []byte("old\n"), 0o600))
+	code, stderr = exec("system-logs", "static", "avatar/nope.png", "-O", failed)
+	require.NotEqual(t, 0, code, "a missing resource")
+	b, err := os.ReadFile(failed)
+	require.NoError(t, err)
+	assert.Equal(t, "old\n", string(b), "a failed download leaves the file: %s", stderr)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "the two files and no partial one")
+	mu.Lock()
+	assert.Equal(t, 1, syncs, "nothing synced for a failed download")
+	mu.Unlock()
+
+	code, stderr = exec("system-logs", "export", "--since", "24h", "-O", filepath.Join(dir, "no", "logs.csv"))
+	assert.Equal(t, 2, code, "a directory that takes no file is a usage error: %s", stderr)
+	assert.Contains(t, stderr, "no such file or directory")
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 var (
@@ -382,30 +383,20 @@ func download(x *inv, path string, fetch func(io.Writer) error) (any, error) {
 	return done{"wrote " + path}, nil
 }
 
-// writeFileAtomic writes path through a temporary file in the same
-// directory, renamed into place only when fetch succeeded and the run was
-// not interrupted; otherwise the partial file is removed.
+// writeFileAtomic writes path through atomicfile (mode 0600): a
+// temporary file in the same directory, synced and renamed into place
+// only when fetch succeeded and the run was not interrupted, then the
+// directory synced; otherwise the partial file is removed and path left
+// as it was. A directory that takes no new file is a usage error.
 func writeFileAtomic(a *app, path string, fetch func(io.Writer) error) error {
-	dir := "."
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		dir = path[:i+1]
-	}
-	tmp, err := os.CreateTemp(dir, ".access-partial-*")
-	if err != nil {
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		return firstErr(fetch(w), a.ctx.Err())
+	})
+	var ce *atomicfile.CreateError
+	if errors.As(err, &ce) {
 		return usageErrorf("%v", err)
 	}
-	name := tmp.Name()
-	ferr := fetch(tmp)
-	cerr := tmp.Close()
-	if err := firstErr(ferr, a.ctx.Err(), cerr); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
+	return err
 }
 
 // info writes a note for a person on stderr.
