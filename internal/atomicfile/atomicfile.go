@@ -3,8 +3,10 @@
 // renamed over the file and followed by a sync of the directory. A reader
 // sees the old content or all of the new, never part of it, and a crash
 // leaves one or the other behind. [Write] streams the content, [WriteFile]
-// takes it whole; the command's config (cmd/access) and the simulator's
-// env file (internal/simulator) are written through them.
+// takes it whole. The command's config and -O downloads (cmd/access), and
+// the simulator's env file, state saves (the snapshot and the journal's
+// compaction), kept certificate and seed folder (internal/simulator) are
+// written through them.
 //
 // The temporary file is named "." + the file's name + ".tmp-" and
 // digits, in the file's directory: what a killed process leaves behind
