@@ -184,7 +184,7 @@ func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger, limit *
 	// a whole-exchange http.Client.Timeout (see WithTimeout).
 	shielded := *hc
 	shielded.Timeout = 0
-	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout, limit: limit}
+	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout, limit: limit, watches: &watchSet{limit: hc.Timeout}}
 	rc := &retryablehttp.Client{
 		HTTPClient:   &shielded,
 		RetryMax:     p.MaxRetries,

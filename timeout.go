@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -19,11 +20,10 @@ import (
 //
 // The inner http.Client has no Timeout, so net/http takes its direct path
 // (no timer goroutine, no request copy, no body wrapper of its own): an
-// attempt costs one context, one timer and one wrapper, which end when
-// the body has been read or closed. The timer is armed once per attempt
-// and stopped once (an [idleWatch]): a read marks when its wait began and
-// ended, and never touches the timer, since each timer operation may wake
-// another thread to re-arm the runtime's poller.
+// attempt costs one context and one wrapper, which end when the body has
+// been read or closed, and no timer: its [idleWatch] joins the client's
+// [watchSet], whose one timer serves all its attempts, and a read only
+// marks when its wait began and ended.
 //
 // It also hides every method of the inner RoundTripper but RoundTrip.
 // go-retryablehttp calls HTTPClient.CloseIdleConnections after each call
@@ -34,6 +34,7 @@ type attemptTransport struct {
 	rt      http.RoundTripper
 	timeout time.Duration // 0: no per-attempt bound
 	limit   *rateLimiter  // nil: no request budget (WithRateLimit)
+	watches *watchSet     // the attempts' idle watches, with timeout as limit
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -60,7 +61,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &watchdog{timeout: t.timeout, parent: req.Context(), ctx: ctx, cancel: cancel}
-	w.idle.start(t.timeout, cancel)
+	w.idle.start(t.watches, cancel)
 	w.idle.waiting() // for the answer's headers
 	r := req.WithContext(ctx)
 	if upload {
@@ -178,82 +179,6 @@ func (b *watchedBody) Close() error {
 	return err
 }
 
-// idleEpoch is the origin of idleWatch's monotonic clock readings.
-var idleEpoch = time.Now()
-
-// idleWatch acts (closes a connection, cancels an attempt) when a wait
-// has lasted longer than its limit. It needs no work per wait beyond two
-// atomic stores and a reading of the monotonic clock: its one timer fires
-// at most once per limit, and then re-arms itself for what remains of
-// the current wait, or for a whole limit while no wait is on (the time a
-// consumer spends on what it got is not silence).
-type idleWatch struct {
-	limit  time.Duration
-	onIdle func()
-	// since is when the current wait began, as nanoseconds after
-	// idleEpoch; -1 while nothing waits.
-	since atomic.Int64
-	fired atomic.Bool // onIdle was called
-
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
-}
-
-// newIdleWatch starts a watch with no wait on.
-func newIdleWatch(limit time.Duration, onIdle func()) *idleWatch {
-	w := new(idleWatch)
-	w.start(limit, onIdle)
-	return w
-}
-
-// start arms w (its zero value) with no wait on.
-func (w *idleWatch) start(limit time.Duration, onIdle func()) {
-	w.limit, w.onIdle = limit, onIdle
-	w.since.Store(-1)
-	w.mu.Lock()
-	w.t = time.AfterFunc(limit, w.check)
-	w.mu.Unlock()
-}
-
-// waiting marks the start of a wait.
-func (w *idleWatch) waiting() { w.since.Store(int64(time.Since(idleEpoch))) }
-
-// arrived marks the end of a wait.
-func (w *idleWatch) arrived() { w.since.Store(-1) }
-
-// check runs when the timer fires: it acts if the current wait has
-// lasted the whole limit, else re-arms the timer.
-func (w *idleWatch) check() {
-	w.mu.Lock()
-	if w.stopped {
-		w.mu.Unlock()
-		return
-	}
-	next := w.limit
-	if since := w.since.Load(); since >= 0 {
-		waited := time.Since(idleEpoch) - time.Duration(since)
-		if waited >= w.limit {
-			w.fired.Store(true)
-			w.stopped = true
-			w.mu.Unlock()
-			w.onIdle()
-			return
-		}
-		next = w.limit - waited
-	}
-	w.t.Reset(next)
-	w.mu.Unlock()
-}
-
-// stop ends the watch.
-func (w *idleWatch) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.t.Stop()
-	w.mu.Unlock()
-}
-
 // timeoutError is an attempt that exceeded the per-attempt timeout. Like
 // net/http's own timeout error it reports Timeout() and matches
 // [context.DeadlineExceeded] with errors.Is.
@@ -274,3 +199,148 @@ func (e *timeoutError) Temporary() bool { return true }
 
 // Is matches context.DeadlineExceeded.
 func (e *timeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// idleEpoch is the origin of idleWatch's monotonic clock readings.
+var idleEpoch = time.Now()
+
+// idleWatch acts (closes a connection, cancels an attempt) when one of
+// its waits has lasted longer than its set's limit. A wait costs two
+// atomic stores and two readings of the monotonic clock, and no timer
+// operation: the watch belongs to a [watchSet], whose one timer serves
+// every watch in it.
+type idleWatch struct {
+	// since is when the current wait began, as nanoseconds after
+	// idleEpoch; noWait while nothing waits (the time a consumer spends
+	// on what it got is not silence).
+	since  atomic.Int64
+	fired  atomic.Bool // onIdle was called
+	onIdle func()
+	set    *watchSet
+
+	// Under set.mu: the set's list of watches.
+	linked     bool
+	prev, next *idleWatch
+}
+
+// newIdleWatch starts a watch with no wait on, in a set of its own.
+func newIdleWatch(limit time.Duration, onIdle func()) *idleWatch {
+	w := new(idleWatch)
+	w.start(&watchSet{limit: limit}, onIdle)
+	return w
+}
+
+// start puts w (its zero value) into set, with no wait on.
+func (w *idleWatch) start(set *watchSet, onIdle func()) {
+	w.onIdle, w.set = onIdle, set
+	w.since.Store(noWait)
+	set.add(w)
+}
+
+// waiting marks the start of a wait.
+func (w *idleWatch) waiting() { w.since.Store(int64(time.Since(idleEpoch))) }
+
+// arrived marks the end of a wait.
+func (w *idleWatch) arrived() { w.since.Store(noWait) }
+
+// noWait is idleWatch.since while nothing waits.
+const noWait = math.MinInt64
+
+// stop ends the watch. A check that found its wait over just before may
+// still be calling onIdle.
+func (w *idleWatch) stop() { w.set.remove(w) }
+
+// watchSet bounds the waits of its watches by limit with one timer, so
+// that a client's attempts start and end without a timer operation of
+// their own (each may wake a thread to re-arm the runtime's poller, and
+// costs more than the rest of the watch). The timer is armed when a watch
+// joins an idle set; when it fires it acts on every watch whose wait has
+// lasted the limit and re-arms itself for the earliest moment another
+// could: what remains of the longest current wait, or a whole limit. A
+// set left empty lets its timer run out.
+type watchSet struct {
+	limit time.Duration
+
+	mu    sync.Mutex
+	t     *time.Timer
+	armed bool // t is pending
+	arms  int  // how many times t was armed (tests)
+	head  *idleWatch
+}
+
+func (s *watchSet) add(w *idleWatch) {
+	s.mu.Lock()
+	w.linked, w.prev, w.next = true, nil, s.head
+	if s.head != nil {
+		s.head.prev = w
+	}
+	s.head = w
+	if !s.armed {
+		s.armed = true
+		s.arms++
+		if s.t == nil {
+			s.t = time.AfterFunc(s.limit, s.check)
+		} else {
+			s.t.Reset(s.limit)
+		}
+	}
+	s.mu.Unlock()
+}
+
+func (s *watchSet) remove(w *idleWatch) {
+	s.mu.Lock()
+	s.unlink(w)
+	s.mu.Unlock()
+}
+
+// unlink takes w out of the list; s.mu is held.
+func (s *watchSet) unlink(w *idleWatch) {
+	if !w.linked {
+		return
+	}
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		s.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	}
+	w.linked, w.prev, w.next = false, nil, nil
+}
+
+// check runs when the timer fires.
+func (s *watchSet) check() {
+	s.mu.Lock()
+	now := time.Since(idleEpoch)
+	next := time.Duration(-1)
+	var fire []*idleWatch // allocated only when a wait ran out
+	for w := s.head; w != nil; {
+		after := w.next
+		remain := s.limit
+		if since := w.since.Load(); since != noWait {
+			waited := now - time.Duration(since)
+			if waited >= s.limit {
+				s.unlink(w)
+				w.fired.Store(true)
+				fire = append(fire, w)
+				w = after
+				continue
+			}
+			remain = s.limit - waited
+		}
+		if next < 0 || remain < next {
+			next = remain
+		}
+		w = after
+	}
+	s.armed = next >= 0
+	if s.armed {
+		s.arms++
+		s.t.Reset(next)
+	}
+	s.mu.Unlock()
+	// Outside the lock: onIdle closes a connection or cancels a context.
+	for _, w := range fire {
+		w.onIdle()
+	}
+}
