@@ -191,3 +191,34 @@ func TestStateSavesAreDurable(t *testing.T) {
 	loads(path, len(fake.Users()))
 	noTempFiles(t, dir)
 }
+
+// TestCertOutIsWrittenWhole: --cert-out's file is renamed into place
+// whole (a script that waits for it to appear never hands curl part of
+// it), mode 0644, and its directory is synced after the rename; a
+// missing directory is a usage error naming the flag and the path, with
+// the cause and no temporary file's name.
+func TestCertOutIsWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ca.pem")
+	cert, err := selfSigned("127.0.0.1")
+	require.NoError(t, err)
+	syncs := dirSyncs(t, dir, func(int) error {
+		got, err := os.ReadFile(path)
+		assert.NoError(t, err, "the file is in place when its directory is synced")
+		assert.Equal(t, certPEM(cert), got)
+		return nil
+	})
+	require.NoError(t, writeCertOut(path, cert))
+	assert.Equal(t, 1, syncs())
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the file and no temporary one")
+
+	missing := filepath.Join(t.TempDir(), "no", "ca.pem")
+	err = writeCertOut(missing, cert)
+	require.Error(t, err)
+	assert.Equal(t, "--cert-out "+missing+": no such file or directory", err.Error())
+}

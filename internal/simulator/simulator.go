@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -329,9 +330,9 @@ func Start(cfg Config) (*Simulator, error) {
 		}
 	}
 	if cfg.CertOut != "" {
-		if err := os.WriteFile(cfg.CertOut, certPEM(cert), 0o644); err != nil {
+		if err := writeCertOut(cfg.CertOut, cert); err != nil {
 			sim.Close()
-			return nil, usageErrorf("--cert-out %s: %v", cfg.CertOut, errors.Unwrap(err))
+			return nil, err
 		}
 	}
 	for _, st := range sim.Sites {
@@ -648,6 +649,27 @@ func writePrivate(path, content string) error {
 // error making the temporary file, whose random name means nothing to
 // the user: "permission denied", not "open dir/.f.tmp-123: permission
 // denied".
+// writeCertOut writes the certificate's PEM to path (--cert-out), mode
+// 0644, whole: a script that waits for the file to appear and hands it to
+// curl --cacert never reads part of it, and it survives a crash once the
+// fake serves. An error names the flag and the path, and its cause.
+func writeCertOut(path string, cert tls.Certificate) error {
+	err := atomicfile.WriteFile(path, certPEM(cert), 0o644)
+	if err == nil {
+		return nil
+	}
+	err = withoutTempName(err)
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return usageErrorf("--cert-out %s: %v", path, err)
+}
+
 func withoutTempName(err error) error {
 	var ce *atomicfile.CreateError
 	if errors.As(err, &ce) {
