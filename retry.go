@@ -184,7 +184,11 @@ func newRetryClient(hc *http.Client, p RetryPolicy, logger *slog.Logger, limit *
 	// a whole-exchange http.Client.Timeout (see WithTimeout).
 	shielded := *hc
 	shielded.Timeout = 0
-	shielded.Transport = &attemptTransport{rt: hc.Transport, timeout: hc.Timeout, limit: limit, watches: &watchSet{limit: hc.Timeout}}
+	at := &attemptTransport{rt: hc.Transport, limit: limit}
+	if hc.Timeout > 0 {
+		at.watches = &watchSet{limit: hc.Timeout}
+	}
+	shielded.Transport = at
 	rc := &retryablehttp.Client{
 		HTTPClient:   &shielded,
 		RetryMax:     p.MaxRetries,

@@ -32,9 +32,16 @@ import (
 // the connections that become idle after it.
 type attemptTransport struct {
 	rt      http.RoundTripper
-	timeout time.Duration // 0: no per-attempt bound
-	limit   *rateLimiter  // nil: no request budget (WithRateLimit)
-	watches *watchSet     // the attempts' idle watches, with timeout as limit
+	limit   *rateLimiter // nil: no request budget (WithRateLimit)
+	watches *watchSet    // the attempts' idle watches; nil: no per-attempt bound
+}
+
+// timeout is the per-attempt bound, 0 for none.
+func (t *attemptTransport) timeout() time.Duration {
+	if t.watches == nil {
+		return 0
+	}
+	return t.watches.limit
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -48,7 +55,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		st := stateOf(req.Context())
 		upload = st != nil && st.upload
 	}
-	if t.timeout <= 0 {
+	if t.watches == nil {
 		if !upload {
 			return t.rt.RoundTrip(req)
 		}
@@ -60,7 +67,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return t.rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	w := &watchdog{timeout: t.timeout, parent: req.Context(), ctx: ctx, cancel: cancel}
+	w := &watchdog{parent: req.Context(), ctx: ctx, cancel: cancel}
 	w.idle.start(t.watches, cancel)
 	w.idle.waiting() // for the answer's headers
 	r := req.WithContext(ctx)
@@ -78,7 +85,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		fired := w.fired()
 		w.stop()
 		if fired {
-			return nil, &timeoutError{timeout: t.timeout, what: "before the answer's headers arrived"}
+			return nil, &timeoutError{timeout: t.watches.limit, what: "before the answer's headers arrived"}
 		}
 		return nil, err
 	}
@@ -94,12 +101,11 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 // watchdog bounds one attempt: its idle watch cancels the attempt's
 // context when a wait lasts the timeout.
 type watchdog struct {
-	timeout time.Duration
-	idle    idleWatch
-	parent  context.Context // the call's
-	ctx     context.Context // the attempt's, cancelled when the watch acts
-	cancel  context.CancelFunc
-	body    watchedBody // the answer's body, once the headers arrived
+	idle   idleWatch       // in the client's watch set, whose limit is the timeout
+	parent context.Context // the call's
+	ctx    context.Context // the attempt's, cancelled when the watch acts
+	cancel context.CancelFunc
+	body   watchedBody // the answer's body, once the headers arrived
 	// stopClose unregisters the close of a streamed upload's body when
 	// the attempt's context ends; nil without an upload.
 	stopClose func() bool
@@ -160,7 +166,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		// all the same.
 		switch {
 		case b.w.fired():
-			err = &timeoutError{timeout: b.w.timeout, what: fmt.Sprintf("waiting for more of the body after %d bytes", b.n)}
+			err = &timeoutError{timeout: b.w.idle.set.limit, what: fmt.Sprintf("waiting for more of the body after %d bytes", b.n)}
 		case err == io.EOF && b.w.ctx.Err() != nil:
 			err = b.w.ctx.Err()
 		}

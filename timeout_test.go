@@ -253,7 +253,7 @@ func TestDefaultTimeoutIsNotAWholeTransferDeadline(t *testing.T) {
 			if name == "WithTimeout" {
 				want = time.Minute
 			}
-			assert.Equal(t, want, at.timeout, "the per-attempt idle bound")
+			assert.Equal(t, want, at.timeout(), "the per-attempt idle bound")
 
 			rec := &deadlineRecorder{}
 			at.rt = rec
@@ -272,7 +272,7 @@ func TestZeroTimeoutPassesThrough(t *testing.T) {
 	c, err := NewClient("https://console.example:12445", testToken, WithTimeout(0))
 	require.NoError(t, err)
 	at := c.cfg.rc.HTTPClient.Transport.(*attemptTransport)
-	assert.Zero(t, at.timeout)
+	assert.Zero(t, at.timeout())
 	rec := &deadlineRecorder{}
 	at.rt = rec
 	_, _, err = c.Users.Get(context.Background(), "u1", nil)
