@@ -603,9 +603,12 @@ func (c *Client) sendTo(ctx context.Context, method, path string, q any, body an
 		}
 	}
 	rawQuery := encodeQuery(vals)
-	ex.url = c.cfg.base + path // NewClient rejects userinfo, so the URL holds no credentials
-	if rawQuery != "" {
-		ex.url += "?" + rawQuery
+	// NewClient rejects userinfo, so the URL holds no credentials. One
+	// concatenation, one allocation.
+	if rawQuery == "" {
+		ex.url = c.cfg.base + path
+	} else {
+		ex.url = c.cfg.base + path + "?" + rawQuery
 	}
 
 	var payload []byte
