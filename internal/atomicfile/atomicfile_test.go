@@ -256,3 +256,72 @@ func TestSyncDirHookRestored(t *testing.T) {
 		t.Errorf("hook called %d times, want once (before restore)", called)
 	}
 }
+
+// TestConcurrentWritersLeaveOneWholeFile: writers racing on one file (two
+// fakes given the same --cert-out, two commands downloading to one path)
+// each leave it whole: a reader running alongside only ever reads one
+// writer's complete content, and at the end the file is one writer's and
+// no temporary file is left.
+func TestConcurrentWritersLeaveOneWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ca.pem")
+	const writers, rounds, size = 6, 15, 64 << 10
+	content := func(i int) []byte { return []byte(strings.Repeat(string(rune('a'+i)), size)) }
+	whole := func(b []byte) bool {
+		return len(b) == size && strings.Count(string(b), string(b[:1])) == size
+	}
+	done := make(chan struct{})
+	var torn []int
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			b, err := os.ReadFile(path)
+			if err == nil && !whole(b) {
+				torn = append(torn, len(b))
+			}
+		}
+	}()
+	errs := make(chan error, writers)
+	for i := range writers {
+		go func() {
+			var err error
+			for range rounds {
+				if err = Write(path, 0o644, func(w io.Writer) error {
+					c := content(i)
+					for off := 0; off < len(c); off += size / 4 { // in pieces, as a stream
+						if _, err := w.Write(c[off : off+size/4]); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(done)
+	<-read
+	if len(torn) > 0 {
+		t.Errorf("a reader saw %d partial or mixed files (sizes %v)", len(torn), torn[:min(len(torn), 5)])
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !whole(b) {
+		t.Errorf("the file is not one writer's whole content (%d bytes, %v)", len(b), err)
+	}
+	if names := entries(t, dir); len(names) != 1 || names[0] != "ca.pem" {
+		t.Errorf("directory holds %q, want only ca.pem", names)
+	}
+}
