@@ -1,6 +1,8 @@
 package access
 
 import (
+	"context"
+	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,4 +89,26 @@ func TestWatchSetTimerCutsAStalledWait(t *testing.T) {
 	assert.True(t, stalled.fired.Load())
 	assert.False(t, holding.fired.Load())
 	holding.stop()
+}
+
+// TestAClientsCallsShareOneTimer: the request pipeline's attempts go
+// through the client's watch set: 200 calls, each reading its answer,
+// arm its timer once, and leave no watch behind.
+func TestAClientsCallsShareOneTimer(t *testing.T) {
+	t.Parallel()
+	c, mux, _ := setup(t, WithTimeout(time.Minute))
+	mux.HandleFunc("GET /api/v1/developer/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, 200, "application/json", `{"code":"SUCCESS","msg":"success","data":{"id":"`+r.PathValue("id")+`"}}`)
+	})
+	for range 200 {
+		u, _, err := c.Users.Get(context.Background(), "u1", nil)
+		require.NoError(t, err)
+		require.Equal(t, "u1", u.ID)
+	}
+	s := c.cfg.rc.HTTPClient.Transport.(*attemptTransport).watches
+	require.NotNil(t, s)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	assert.Equal(t, 1, s.arms, "timer armings for 200 calls")
+	assert.Nil(t, s.head, "watches left in the set")
 }
