@@ -74,6 +74,11 @@ type Frame struct {
 	RemoteUnlock string
 	Doorbell     string
 	IsDoorbell   bool
+	// Unlisted is true when the notification names a door or a device
+	// that the last poll of its kind did not list (one added since, or
+	// an id the console does not have): polling again lists it or drops
+	// it.
+	Unlisted bool
 }
 
 // known are the notification names the engine understands.
@@ -105,61 +110,68 @@ func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []In
 		if loc, err = n.RemoteUnlock(); err == nil {
 			id := firstOf(loc.UniqueID, n.EventObjectID)
 			f.RemoteUnlock = id
-			e.unlocked(id, at)
+			e.unlocked(e.streamDoor(&f, id), at)
 		}
 	case access.NotificationRemoteView:
 		var v *access.RemoteViewData
 		if v, err = n.RemoteView(); err == nil {
 			f.IsDoorbell, f.Doorbell = true, v.RoomID
+			e.doorbell(&f)
 		}
 	case access.NotificationDoorBell:
 		var v *access.DoorBellData
 		if v, err = n.DoorBell(); err == nil {
 			f.IsDoorbell, f.Doorbell = true, v.DoorID
+			e.doorbell(&f)
 		}
 	case access.NotificationLocationUpdateV2, access.NotificationDeviceLocationUpdateV2:
 		var v *access.LocationUpdateV2Data
 		if v, err = n.LocationUpdateV2(); err == nil && v.State != nil && v.ID != "" {
-			d := e.door(v.ID)
-			if v.Name != "" {
-				d.name = v.Name
+			if d := e.streamDoor(&f, v.ID); d != nil {
+				if v.Name != "" {
+					d.name = v.Name
+				}
+				out = e.doorState(out, d, v.State, at)
 			}
-			out = e.doorState(out, d, v.State, at)
 		}
 	case access.NotificationLocationUpdate:
 		var v *access.NotificationLocation
 		if v, err = n.LocationUpdate(); err == nil && v.UniqueID != "" && strings.EqualFold(firstOf(v.LocationType, "door"), "door") {
-			d := e.door(v.UniqueID)
-			if v.Name != "" {
-				d.name = v.Name
-			}
-			switch v.Extras["uah-input_state_dps"] {
-			case "on":
-				out = e.setPosition(out, d, PositionOpen, at, true)
-			case "off":
-				out = e.setPosition(out, d, PositionClosed, at, true)
+			if d := e.streamDoor(&f, v.UniqueID); d != nil {
+				if v.Name != "" {
+					d.name = v.Name
+				}
+				switch v.Extras["uah-input_state_dps"] {
+				case "on":
+					out = e.setPosition(out, d, PositionOpen, at, true)
+				case "off":
+					out = e.setPosition(out, d, PositionClosed, at, true)
+				}
 			}
 		}
 	case access.NotificationDeviceUpdate:
 		var v *access.DeviceUpdateData
 		if v, err = n.DeviceUpdate(); err == nil && v.UniqueID != "" {
-			dv := e.device(v.UniqueID)
-			if v.Name != "" {
-				dv.name = v.Name
-			}
-			if hasOnline(n.Data) {
-				out = e.setOnline(out, dv, v.Online, at)
+			if dv := e.streamDevice(&f, v.UniqueID); dv != nil {
+				if v.Name != "" {
+					dv.name = v.Name
+				}
+				if hasOnline(n.Data) {
+					out = e.setOnline(out, dv, v.Online, at)
+				}
 			}
 		}
 	case access.NotificationDeviceUpdateV2:
 		var v *access.DeviceUpdateV2Data
 		if v, err = n.DeviceUpdateV2(); err == nil {
-			if v.ID != "" && hasOnline(n.Data) {
-				out = e.setOnline(out, e.device(v.ID), v.Online, at)
+			if dv := e.streamDevice(&f, v.ID); dv != nil && hasOnline(n.Data) {
+				out = e.setOnline(out, dv, v.Online, at)
 			}
 			for i := range v.LocationStates {
 				if s := &v.LocationStates[i]; s.LocationID != "" {
-					out = e.doorState(out, e.door(s.LocationID), s, at)
+					if d := e.streamDoor(&f, s.LocationID); d != nil {
+						out = e.doorState(out, d, s, at)
+					}
 				}
 			}
 		}
@@ -172,7 +184,7 @@ func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []In
 		var v *access.LogsAddData
 		if v, err = n.LogsAdd(); err == nil {
 			f.Decision = decisionOf(v)
-			out = e.logEntry(out, v, f.Decision, at)
+			out = e.logEntry(out, &f, v, at)
 		}
 	}
 	if err != nil {
@@ -227,7 +239,7 @@ func (e *Engine) doorState(out []Incident, d *door, s *access.LocationState, at 
 		e.setLock(d, LockLocked, at)
 	}
 	if s.Emergency != nil && (s.Emergency.Software == "evacuation" || s.Emergency.Hardware == "evacuation") {
-		e.unlocked(d.id, at)
+		e.unlocked(d, at)
 	}
 	switch s.DPS {
 	case "open":
@@ -272,22 +284,38 @@ func decisionOf(l *access.SystemLog) *Decision {
 
 // logEntry handles an access-log entry: a grant is an unlock, and a grant
 // to a user who is not active an incident.
-func (e *Engine) logEntry(out []Incident, l *access.SystemLog, dec *Decision, at time.Time) []Incident {
-	if dec == nil || dec.Result != ResultGranted || dec.Door == "" {
+func (e *Engine) logEntry(out []Incident, f *Frame, l *access.SystemLog, at time.Time) []Incident {
+	dec := f.Decision
+	if dec == nil || dec.Door == "" {
 		return out
 	}
-	e.unlocked(dec.Door, at)
+	if dec.Result != ResultGranted {
+		if !e.DoorListed(dec.Door) {
+			f.Unlisted = true
+		}
+		return out
+	}
+	d := e.streamDoor(f, dec.Door)
+	e.unlocked(d, at)
 	a := l.Source.Actor
 	if a.Type != "user" || a.ID == "" {
 		return out
 	}
 	st, ok := e.users[a.ID]
-	if !ok || st == string(access.UserStatusActive) {
+	if !ok || st == string(access.UserStatusActive) || d == nil {
+		// d is nil for a door that is not kept (MaxUnlisted others are).
 		return out
 	}
-	d := e.door(dec.Door)
 	return e.openIncident(out, Incident{Kind: KindInactiveCredential, Door: d.id, User: a.ID, Start: at, At: at,
 		Detail: "door " + d.label() + " opened (" + string(dec.Method) + ") for user " + a.ID + ", whose status is " + st}, d.id)
+}
+
+// doorbell marks f unlisted when the door (or device) of its ring is
+// neither a listed door nor a listed device.
+func (e *Engine) doorbell(f *Frame) {
+	if f.Doorbell != "" && !e.DoorListed(f.Doorbell) && !e.DeviceListed(f.Doorbell) {
+		f.Unlisted = true
+	}
 }
 
 // Users tells the engine the users' statuses (id -> ACTIVE, DEACTIVATED,
@@ -310,9 +338,8 @@ func (e *Engine) Doors(doors []access.Door, at time.Time) []Incident {
 	var out []Incident
 	seen := make(map[string]bool, len(doors))
 	for _, w := range doors {
-		d := e.door(w.ID)
+		d := e.listDoor(w.ID)
 		seen[w.ID] = true
-		d.listed = true
 		d.name, d.floor = w.Name, w.FloorID
 		switch w.LockRelayStatus {
 		case access.DoorUnlocked:
@@ -329,14 +356,21 @@ func (e *Engine) Doors(doors []access.Door, at time.Time) []Incident {
 			d.sensor, d.sensorKnown, d.position = false, true, PositionUnknown
 		}
 	}
+	// Drop the doors the poll does not list: removed ones, and those only
+	// the stream named.
 	for id, d := range e.doors {
-		if d.listed && !seen[id] {
+		if !seen[id] {
 			delete(e.doors, id)
+			why := "door " + d.label() + " was removed"
+			if !d.listed {
+				why = "door " + d.label() + " is not listed by the console"
+			}
 			for _, k := range []Kind{KindHeldOpen, KindForcedEntry, KindInactiveCredential} {
-				out = e.resolve(out, k, id, at, "door "+id+" was removed")
+				out = e.resolve(out, k, id, at, why)
 			}
 		}
 	}
+	e.unlistedDoors = 0
 	return out
 }
 
@@ -345,18 +379,22 @@ func (e *Engine) Devices(devs []access.Device, at time.Time) []Incident {
 	var out []Incident
 	seen := make(map[string]bool, len(devs))
 	for _, w := range devs {
-		dv := e.device(w.ID)
+		dv := e.listDevice(w.ID)
 		seen[w.ID] = true
-		dv.listed = true
 		dv.name, dv.typ, dv.door = firstOf(w.Alias, w.Name), w.Type, w.LocationID
 		out = e.setOnline(out, dv, w.IsOnline, at)
 	}
 	for id, dv := range e.devices {
-		if dv.listed && !seen[id] {
+		if !seen[id] {
 			delete(e.devices, id)
-			out = e.resolve(out, KindDeviceOffline, id, at, "device "+id+" was removed")
+			why := "device " + dv.label() + " was removed"
+			if !dv.listed {
+				why = "device " + dv.label() + " is not listed by the console"
+			}
+			out = e.resolve(out, KindDeviceOffline, id, at, why)
 		}
 	}
+	e.unlistedDevices = 0
 	return out
 }
 
@@ -377,6 +415,9 @@ func firstOf(ss ...string) string {
 // DoorView is a door as a [Snapshot] shows it.
 type DoorView struct {
 	ID, Name, Floor string
+	// Listed tells the last doors poll listed it (else only the stream
+	// named it).
+	Listed bool
 	// Sensor tells the door has a position sensor (held open and forced
 	// entry can be seen only then).
 	Sensor   bool
@@ -387,6 +428,8 @@ type DoorView struct {
 // DeviceView is a device as a [Snapshot] shows it.
 type DeviceView struct {
 	ID, Name, Type, Door string
+	// Listed tells the last devices poll listed it.
+	Listed bool
 	// Known tells that its online state is known.
 	Known, Online bool
 }
@@ -410,10 +453,10 @@ func (e *Engine) Snapshot() Snapshot {
 		EmergencyKnown: e.emergencyKnown, Lockdown: e.lockdown, Evacuation: e.evacuation,
 		Connected: e.connected, LastFrame: e.lastFrame, Open: e.Open()}
 	for _, d := range e.doors {
-		s.Doors = append(s.Doors, DoorView{ID: d.id, Name: d.name, Floor: d.floor, Sensor: d.sensor, Position: d.position, Lock: d.lock})
+		s.Doors = append(s.Doors, DoorView{ID: d.id, Listed: d.listed, Name: d.name, Floor: d.floor, Sensor: d.sensor, Position: d.position, Lock: d.lock})
 	}
 	for _, d := range e.devices {
-		s.Devices = append(s.Devices, DeviceView{ID: d.id, Name: d.name, Type: d.typ, Door: d.door, Known: d.known, Online: d.online})
+		s.Devices = append(s.Devices, DeviceView{ID: d.id, Listed: d.listed, Name: d.name, Type: d.typ, Door: d.door, Known: d.known, Online: d.online})
 	}
 	sort.Slice(s.Doors, func(i, j int) bool { return s.Doors[i].ID < s.Doors[j].ID })
 	sort.Slice(s.Devices, func(i, j int) bool { return s.Devices[i].ID < s.Devices[j].ID })
@@ -422,8 +465,8 @@ func (e *Engine) Snapshot() Snapshot {
 
 // Coverage says which doors the door incidents can see.
 type Coverage struct {
-	// Doors is the number of doors known; WithSensor of those with a
-	// position sensor.
+	// Doors is the number of doors the last poll listed; WithSensor of
+	// those with a position sensor.
 	Doors      int `json:"doors"`
 	WithSensor int `json:"with_sensor"`
 	// WithoutSensor lists the ids of the doors without one, sorted: held
@@ -436,10 +479,13 @@ type Coverage struct {
 // position sensor.
 var Off = []Kind{KindHeldOpen, KindForcedEntry}
 
-// Coverage reports the doors with and without a position sensor.
+// Coverage reports the listed doors with and without a position sensor.
 func (e *Engine) Coverage() Coverage {
 	c := Coverage{WithoutSensor: []string{}}
 	for _, d := range e.doors {
+		if !d.listed {
+			continue
+		}
 		c.Doors++
 		if d.sensor {
 			c.WithSensor++

@@ -16,6 +16,14 @@
 // [TypeResolved], both with the same ID. The ID is derived from the
 // console, the kind, the door or device and the start, so that the same
 // incident derived again from the same state gets the same ID.
+//
+// The doors and devices the engine keeps are those the last polls listed
+// ([Engine.Doors], [Engine.Devices]). A door or device that only the
+// stream names is kept too, so that a door added since the last poll is
+// watched at once, but no more than [MaxUnlisted] of each, and only until
+// the next poll of its kind, which drops those it does not list: a stream
+// naming ever new ids cannot grow the engine. [Frame.Unlisted] tells the
+// caller that a notification named one, so that it can poll earlier.
 package monitor
 
 import (
@@ -223,9 +231,15 @@ const (
 	LockUnlocked Lock = "unlocked"
 )
 
+// MaxUnlisted is how many doors, and how many devices, that the last
+// poll did not list the engine keeps between two polls. The stream's
+// news of others is not kept (the notification still counts in its
+// [Frame]).
+const MaxUnlisted = 64
+
 type door struct {
 	id, name, floor string
-	listed          bool // seen in a doors poll
+	listed          bool // listed by the last doors poll
 	// sensor is true once the door is known to have a position sensor;
 	// sensorKnown tells that it is known either way.
 	sensor, sensorKnown bool
@@ -249,8 +263,11 @@ type Engine struct {
 	cfg     Config
 	doors   map[string]*door
 	devices map[string]*device
-	users   map[string]string // user id -> status
-	open    map[string]*Incident
+	// unlistedDoors and unlistedDevices count the entries only the
+	// stream named (at most MaxUnlisted each).
+	unlistedDoors, unlistedDevices int
+	users                          map[string]string // user id -> status
+	open                           map[string]*Incident
 	// emergency
 	lockdown, evacuation, emergencyKnown bool
 	// stream
@@ -322,22 +339,82 @@ func (e *Engine) Open() []Incident {
 	return out
 }
 
-func (e *Engine) door(id string) *door {
+// listDoor returns the door of a poll's id, listed.
+func (e *Engine) listDoor(id string) *door {
 	d := e.doors[id]
-	if d == nil {
+	switch {
+	case d == nil:
 		d = &door{id: id}
 		e.doors[id] = d
+	case !d.listed:
+		e.unlistedDoors--
+	}
+	d.listed = true
+	return d
+}
+
+// streamDoor returns the door of an id the stream named: nil for an
+// empty id, or one the last poll did not list when MaxUnlisted such are
+// kept already. It marks f unlisted when the poll did not list it.
+func (e *Engine) streamDoor(f *Frame, id string) *door {
+	if id == "" {
+		return nil
+	}
+	d := e.doors[id]
+	if d == nil || !d.listed {
+		f.Unlisted = true
+	}
+	if d == nil && e.unlistedDoors < MaxUnlisted {
+		d = &door{id: id}
+		e.doors[id] = d
+		e.unlistedDoors++
 	}
 	return d
 }
 
-func (e *Engine) device(id string) *device {
+// listDevice returns the device of a poll's id, listed.
+func (e *Engine) listDevice(id string) *device {
 	d := e.devices[id]
-	if d == nil {
+	switch {
+	case d == nil:
 		d = &device{id: id}
 		e.devices[id] = d
+	case !d.listed:
+		e.unlistedDevices--
+	}
+	d.listed = true
+	return d
+}
+
+// streamDevice is streamDoor for a device.
+func (e *Engine) streamDevice(f *Frame, id string) *device {
+	if id == "" {
+		return nil
+	}
+	d := e.devices[id]
+	if d == nil || !d.listed {
+		f.Unlisted = true
+	}
+	if d == nil && e.unlistedDevices < MaxUnlisted {
+		d = &device{id: id}
+		e.devices[id] = d
+		e.unlistedDevices++
 	}
 	return d
+}
+
+// DoorListed reports whether the last doors poll listed a door of that
+// id.
+func (e *Engine) DoorListed(id string) bool {
+	d := e.doors[id]
+	return d != nil && d.listed
+}
+
+// DeviceListed reports whether the last devices poll listed a device of
+// that id.
+func (e *Engine) DeviceListed(id string) bool {
+	d := e.devices[id]
+	return d != nil && d.listed
 }
 
 // setPosition records a door's position. fromStream tells a change seen
@@ -389,12 +466,11 @@ func (d *device) label() string {
 	return d.id
 }
 
-// unlocked records an unlock of a door at a time.
-func (e *Engine) unlocked(id string, at time.Time) {
-	if id == "" {
+// unlocked records an unlock of a door (nil: one not kept) at a time.
+func (e *Engine) unlocked(d *door, at time.Time) {
+	if d == nil {
 		return
 	}
-	d := e.door(id)
 	if at.After(d.lastUnlock) {
 		d.lastUnlock = at
 	}
@@ -405,7 +481,7 @@ func (e *Engine) setLock(d *door, l Lock, at time.Time) {
 		return
 	}
 	if l == LockUnlocked {
-		e.unlocked(d.id, at)
+		e.unlocked(d, at)
 	}
 	d.lock = l
 }

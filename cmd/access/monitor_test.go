@@ -280,7 +280,7 @@ access_console_up{console="default"} 1
 	require.NoError(t, srv.SetDoorPosition(accesstest.DemoDoorID, false))
 	m.resolvedOf(ic)
 	m.metrics(`
-# HELP access_decisions_total Access decisions from the access logs, by result, method and door id.
+# HELP access_decisions_total Access decisions from the access logs, by result, method and door id ("unlisted": a door the last poll did not list).
 # TYPE access_decisions_total counter
 access_decisions_total{console="default",door="`+accesstest.DemoDoorID+`",method="nfc",result="granted"} 1
 `, "access_decisions_total")

@@ -3,6 +3,8 @@ package watch
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/access-dev/access"
 )
 
@@ -16,4 +18,17 @@ func (w *Watcher) Feed(doors []access.Door, devs []access.Device, now time.Time)
 	w.emit(w.eng.Doors(doors, now))
 	w.emit(w.eng.Devices(devs, now))
 	w.emit(w.eng.StreamUp(now))
+}
+
+// Entries reports how many doors and devices the watcher's engine holds.
+func (w *Watcher) Entries() (doors, devices int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.eng.Snapshot()
+	return len(s.Doors), len(s.Devices)
+}
+
+// RemoteUnlocks is the counter of remote unlocks labelled door.
+func (m *Metrics) RemoteUnlocks(door string) prometheus.Counter {
+	return m.remoteUnlocks.WithLabelValues(door)
 }

@@ -20,6 +20,12 @@ import (
 // by an API call. Every series carries the console label, added by the
 // registerer the metrics are registered with.
 
+// Unlisted is the label value under which the metrics count a door or a
+// device that the last poll did not list (one the stream names that the
+// console does not list, or added since the last poll): only listed ids
+// are label values, so a stream naming ever new ids makes no new series.
+const Unlisted = "unlisted"
+
 // maxUnrecognised caps the event names the unrecognised-frames counter
 // keeps as label values; later names count as "other".
 const maxUnrecognised = 32
@@ -41,6 +47,16 @@ type Metrics struct {
 
 	mu        sync.Mutex
 	unrecSeen map[string]bool
+	// labelled holds the door (or device) ids that label a series of
+	// decisions, remote unlocks or doorbells.
+	labelled map[string]bool
+}
+
+// listing tells which doors and devices the last polls listed (the
+// engine).
+type listing interface {
+	DoorListed(id string) bool
+	DeviceListed(id string) bool
 }
 
 // apiOperations are the operations the monitor calls, whose series start
@@ -66,11 +82,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		unrecognised: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_stream_frames_unrecognised_total",
 			Help: "Messages of the stream that the monitor does not recognise, by event name (the first 32 names; then \"other\")."}, []string{"event"}),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_decisions_total",
-			Help: "Access decisions from the access logs, by result, method and door id."}, []string{"result", "method", "door"}),
+			Help: "Access decisions from the access logs, by result, method and door id (\"unlisted\": a door the last poll did not list)."}, []string{"result", "method", "door"}),
 		remoteUnlocks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_remote_unlocks_total",
-			Help: "Remote unlocks (access.data.device.remote_unlock), by door id."}, []string{"door"}),
+			Help: "Remote unlocks (access.data.device.remote_unlock), by door id (\"unlisted\": a door the last poll did not list)."}, []string{"door"}),
 		doorbells: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_doorbells_total",
-			Help: "Doorbell rings, by door id."}, []string{"door"}),
+			Help: "Doorbell rings, by door id (\"unlisted\": a door or device the last polls did not list)."}, []string{"door"}),
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{Name: "access_stream_reconnects_total",
 			Help: "Times the notifications stream was replaced after a loss (notifications may have been missed)."}),
 		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "access_stream_gaps_total",
@@ -86,6 +102,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		apiLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "access_api_request_duration_seconds",
 			Help: "Latency of the requests to the console's API, by operation.", Buckets: prometheus.DefBuckets}, []string{"operation"}),
 		unrecSeen: map[string]bool{},
+		labelled:  map[string]bool{},
 	}
 	for _, c := range []prometheus.Collector{m.events, m.unrecognised, m.decisions, m.remoteUnlocks, m.doorbells, m.reconnects, m.gaps,
 		m.incidents, m.deliveries, m.apiRequests, m.apiErrors, m.apiLatency} {
@@ -107,8 +124,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// frame counts one notification.
-func (m *Metrics) frame(f monitor.Frame) {
+// frame counts one notification; the doors and devices l does not list
+// count as [Unlisted].
+func (m *Metrics) frame(f monitor.Frame, l listing) {
 	if f.Recognised {
 		m.events.WithLabelValues(string(f.Event)).Inc()
 	} else {
@@ -116,13 +134,46 @@ func (m *Metrics) frame(f monitor.Frame) {
 		m.unrecognisedFrame(string(f.Event))
 	}
 	if d := f.Decision; d != nil {
-		m.decisions.WithLabelValues(d.Result, string(d.Method), d.Door).Inc()
+		m.decisions.WithLabelValues(d.Result, string(d.Method), m.label(d.Door, l.DoorListed(d.Door))).Inc()
 	}
 	if f.RemoteUnlock != "" {
-		m.remoteUnlocks.WithLabelValues(f.RemoteUnlock).Inc()
+		m.remoteUnlocks.WithLabelValues(m.label(f.RemoteUnlock, l.DoorListed(f.RemoteUnlock))).Inc()
 	}
 	if f.IsDoorbell {
-		m.doorbells.WithLabelValues(f.Doorbell).Inc()
+		id := f.Doorbell
+		m.doorbells.WithLabelValues(m.label(id, l.DoorListed(id) || l.DeviceListed(id))).Inc()
+	}
+}
+
+// label returns the label value of a door or device id: the id when it
+// is listed (recorded, for forget), [Unlisted] otherwise; "" stays "" (a
+// decision that names no door).
+func (m *Metrics) label(id string, listed bool) string {
+	switch {
+	case id == "":
+		return ""
+	case !listed:
+		return Unlisted
+	}
+	m.mu.Lock()
+	m.labelled[id] = true
+	m.mu.Unlock()
+	return id
+}
+
+// forget deletes the series of the doors and devices that l no longer
+// lists (removed from the console), after a poll.
+func (m *Metrics) forget(l listing) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id := range m.labelled {
+		if l.DoorListed(id) || l.DeviceListed(id) {
+			continue
+		}
+		delete(m.labelled, id)
+		for _, v := range []*prometheus.CounterVec{m.decisions, m.remoteUnlocks, m.doorbells} {
+			v.DeletePartialMatch(prometheus.Labels{"door": id})
+		}
 	}
 }
 
@@ -241,7 +292,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		last = float64(s.LastFrame.UnixNano()) / 1e9
 	}
 	gauge(descLastFrame, last)
+	// Only what the last polls listed is a label value.
+	listed := map[string]bool{}
 	for _, d := range s.Doors {
+		if !d.Listed {
+			continue
+		}
+		listed[d.ID] = true
 		gauge(descDoorInfo, 1, d.ID, d.Name, d.Floor)
 		gauge(descDoorSensor, b2f(d.Sensor), d.ID)
 		if d.Lock != monitor.LockUnknown {
@@ -252,6 +309,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for _, d := range s.Devices {
+		if !d.Listed {
+			continue
+		}
+		listed[d.ID] = true
 		gauge(descDeviceInfo, 1, d.ID, d.Name, d.Type, d.Door)
 		if d.Known {
 			gauge(descDeviceOnline, b2f(d.Online), d.ID)
@@ -260,9 +321,24 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descEmergency, b2f(s.Lockdown), "lockdown")
 	gauge(descEmergency, b2f(s.Evacuation), "evacuation")
 	open := map[monitor.Kind]int{}
+	// The incidents at doors or devices not listed share one series per
+	// kind: the earliest start.
+	unlisted := map[monitor.Kind]time.Time{}
 	for _, in := range s.Open {
 		open[in.Kind]++
-		gauge(descIncStart, float64(in.Start.UnixNano())/1e9, string(in.Kind), firstOf(in.Device, in.Door, in.Mode))
+		subject := firstOf(in.Device, in.Door)
+		if subject != "" && !listed[subject] {
+			if t, ok := unlisted[in.Kind]; !ok || in.Start.Before(t) {
+				unlisted[in.Kind] = in.Start
+			}
+			continue
+		}
+		gauge(descIncStart, float64(in.Start.UnixNano())/1e9, string(in.Kind), firstOf(subject, in.Mode))
+	}
+	for _, k := range monitor.Kinds {
+		if t, ok := unlisted[k]; ok {
+			gauge(descIncStart, float64(t.UnixNano())/1e9, string(k), Unlisted)
+		}
 	}
 	for _, k := range monitor.Kinds {
 		gauge(descOpen, float64(open[k]), string(k))

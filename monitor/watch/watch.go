@@ -45,7 +45,9 @@ type Options struct {
 	Engine monitor.Config
 	// PollEvery is how often devices and the emergency status are polled
 	// (default [DefaultPollEvery]); doors are polled at start, after a
-	// gap in the stream and after a failed poll. UsersEvery is how often
+	// gap in the stream, after a failed poll, and at the next poll once
+	// the stream named a door or device the polls did not list (see
+	// [Unlisted]). UsersEvery is how often
 	// the users' statuses are (default [DefaultUsersEvery]).
 	PollEvery, UsersEvery time.Duration
 	// TickEvery is how often the engine's thresholds are checked
@@ -81,6 +83,9 @@ type Watcher struct {
 	polls    map[string]bool // the last poll of each kind succeeded (absent: not run yet)
 	pollErr  map[string]string
 	doorsDue chan struct{}
+	// unlisted: the stream named a door or device the last polls did not
+	// list; the next poll reads the doors too.
+	unlisted bool
 }
 
 // New returns a watcher of the console client talks to. The client
@@ -227,7 +232,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		w.mu.Lock()
 		c, names := w.eng.Coverage(), map[string]string{}
 		for _, d := range w.eng.Snapshot().Doors {
-			names[d.ID] = d.Name
+			if d.Listed {
+				names[d.ID] = d.Name
+			}
 		}
 		w.mu.Unlock()
 		w.o.Ready(c, names)
@@ -265,8 +272,13 @@ func (w *Watcher) polling(ctx context.Context) {
 		case <-t.C:
 			kinds := []string{PollDevices, PollEmergency}
 			w.mu.Lock()
-			if !w.polls[PollDoors] {
+			if !w.polls[PollDoors] || w.unlisted {
+				// After a failed doors poll, or when the stream named a
+				// door or device the polls did not list (one added
+				// since, listed now, or one the console does not have,
+				// dropped now).
 				kinds = append(kinds, PollDoors)
+				w.unlisted = false
 			}
 			if !w.polls[PollUsers] || w.o.Now().Sub(lastUsers) >= w.o.UsersEvery {
 				kinds = append(kinds, PollUsers)
@@ -328,6 +340,9 @@ func (w *Watcher) poll(ctx context.Context, kinds ...string) {
 		} else {
 			delete(w.pollErr, k)
 			w.emit(feed())
+			if m := w.o.Metrics; m != nil && (k == PollDoors || k == PollDevices) {
+				m.forget(w.eng)
+			}
 		}
 		w.mu.Unlock()
 	}
@@ -375,7 +390,7 @@ func (w *Watcher) streamError(err error, now time.Time) {
 	w.mu.Lock()
 	var ne *access.NotificationError
 	if errors.As(err, &ne) && w.o.Metrics != nil {
-		w.o.Metrics.frame(monitor.Frame{Event: "(not a notification)"})
+		w.o.Metrics.frame(monitor.Frame{Event: "(not a notification)"}, w.eng)
 	}
 	if !errors.Is(err, access.ErrReconnected) && !errors.Is(err, access.ErrDisconnected) && !errors.As(err, &ne) {
 		// It ends the subscription: the stream is down.
@@ -402,7 +417,10 @@ func (w *Watcher) handle(n *access.Notification, now time.Time) {
 	defer w.mu.Unlock()
 	f, ins := w.eng.Notification(n, now)
 	if w.o.Metrics != nil {
-		w.o.Metrics.frame(f)
+		w.o.Metrics.frame(f, w.eng)
+	}
+	if f.Unlisted {
+		w.unlisted = true
 	}
 	w.emit(ins)
 }
