@@ -127,3 +127,47 @@ func TestShippedScenariosPlay(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioThroughTheControlAPIIgnoresASlowReceiver: a seeded, clocked
+// scenario played --fast into a running fake through its control API,
+// with a webhook receiver that answers nothing until the play ends, gives
+// the same acts' answers byte for byte as a play whose every delivery was
+// made before each act: the deliveries cursor counts what was caused, not
+// what was delivered.
+func TestScenarioThroughTheControlAPIIgnoresASlowReceiver(t *testing.T) {
+	t.Parallel()
+	sc := shippedScenarios(t)["working-day.yaml"]
+	start := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	play := func(recv string, remote bool) string {
+		st := startSim(t, simulator.Config{Demo: true, NoUI: true, Token: "scenario-token", HasSeed: true, Seed: 7,
+			ClockStart: start, FrozenClock: true})
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		_, _, err := sdkClient(t, st).Webhooks.Create(ctx, &access.WebhookEndpointRequest{Endpoint: recv, Name: "all", Events: access.AllEvents()})
+		require.NoError(t, err)
+		var out bytes.Buffer
+		if remote {
+			cc, err := simulator.NewControlClient(st.URL, st.Token(), st.Fingerprint, "")
+			require.NoError(t, err)
+			require.NoError(t, cc.Play(ctx, sc, true, &out))
+		} else {
+			require.NoError(t, st.Play(ctx, sc, true, &out))
+		}
+		return out.String()
+	}
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer fast.Close()
+	settled := play(fast.URL, false)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	remote := play(slow.URL, true)
+	assert.Equal(t, settled, remote)
+	assert.Regexp(t, `"deliveries_since":[1-9]`, remote, "the deliveries caused before an act are counted")
+}

@@ -339,7 +339,11 @@ prints one JSON line per act (its time, step and answer).
 
 FILE is a scenario: YAML with a version and steps, each a control act (do: a
 path such as card/tap, with: its body) at an offset on the fake's clock (at:),
-optionally repeated (every:, for:); examples/scenarios has three.`,
+optionally repeated (every:, for:); examples/scenarios has three.
+
+With --fast the fake's clock is advanced to each act and stays there: the
+running fake is ahead of the wall clock for good (the fake has no way back
+but a restart, or POST /_fake/v1/reset, which also resets the site).`,
 		Args: cobra.ExactArgs(1), SilenceUsage: true, SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -361,7 +365,7 @@ optionally repeated (every:, for:); examples/scenarios has three.`,
 			return cl.Play(cmd.Context(), sc, fastPlay, cmd.OutOrStdout())
 		}}
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act")
+	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act (it stays ahead once the play ends)")
 	cmd.AddCommand(c)
 
 	var site string
