@@ -23,7 +23,7 @@ import (
 func TestParseScenarioRefuses(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ doc, want string }{
-		{"version: 1\nsteps:\n  - at: 0s\n    do: door/open\n    colour: red\n", "line 5: field colour not found"},
+		{"version: 1\nsteps:\n  - at: 0s\n    do: door/open\n    colour: red\n", "line 5: a step has no member colour: give name, at, every, for, do or with"},
 		{"version: 2\nsteps:\n  - do: door/open\n", "line 1: version 2: this simulator plays version 1"},
 		{"version: 1\nsteps:\n  - do: door/open\n  - at: 1s\n    do: door/explode\n", "line 4: do \"door/explode\""},
 		{"version: 1\nsteps:\n  - do: door/open\n    with: {door: \"${later.result.door}\"}\n  - name: later\n    do: door/open\n", "line 3: ${later.result.door} refers to no earlier step named \"later\""},
@@ -37,6 +37,31 @@ func TestParseScenarioRefuses(t *testing.T) {
 		require.ErrorAs(t, err, &se, c.doc)
 		assert.Contains(t, err.Error(), c.want)
 		assert.Equal(t, 2, se.ExitCode())
+	}
+}
+
+// TestScenarioErrorsSpeakOfTheFile: a scenario of the wrong shape is
+// refused with the line and the member of the file, never a Go type.
+func TestScenarioErrorsSpeakOfTheFile(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ doc, want string }{
+		{"", "empty: give version: 1 and steps"},
+		{"- a\n", "line 1: give a mapping of version, name, description and steps"},
+		{"version: 1\ncolour: red\nsteps:\n  - do: door/open\n", "line 2: a scenario has no member colour: give version, name, description or steps"},
+		{"steps: hello\n", "line 1: steps: give a list of steps, each a mapping such as {do: door/open}"},
+		{"version: one\nsteps:\n  - do: door/open\n", "line 1: version \"one\": give a whole number, 1"},
+		{"version: 1\nname: {a: b}\nsteps:\n  - do: door/open\n", "line 2: name: give a string"},
+		{"version: 1\nsteps:\n  - hello\n", "line 3: step 1: give a mapping such as {do: door/open}"},
+		{"version: 1\nsteps:\n  - do: door/open\n  - do: [a]\n", "line 4: step 2: do: give a string"},
+		{"version: 1\nsteps:\n  - do: door/open\n    with: [1, 2]\n", "line 4: step 1: with: give a mapping, the act's JSON body, such as {door: Main entrance}"},
+	} {
+		_, err := simulator.ParseScenario("x.yaml", []byte(c.doc))
+		var se *simulator.ScenarioError
+		require.ErrorAs(t, err, &se, c.doc)
+		assert.Equal(t, "scenario x.yaml: "+c.want, err.Error(), c.doc)
+		for _, goType := range []string{"simulator.", "map[", "[]", "interface", "!!", "unmarshal"} {
+			assert.NotContains(t, err.Error(), goType, c.doc)
+		}
 	}
 }
 
