@@ -33,7 +33,7 @@ import (
 //	  - every: 10m
 //	    for: 1h
 //	    do: card/tap
-//	    with: {device: UA Reader Main, card: "0A1B2C"}
+//	    with: {device: UA Reader Main, card: "100000"}
 //
 // Each step is one act (do: a POST path of the control API under
 // ControlPrefix, with: its JSON body), at an offset from the start (at),
