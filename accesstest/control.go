@@ -22,14 +22,21 @@ import (
 // one delivery per subscribed endpoint), the system-log entries, and
 // the cursors of the deliveries and requests journals before it, so that
 // [Server.DeliveriesSince] from DeliveriesSince reads the deliveries it
-// caused.
+// caused. DeliveriesSince counts the deliveries caused before the act,
+// made or still queued, so that it does not depend on how fast receivers
+// answer: with one endpoint and no retries, the act's first delivery has
+// the cursor DeliveriesSince+1 (with several endpoints, one endpoint's
+// delivery can be made before another's earlier one: match the events'
+// ids).
 type Effects struct {
 	// Events are the events published, in order.
 	Events []CausedEvent `json:"events"`
 	// SystemLogs are the ids of the system-log entries added.
 	SystemLogs []string `json:"system_logs"`
-	// DeliveriesSince and RequestsSince are the journals' cursors when
-	// the act began.
+	// DeliveriesSince is the deliveries journal's cursor once the
+	// deliveries caused before the act are made (those made, and those
+	// still queued or in flight); RequestsSince is the requests journal's
+	// cursor when the act began.
 	DeliveriesSince int `json:"deliveries_since"`
 	RequestsSince   int `json:"requests_since"`
 }
@@ -68,7 +75,7 @@ func (s *Server) Caused(act func() error) (Effects, error) {
 	defer s.acts.run.Unlock()
 	eff := &Effects{Events: []CausedEvent{}, SystemLogs: []string{}}
 	s.mu.Lock()
-	eff.DeliveriesSince, eff.RequestsSince = s.hub.done.total, s.requests.total
+	eff.DeliveriesSince, eff.RequestsSince = s.hub.done.total+s.hub.unmade, s.requests.total
 	s.acts.now = eff
 	s.mu.Unlock()
 	err := act()

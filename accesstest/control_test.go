@@ -159,3 +159,41 @@ func TestWithSeedReplaysIDs(t *testing.T) {
 	_, req4, _, _ := run()
 	assert.NotEqual(t, req1, req4)
 }
+
+// TestCausedCursorIgnoresDeliveryTiming: an act's DeliveriesSince counts
+// the deliveries caused before it, made or not, so that it does not
+// depend on how fast the receiver answers; read from it, the journal
+// starts with the act's own delivery.
+func TestCausedCursorIgnoresDeliveryTiming(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	release := make(chan struct{})
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	t.Cleanup(recv.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	srv.AddWebhook(access.WebhookEndpoint{Endpoint: recv.URL, Events: []access.EventType{access.EventDeviceDPSStatus}})
+	var effs []accesstest.Effects
+	for _, open := range []bool{true, false, true} {
+		eff, err := srv.Caused(func() error { return srv.SetDoorPosition(accesstest.DemoDoorID, open) })
+		require.NoError(t, err)
+		require.Len(t, eff.Events, 1)
+		effs = append(effs, eff)
+	}
+	// The receiver has answered nothing yet: the first delivery hangs.
+	assert.Equal(t, 0, effs[0].DeliveriesSince)
+	assert.Equal(t, 1, effs[1].DeliveriesSince, "one delivery caused before, not yet made")
+	assert.Equal(t, 2, effs[2].DeliveriesSince)
+	close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	j, err := srv.DeliveriesSince(ctx, effs[2].DeliveriesSince, true)
+	require.NoError(t, err)
+	require.Len(t, j.Items, 1)
+	assert.Equal(t, 3, j.First)
+	assert.Contains(t, string(j.Items[0].Payload), effs[2].Events[0].ID, "the act's own delivery")
+}

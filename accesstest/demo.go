@@ -3,6 +3,7 @@ package accesstest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +36,22 @@ const (
 	DemoVisitorID = "5b0c6a3e-2f4d-4e7a-9c1b-8d2e3f4a5b6c"
 	// DemoDoorGroupID is the "Office floors" door group.
 	DemoDoorGroupID = "d5573467-d6b3-4e8f-8e48-8a322b91664a"
+	// DemoCardNumber is the number of the demo user's card (Ada
+	// Lovelace's): typed at the reader of a door her policies name
+	// ([Server.PresentCard], the control API's card/tap), it is granted,
+	// at any hour. [DemoCardNumbers] lists every such demo card.
+	DemoCardNumber = "100000"
 )
+
+// DemoCardNumbers returns the numbers of the demo site's cards that can
+// be typed to tap them ([Server.PresentCard], the control API's card/tap,
+// the web console): Ada Lovelace's ([DemoCardNumber]), Mei Schmidt's and
+// Elena Kowalski's. Each holder has the IT access policy, whose schedule
+// ("Always") is in force around the clock, every day, so each card opens
+// the main entrance, both offices and the server room at any hour. The
+// other demo cards' tokens are not derived from their numbers: tap them
+// with [Server.PresentCard] after reading the token, or enroll a card.
+func DemoCardNumbers() []string { return []string{DemoCardNumber, "100050", "100100"} }
 
 // demoEpoch anchors the demo's times, so that the data set is the same on
 // every run.
@@ -193,6 +209,12 @@ func (s *Server) LoadDemoData() {
 		}
 		if i%3 != 0 {
 			u.NFCCards = []access.NFCCard{{ID: fmt.Sprintf("%06d", 100000+i), Token: g.hex(64), Type: "ua_card"}}
+		}
+		if n := fmt.Sprintf("%06d", 100000+i); slices.Contains(DemoCardNumbers(), n) {
+			// A card one can type: its token is the one a tap of its
+			// number reads (drawn after the generator's, which stays
+			// the same for every other record).
+			u.NFCCards = []access.NFCCard{{ID: n, Token: cardToken(n), Type: "ua_card"}}
 		}
 		if i%4 == 0 {
 			u.PINCode = &access.PINCode{Token: g.hex(64)}

@@ -75,6 +75,7 @@ type hubState struct {
 	webhooks []*access.WebhookEndpoint // registered endpoints (webhooks.go, handlers.go)
 	queues   map[string]*endpointQueue // by endpoint id: the endpoints with deliveries queued or in flight
 	pending  int                       // deliveries queued or in flight, retries included
+	unmade   int                       // deliveries whose first attempt is not yet in done: done.total+unmade is the cursor done will have once they are (control.go)
 	idle     chan struct{}             // closed when pending drops to 0
 
 	done ring[Delivery] // retention.go: bounded by Retention.Deliveries
@@ -271,6 +272,7 @@ func (s *Server) queueDelivery(j hubJob) {
 		h.idle = make(chan struct{})
 	}
 	h.pending++
+	h.unmade++
 	if h.queues == nil {
 		h.queues = map[string]*endpointQueue{}
 	}
@@ -286,6 +288,7 @@ func (s *Server) queueDelivery(j hubJob) {
 	q.running = true
 	if !s.life.spawn(func() { s.runDeliveries(j.ep.ID, q) }) {
 		for _, j := range q.jobs {
+			h.unmade--
 			s.finish(s.dropped(j, 1))
 		}
 		delete(h.queues, j.ep.ID)
@@ -337,6 +340,7 @@ func (s *Server) runDeliveries(id string, q *endpointQueue) {
 			d = &made
 		}
 		s.mu.Lock()
+		h.unmade--
 		if s.retry.retry(*d) && s.life.spawn(func() { s.retryDelivery(j, *d) }) {
 			// The job stays pending until its retries end. Recorded
 			// under the lock, before the retry can record its own.

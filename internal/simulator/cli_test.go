@@ -301,7 +301,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"cert without key", []string{"--addr", "127.0.0.1:0", "--cert", corrupt}, []string{"--cert and --key"}, "", ""},
 		{"unknown flag", []string{"--nope"}, []string{"--nope"}, "", ""},
 		{"scenario with an unknown key", []string{"--addr", "127.0.0.1:0", "--scenario", badScenario},
-			[]string{"scenario " + badScenario + ": line 4: field colour not found"}, "", ""},
+			[]string{"scenario " + badScenario + ": line 4: a step has no member colour: give name, at, every, for, do or with"}, "", ""},
 		{"scenario missing", []string{"--addr", "127.0.0.1:0", "--scenario", filepath.Join(dir, "none.yaml")}, []string{"--scenario", "none.yaml"}, "", ""},
 		{"bad clock start", []string{"--addr", "127.0.0.1:0", "--clock-start", "tomorrow"}, []string{`--clock-start "tomorrow"`}, "", ""},
 		{"token as a flag value", []string{"--addr", "127.0.0.1:0", "--token", "tok-in-argv-0123"},

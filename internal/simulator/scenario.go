@@ -33,7 +33,7 @@ import (
 //	  - every: 10m
 //	    for: 1h
 //	    do: card/tap
-//	    with: {device: UA Reader Main, card: "0A1B2C"}
+//	    with: {device: UA Reader Main, card: "100000"}
 //
 // Each step is one act (do: a POST path of the control API under
 // ControlPrefix, with: its JSON body), at an offset from the start (at),
@@ -102,10 +102,19 @@ func ParseScenario(file string, b []byte) (*Scenario, error) {
 	errf := func(line int, format string, args ...any) error {
 		return &ScenarioError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, errf(0, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := checkScenarioShape(file, &doc); err != nil {
+		return nil, err
+	}
 	var sc Scenario
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
+		// checkScenarioShape refuses what the decoder would; this is a
+		// last resort, in the file's words too.
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			var line int
@@ -113,13 +122,9 @@ func ParseScenario(file string, b []byte) (*Scenario, error) {
 			if _, err := fmt.Sscanf(msg, "line %d:", &line); err == nil {
 				_, msg, _ = strings.Cut(msg, ": ")
 			}
-			return nil, errf(line, "%s", msg)
+			return nil, errf(line, "this value does not fit the scenario format (version, name, description, steps)")
 		}
-		return nil, errf(0, "%v", err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, errf(0, "%v", err)
+		return nil, errf(0, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	lines := stepLines(&doc)
 	if sc.Version != ScenarioVersion {
@@ -173,6 +178,84 @@ func ParseScenario(file string, b []byte) (*Scenario, error) {
 		}
 	}
 	return &sc, nil
+}
+
+// Members of a scenario and of a step, in the order the errors list them.
+var (
+	scenarioMembers = []string{"version", "name", "description", "steps"}
+	stepMembers     = []string{"name", "at", "every", "for", "do", "with"}
+)
+
+// checkScenarioShape refuses a document that is not a scenario's shape
+// (a member unknown or of the wrong kind), naming the file's members and
+// lines: the decoder's own errors name Go types.
+func checkScenarioShape(file string, doc *yaml.Node) error {
+	bad := func(n *yaml.Node, format string, args ...any) error {
+		return &ScenarioError{File: file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(doc.Content) == 0 {
+		return &ScenarioError{File: file, Msg: "empty: give version: 1 and steps"}
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return bad(top, "give a mapping of %s", listOf(scenarioMembers, "and"))
+	}
+	scalar := func(prefix string, k, v *yaml.Node) error {
+		if v.Kind != yaml.ScalarNode {
+			return bad(v, "%s%s: give a string", prefix, k.Value)
+		}
+		return nil
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		switch k.Value {
+		case "version":
+			var n int
+			if v.Kind != yaml.ScalarNode || v.Decode(&n) != nil {
+				return bad(v, "version %q: give a whole number, %d", v.Value, ScenarioVersion)
+			}
+		case "name", "description":
+			if err := scalar("", k, v); err != nil {
+				return err
+			}
+		case "steps":
+			if v.Kind != yaml.SequenceNode {
+				if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+					continue // no steps: refused after
+				}
+				return bad(v, "steps: give a list of steps, each a mapping such as {do: door/open}")
+			}
+			for j, st := range v.Content {
+				prefix := fmt.Sprintf("step %d: ", j+1)
+				if st.Kind != yaml.MappingNode {
+					return bad(st, "%sgive a mapping such as {do: door/open}", prefix)
+				}
+				for m := 0; m+1 < len(st.Content); m += 2 {
+					sk, sv := st.Content[m], st.Content[m+1]
+					switch {
+					case sk.Value == "with":
+						if sv.Kind != yaml.MappingNode && sv.Tag != "!!null" {
+							return bad(sv, "%swith: give a mapping, the act's JSON body, such as {door: Main entrance}", prefix)
+						}
+					case slices.Contains(stepMembers, sk.Value):
+						if err := scalar(prefix, sk, sv); err != nil {
+							return err
+						}
+					default:
+						return bad(sk, "a step has no member %s: give %s", sk.Value, listOf(stepMembers, "or"))
+					}
+				}
+			}
+		default:
+			return bad(k, "a scenario has no member %s: give %s", k.Value, listOf(scenarioMembers, "or"))
+		}
+	}
+	return nil
+}
+
+// listOf is "a, b, c and d".
+func listOf(words []string, and string) string {
+	return strings.Join(words[:len(words)-1], ", ") + " " + and + " " + words[len(words)-1]
 }
 
 // stepLines are the lines of the steps' mappings.

@@ -189,7 +189,7 @@ ACCESS_URL may also hold the proxy form (ACCESS_PROXY_URL's value): the
 token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
 
   access fake --print-env > fake.env & ...; . ./fake.env
-  access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C
+  access fake trigger tap-card --reader "UA Reader Main" --card 100000
   access fake trigger doorbell --device "UA Intercom Main"
   access fake trigger door-open --door "Main entrance" --hold 90s
   access fake trigger fault --status 503 --times 3
@@ -227,7 +227,7 @@ token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
 		return post(cmd, "/card/tap", map[string]string{"device": reader, "card": card})
 	})
 	c.Flags().StringVar(&reader, "reader", "", "the reader (name or id)")
-	c.Flags().StringVar(&card, "card", "", "the number printed on the card")
+	c.Flags().StringVar(&card, "card", "", "the number printed on the card (the demo site's 100000, 100050 and 100100 open the main entrance at any hour; while an enrollment session is open at the reader, the tap enrolls the card instead)")
 	must(c, "reader", "card")
 	c = sub("fail-tap", "Fail the tap of a reader's enrollment session with an enrollment code", func(cmd *cobra.Command) error {
 		return post(cmd, "/card/fail", map[string]string{"device": reader, "code": code})
@@ -339,7 +339,11 @@ prints one JSON line per act (its time, step and answer).
 
 FILE is a scenario: YAML with a version and steps, each a control act (do: a
 path such as card/tap, with: its body) at an offset on the fake's clock (at:),
-optionally repeated (every:, for:); examples/scenarios has three.`,
+optionally repeated (every:, for:); examples/scenarios has three.
+
+With --fast the fake's clock is advanced to each act and stays there: the
+running fake is ahead of the wall clock for good (the fake has no way back
+but a restart, or POST /_fake/v1/reset, which also resets the site).`,
 		Args: cobra.ExactArgs(1), SilenceUsage: true, SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -361,7 +365,7 @@ optionally repeated (every:, for:); examples/scenarios has three.`,
 			return cl.Play(cmd.Context(), sc, fastPlay, cmd.OutOrStdout())
 		}}
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act")
+	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act (it stays ahead once the play ends)")
 	cmd.AddCommand(c)
 
 	var site string
@@ -370,7 +374,7 @@ optionally repeated (every:, for:); examples/scenarios has three.`,
 	})
 	c.Flags().StringVar(&site, "site", "demo", "demo or empty")
 	examples := map[string]string{
-		"tap-card":     `access fake trigger tap-card --reader "UA Reader Main" --card 0A1B2C`,
+		"tap-card":     `access fake trigger tap-card --reader "UA Reader Main" --card 100000`,
 		"fail-tap":     `access fake trigger fail-tap --reader "UA Reader Main" --code CODE_CREDS_NFC_CARD_INVALID`,
 		"doorbell":     "access fake trigger doorbell\n  access fake trigger doorbell --device \"UA Intercom Main\" --cancel",
 		"door-open":    `access fake trigger door-open --door "Main entrance" --hold 90s`,
