@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,6 +259,13 @@ func Start(cfg Config) (*Simulator, error) {
 	// and locked before anything else touches it: a second process
 	// given the same file stops here.
 	sim := &Simulator{certOut: cfg.CertOut}
+	if cfg.CertOut != "" {
+		// ACCESS_CACERT names it absolutely: a client sourcing the
+		// environment file runs from any directory.
+		if abs, err := filepath.Abs(cfg.CertOut); err == nil {
+			sim.certOut = abs
+		}
+	}
 	statePaths := make([]string, cfg.Sites)
 	if cfg.StatePath != "" {
 		for i := range statePaths {
@@ -685,7 +693,8 @@ func withoutTempName(err error) error {
 // proxy mode), ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
 // access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
 // first site; the same names with _2, _3, ... for the others; and
-// ACCESS_CACERT, the certificate file, when Config.CertOut is set.
+// ACCESS_CACERT, the certificate file's absolute path, when Config.CertOut
+// is set.
 func (sim *Simulator) PrintEnv(w io.Writer) {
 	var b strings.Builder
 	for i, st := range sim.Sites {
