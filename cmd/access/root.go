@@ -293,7 +293,7 @@ lists take --watch.
 		root.AddCommand(g)
 	}
 	fake := simulator.NewCommand()
-	fake.AddCommand(simulator.TriggerCommand(a.getenv)) // access fake trigger, reading the app's environment
+	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
 	root.AddCommand(a.siteCommands()...)
