@@ -188,7 +188,7 @@ type keyScanner struct {
 	seen  map[string]bool // the names this body gave set already
 	state int             // 0 outside strings, 1 in a string, 2 after an escape, 3 after a string
 	cur   []byte
-	long  bool // the string is too long to be a name
+	long  bool         // the string is too long to be a name
 	write *writeRecord // the write this answers, or nil
 }
 
