@@ -75,8 +75,14 @@ func TestEnvFile(t *testing.T) {
 	}
 	require.NotEmpty(t, env["ACCESS_TOKEN"])
 	assert.Equal(t, caFile, env["ACCESS_CACERT"])
-	assert.Equal(t, "access fake: serving the developer API at "+env["ACCESS_URL"]+"/api/v1/developer", printed[0])
-	assert.Equal(t, "  environment (token included) in fake.env, mode 0600: . 'fake.env'", printed[1])
+	// The start lines say what --help promises, the web console and the
+	// fingerprint among them (issue 34), all but the token.
+	assert.Equal(t, []string{
+		"access fake: serving the developer API at " + env["ACCESS_URL"] + "/api/v1/developer",
+		"  ACCESS_FINGERPRINT=" + env["ACCESS_FINGERPRINT"],
+		"  web console: " + env["ACCESS_URL"] + "/",
+		"  environment (token included) in fake.env, mode 0600: . 'fake.env'",
+	}, printed)
 	assert.NotContains(t, strings.Join(printed, "\n"), env["ACCESS_TOKEN"], "the token is only in the file")
 
 	// The command line trusts the fake through ACCESS_CACERT, no pin,

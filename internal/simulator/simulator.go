@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/access-dev/access"
@@ -313,7 +314,11 @@ func Start(cfg Config) (*Simulator, error) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			sim.Close()
-			return nil, usageErrorf("cannot listen on %s: %v", addr, errors.Unwrap(err))
+			hint := ""
+			if errors.Is(err, syscall.EADDRINUSE) {
+				hint = fmt.Sprintf(" (another process, perhaps an access fake, holds it: give --addr %s for a free port, or stop the other)", net.JoinHostPort(host, "0"))
+			}
+			return nil, usageErrorf("cannot listen on %s: %v%s", addr, errors.Unwrap(err), hint)
 		}
 		sim.Sites = append(sim.Sites, &Site{StatePath: statePath, ln: ln, done: make(chan struct{}),
 			URL:         "https://" + urlHost(ln.Addr().(*net.TCPAddr), addr),
@@ -618,7 +623,12 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		// simulator serves: it goes when it stops.
 		defer os.Remove(cfg.EnvFile)
 		for _, st := range sim.Sites {
+			// What PrintInfo prints, all but the token (it is in the file).
 			fmt.Fprintf(out, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+			fmt.Fprintf(out, "  ACCESS_FINGERPRINT=%s\n", st.Fingerprint)
+			if !cfg.NoUI {
+				fmt.Fprintf(out, "  web console: %s/\n", st.URL)
+			}
 		}
 		fmt.Fprintf(out, "  environment (token included) in %s, mode 0600: . %s\n", cfg.EnvFile, shellQuote(cfg.EnvFile))
 	case printEnv:
