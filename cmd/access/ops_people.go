@@ -59,7 +59,19 @@ func peopleOps(r *registry) {
 					return nil, err
 				}
 				u, _, err := x.c.Users.Create(x.a.ctx, &req)
-				return u, err
+				if err != nil {
+					return nil, err
+				}
+				// The console answers with the id, names and email only:
+				// the user is read back, and should that fail, the answer
+				// is completed with what was sent.
+				x.a.sent.fillSent(u)
+				got, _, err := x.c.Users.Get(x.a.ctx, u.ID, nil)
+				if err != nil {
+					fmt.Fprintf(x.a.stderr, "access: created user %s, but reading it back failed: %s\n", u.ID, oneLine(err.Error()))
+					return u, nil
+				}
+				return got, nil
 			}},
 		&opSpec{path: "users update", ex: `  access --fake users update "Ada Lovelace" --employee-number E02000`, sdk: "Users.Update", perm: "edit:user", short: "Change a user's fields", write: true, body: bodyOf[access.UserUpdate](), args: idArg,
 			flags: []flagSpec{{name: "first-name"}, {name: "last-name"}, {name: "email"}, {name: "employee-number"},

@@ -376,7 +376,14 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 		}
 		table := make([][]string, len(keys))
 		for i, k := range keys {
-			table[i] = []string{k + ":", a.cellOf(k, a.withNames(k, lookup(x, k)))}
+			// A column given as path:HEADER (up_id:PARENT) is the member at
+			// path, labelled header, as in a list's table.
+			path, head, named := strings.Cut(k, ":")
+			label := path
+			if named {
+				label = strings.ToLower(head)
+			}
+			table[i] = []string{label + ":", a.cellOf(path, a.withNames(path, lookup(x, path)))}
 		}
 		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -575,18 +576,21 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if err != nil {
 			return inUserWords(c, spec, err)
 		}
+		if spec.write {
+			a.sent.fillSent(res) // a record the write answered: what it lacked, as sent
+		}
 		if names := tableNameCols[spec.path]; names != nil && a.format() == "table" {
 			a.loadTableNames(c.Context(), cl, names)
 		}
 		if d, ok := res.(done); ok {
 			if a.format() == "table" {
-				fmt.Fprintln(a.stdout, d.Message)
+				fmt.Fprintln(a.stdout, givenNames(d.Message, args, resolved))
 			}
 			return nil
 		}
 		if w, ok := res.(written); ok {
 			if a.format() == "table" {
-				fmt.Fprintln(a.stdout, w.Message)
+				fmt.Fprintln(a.stdout, givenNames(w.Message, args, resolved))
 			} else {
 				w.Record = a.sent.pruneResult(w.Record)
 			}
@@ -601,6 +605,19 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		return a.emit(res, cols)
 	}
 	return cmd
+}
+
+// givenNames is a write's message with the ids of records the user named
+// written as the user named them ("unlocked door \"Main entrance\""):
+// given are the arguments as typed, resolved the same with names
+// resolved to ids.
+func givenNames(msg string, given, resolved []string) string {
+	for i, id := range resolved {
+		if i < len(given) && id != "" && given[i] != id {
+			msg = strings.ReplaceAll(msg, id, strconv.Quote(given[i]))
+		}
+	}
+	return msg
 }
 
 // bodyDescription names what --data takes, for its usage line, in JSON

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -114,7 +115,7 @@ func (a *app) execute(args []string) int {
 	if code == 130 {
 		msg = "interrupted (" + msg + ")"
 	}
-	msg += trustHint(err)
+	msg += trustHint(err) + a.untrustedHint(err)
 	fmt.Fprintf(stderr, "access: %s\n", msg)
 	return code
 }
@@ -137,6 +138,27 @@ func trustHint(err error) string {
 	}
 	return "; if that is your console's certificate, trust it: run access login again with --fingerprint " + mm.Presented +
 		" (or set ACCESS_FINGERPRINT to it); for access fake, source its --env-file (or --print-env output) again"
+}
+
+// untrustedHint tells, after an error that the console's certificate is
+// not trusted and nothing pinned it (a URL and a token given without
+// --fingerprint), how to trust it, as login does: the fingerprint the
+// console presents, to check and pin.
+func (a *app) untrustedHint(err error) string {
+	c := a.conn
+	var mm *access.CertificateMismatchError
+	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !untrustedCertificate(err) {
+		return ""
+	}
+	u, perr := url.Parse(c.URL)
+	if perr != nil {
+		return ""
+	}
+	fp := a.peekFingerprint(u)
+	if fp == "" {
+		return "; pin the console's certificate with --fingerprint (access login prints it)"
+	}
+	return fmt.Sprintf("; if that is your console's certificate (SHA-256 fingerprint %s), run again with --fingerprint %s or access login --fingerprint %s", fp, fp, fp)
 }
 
 func oneLine(s string) string {
@@ -293,7 +315,7 @@ lists take --watch.
 		root.AddCommand(g)
 	}
 	fake := simulator.NewCommand()
-	fake.AddCommand(simulator.TriggerCommand(a.getenv)) // access fake trigger, reading the app's environment
+	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
 	root.AddCommand(a.siteCommands()...)

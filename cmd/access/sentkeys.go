@@ -22,6 +22,10 @@ import (
 type sentKeys struct {
 	mu   sync.Mutex
 	keys map[string]bool
+	// write is the run's last request when it was a write with a JSON
+	// body, with the member names of its answer; nil after any other
+	// request (fillSent).
+	write *writeRecord
 	// covered holds the types every one of whose zero members an answer
 	// held: names only add up, so they stay covered.
 	covered map[reflect.Type]bool
@@ -31,13 +35,125 @@ type sentKeys struct {
 // member names as the SDK reads them.
 func (s *sentKeys) wrap(next http.RoundTripper) http.RoundTripper {
 	return transportFunc(func(req *http.Request) (*http.Response, error) {
+		w := s.noteRequest(req)
 		resp, err := next.RoundTrip(req)
 		if err != nil || resp.Body == nil || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
 			return resp, err
 		}
-		resp.Body = &keyScanner{rc: resp.Body, set: s, seen: map[string]bool{}}
+		resp.Body = &keyScanner{rc: resp.Body, set: s, seen: map[string]bool{}, write: w}
 		return resp, nil
 	})
+}
+
+// writeRecord is a write the run sent: its JSON body and the member
+// names its answer held.
+type writeRecord struct {
+	body     []byte
+	answered map[string]bool
+}
+
+// maxWriteBody bounds the request bodies kept for fillSent.
+const maxWriteBody = 1 << 20
+
+// noteRequest records req as the run's last request: a write with a JSON
+// body (read through GetBody, leaving the body to send alone) is kept
+// for fillSent, any other request forgets the last write.
+func (s *sentKeys) noteRequest(req *http.Request) *writeRecord {
+	var w *writeRecord
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.GetBody != nil &&
+		strings.Contains(req.Header.Get("Content-Type"), "json") && req.ContentLength > 0 && req.ContentLength <= maxWriteBody {
+		if rc, err := req.GetBody(); err == nil {
+			b, err := io.ReadAll(io.LimitReader(rc, maxWriteBody))
+			rc.Close()
+			if err == nil {
+				w = &writeRecord{body: b, answered: map[string]bool{}}
+			}
+		}
+	}
+	s.mu.Lock()
+	s.write = w
+	s.mu.Unlock()
+	return w
+}
+
+// fillSent completes the record a write answered with what was sent: a
+// member the answer did not hold, zero in the record, takes the value the
+// request sent for it (the console answers a created user without the
+// employee number it was given). It applies only when the run's last
+// request was that write, to a pointer to a struct; members that hold
+// secrets (a name with secret, token, password, key or pin) are never
+// copied.
+func (s *sentKeys) fillSent(res any) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	w := s.write
+	var answered map[string]bool
+	if w != nil {
+		answered = make(map[string]bool, len(w.answered))
+		for k := range w.answered {
+			answered[k] = true
+		}
+	}
+	s.mu.Unlock()
+	rv := reflect.ValueOf(res)
+	if w == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return
+	}
+	var sent map[string]json.RawMessage
+	if json.Unmarshal(w.body, &sent) != nil {
+		return
+	}
+	fields := map[string]reflect.Value{}
+	jsonFields(rv.Elem(), fields)
+	for name, raw := range sent {
+		f, ok := fields[name]
+		if !ok || answered[name] || !f.IsZero() || secretName(name) {
+			continue
+		}
+		p := reflect.New(f.Type())
+		if json.Unmarshal(raw, p.Interface()) == nil {
+			f.Set(p.Elem())
+		}
+	}
+}
+
+// secretName reports whether a member's name says it holds a secret.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"secret", "token", "password", "key", "pin"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonFields collects the settable fields of the struct v by their JSON
+// names, those of embedded structs included.
+func jsonFields(v reflect.Value, into map[string]reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			jsonFields(v.Field(i), into)
+			continue
+		}
+		if !f.IsExported() || !v.Field(i).CanSet() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := into[name]; !dup {
+			into[name] = v.Field(i)
+		}
+	}
 }
 
 // transportFunc is an http.RoundTripper made of a function.
@@ -72,7 +188,8 @@ type keyScanner struct {
 	seen  map[string]bool // the names this body gave set already
 	state int             // 0 outside strings, 1 in a string, 2 after an escape, 3 after a string
 	cur   []byte
-	long  bool // the string is too long to be a name
+	long  bool         // the string is too long to be a name
+	write *writeRecord // the write this answers, or nil
 }
 
 // maxKeyLen bounds the names noted.
@@ -121,6 +238,11 @@ func (k *keyScanner) scan(b []byte) {
 				if !k.long && !k.seen[string(k.cur)] {
 					k.seen[string(k.cur)] = true
 					k.set.add(k.cur)
+					if k.write != nil {
+						k.set.mu.Lock()
+						k.write.answered[string(k.cur)] = true
+						k.set.mu.Unlock()
+					}
 				}
 				k.state = 0
 				b = b[1:]

@@ -14,15 +14,21 @@ import (
 // tableNameCols maps commands to their table columns that hold ids, and
 // each column to the kinds of records it names.
 var tableNameCols = map[string]map[string]string{
-	"door-groups list":     {"resources": "door"},
-	"door-groups get":      {"resources": "door"},
-	"users get":            {"access_policy_ids": "policy"},
-	"user-groups list":     {"up_id": "user-group", "up_ids": "user-group"},
-	"user-groups get":      {"up_id": "user-group", "up_ids": "user-group"},
-	"access-policies list": {"schedule_id": "schedule", "resources": "door,door-group"},
-	"access-policies get":  {"schedule_id": "schedule", "resources": "door,door-group"},
-	"users policies":       {"schedule_id": "schedule", "resources": "door,door-group"},
-	"user-groups policies": {"schedule_id": "schedule", "resources": "door,door-group"},
+	"door-groups list":       {"resources": "door"},
+	"door-groups get":        {"resources": "door"},
+	"door-groups create":     {"resources": "door"},
+	"door-groups update":     {"resources": "door"},
+	"users get":              {"access_policy_ids": "policy"},
+	"user-groups list":       {"up_id": "user-group", "up_ids": "user-group"},
+	"user-groups get":        {"up_id": "user-group", "up_ids": "user-group"},
+	"user-groups create":     {"up_id": "user-group", "up_ids": "user-group"},
+	"user-groups update":     {"up_id": "user-group", "up_ids": "user-group"},
+	"access-policies list":   {"schedule_id": "schedule", "resources": "door,door-group"},
+	"access-policies get":    {"schedule_id": "schedule", "resources": "door,door-group"},
+	"access-policies create": {"schedule_id": "schedule", "resources": "door,door-group"},
+	"access-policies update": {"schedule_id": "schedule", "resources": "door,door-group"},
+	"users policies":         {"schedule_id": "schedule", "resources": "door,door-group"},
+	"user-groups policies":   {"schedule_id": "schedule", "resources": "door,door-group"},
 }
 
 // loadTableNames fetches the names of the kinds cols names (column key to

@@ -292,6 +292,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 	}{
 		{"port in use", []string{"--addr", fmt.Sprintf("127.0.0.1:%d", freePort), "--sites", "2", "--state", existing, "--cert-out", certOut},
 			[]string{"cannot listen on " + busy.Addr().String()}, existing, certOut},
+		{"port taken", []string{"--addr", busy.Addr().String()},
+			[]string{"cannot listen on " + busy.Addr().String(), "--addr 127.0.0.1:0"}, "", ""},
 		{"state file unreadable", []string{"--addr", "127.0.0.1:0", "--state", asDir}, []string{asDir}, "", ""},
 		{"state file corrupt", []string{"--addr", "127.0.0.1:0", "--state", corrupt}, []string{corrupt}, corrupt, ""},
 		{"state file newer", []string{"--addr", "127.0.0.1:0", "--state", newer}, []string{newer, "999"}, newer, ""},

@@ -25,7 +25,8 @@ func TestEnvFile(t *testing.T) {
 	envFile, caFile := filepath.Join(dir, "fake.env"), filepath.Join(dir, "fake.pem")
 	// A file readable by others, from an earlier run, is replaced.
 	require.NoError(t, os.WriteFile(envFile, []byte("stale\n"), 0o644))
-	cmd := exec.Command(accessBinary(t), "fake", "--addr", "127.0.0.1:0", "--env-file", envFile, "--cert-out", caFile)
+	cmd := exec.Command(accessBinary(t), "fake", "--addr", "127.0.0.1:0", "--env-file", "fake.env", "--cert-out", "fake.pem")
+	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr bytes.Buffer
@@ -74,14 +75,22 @@ func TestEnvFile(t *testing.T) {
 	}
 	require.NotEmpty(t, env["ACCESS_TOKEN"])
 	assert.Equal(t, caFile, env["ACCESS_CACERT"])
-	assert.Equal(t, "access fake: serving the developer API at "+env["ACCESS_URL"]+"/api/v1/developer", printed[0])
-	assert.Equal(t, "  environment (token included) in "+envFile+", mode 0600: . '"+envFile+"'", printed[1])
+	// The start lines say what --help promises, the web console and the
+	// fingerprint among them (issue 34), all but the token.
+	assert.Equal(t, []string{
+		"access fake: serving the developer API at " + env["ACCESS_URL"] + "/api/v1/developer",
+		"  ACCESS_FINGERPRINT=" + env["ACCESS_FINGERPRINT"],
+		"  web console: " + env["ACCESS_URL"] + "/",
+		"  environment (token included) in fake.env, mode 0600: . 'fake.env'",
+	}, printed)
 	assert.NotContains(t, strings.Join(printed, "\n"), env["ACCESS_TOKEN"], "the token is only in the file")
 
-	// The command line trusts the fake through ACCESS_CACERT, no pin.
+	// The command line trusts the fake through ACCESS_CACERT, no pin,
+	// from another directory than the fake's.
 	cli := exec.Command(accessBinary(t), "doors", "list", "--jq", "length")
 	cli.Env = append(os.Environ(), "ACCESS_URL="+env["ACCESS_URL"], "ACCESS_TOKEN="+env["ACCESS_TOKEN"],
 		"ACCESS_CACERT="+env["ACCESS_CACERT"], "ACCESS_FINGERPRINT=", "ACCESS_PROFILE=", "ACCESS_CONFIG_DIR="+dir)
+	cli.Dir = t.TempDir()
 	out, err := cli.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "8\n", string(out))

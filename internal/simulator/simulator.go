@@ -18,10 +18,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/access-dev/access"
@@ -258,6 +260,13 @@ func Start(cfg Config) (*Simulator, error) {
 	// and locked before anything else touches it: a second process
 	// given the same file stops here.
 	sim := &Simulator{certOut: cfg.CertOut}
+	if cfg.CertOut != "" {
+		// ACCESS_CACERT names it absolutely: a client sourcing the
+		// environment file runs from any directory.
+		if abs, err := filepath.Abs(cfg.CertOut); err == nil {
+			sim.certOut = abs
+		}
+	}
 	statePaths := make([]string, cfg.Sites)
 	if cfg.StatePath != "" {
 		for i := range statePaths {
@@ -305,7 +314,11 @@ func Start(cfg Config) (*Simulator, error) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			sim.Close()
-			return nil, usageErrorf("cannot listen on %s: %v", addr, errors.Unwrap(err))
+			hint := ""
+			if errors.Is(err, syscall.EADDRINUSE) {
+				hint = fmt.Sprintf(" (another process, perhaps an access fake, holds it: give --addr %s for a free port, or stop the other)", net.JoinHostPort(host, "0"))
+			}
+			return nil, usageErrorf("cannot listen on %s: %v%s", addr, errors.Unwrap(err), hint)
 		}
 		sim.Sites = append(sim.Sites, &Site{StatePath: statePath, ln: ln, done: make(chan struct{}),
 			URL:         "https://" + urlHost(ln.Addr().(*net.TCPAddr), addr),
@@ -610,7 +623,12 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 		// simulator serves: it goes when it stops.
 		defer os.Remove(cfg.EnvFile)
 		for _, st := range sim.Sites {
+			// What PrintInfo prints, all but the token (it is in the file).
 			fmt.Fprintf(out, "access fake: serving the developer API at %s/api/v1/developer\n", st.URL)
+			fmt.Fprintf(out, "  ACCESS_FINGERPRINT=%s\n", st.Fingerprint)
+			if !cfg.NoUI {
+				fmt.Fprintf(out, "  web console: %s/\n", st.URL)
+			}
 		}
 		fmt.Fprintf(out, "  environment (token included) in %s, mode 0600: . %s\n", cfg.EnvFile, shellQuote(cfg.EnvFile))
 	case printEnv:
@@ -685,7 +703,8 @@ func withoutTempName(err error) error {
 // proxy mode), ACCESS_TOKEN, ACCESS_FINGERPRINT (access.WithPinnedCertificate and the
 // access command) and ACCESS_PUBKEY_PIN (curl --pinnedpubkey) for the
 // first site; the same names with _2, _3, ... for the others; and
-// ACCESS_CACERT, the certificate file, when Config.CertOut is set.
+// ACCESS_CACERT, the certificate file's absolute path, when Config.CertOut
+// is set.
 func (sim *Simulator) PrintEnv(w io.Writer) {
 	var b strings.Builder
 	for i, st := range sim.Sites {

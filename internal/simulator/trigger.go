@@ -46,13 +46,60 @@ func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, e
 		return nil, usageErrorf("no fake to trigger: set ACCESS_URL (access fake --print-env prints it)")
 	case token == "":
 		return nil, usageErrorf("no token: set ACCESS_TOKEN (access fake --print-env prints it)")
-	case !strings.HasPrefix(url, "https://"):
-		return nil, usageErrorf("ACCESS_URL %q: the fake serves https://", url)
+	}
+	t := ControlTarget{URL: url, Token: token, Fingerprint: fingerprint}
+	switch {
+	case fingerprint != "":
+	case caFile != "":
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, usageErrorf("ACCESS_CACERT: %v", errors.Unwrap(err))
+		}
+		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+			return nil, usageErrorf("ACCESS_CACERT %s: no PEM certificate", caFile)
+		}
+		t.CAPEM = pem
+	default:
+		if strings.HasPrefix(url, "https://") {
+			return nil, usageErrorf("set ACCESS_FINGERPRINT or ACCESS_CACERT to trust the fake's certificate (access fake --print-env prints both)")
+		}
+	}
+	return t.Client()
+}
+
+// ControlTarget is a running fake as the access command line resolves a
+// console (flags, environment or login profile): its URL in either form
+// (see [NewControlClient]), its token, and how its certificate is
+// trusted: a SHA-256 fingerprint pin, else the PEM CA certificates CAPEM,
+// else any certificate with Insecure, else the system's roots.
+type ControlTarget struct {
+	URL, Token  string
+	Fingerprint string
+	CAPEM       []byte
+	Insecure    bool
+}
+
+// String describes the target without its token.
+func (t ControlTarget) String() string { return "simulator.ControlTarget(" + t.URL + ")" }
+
+// GoString is String, for %#v.
+func (t ControlTarget) GoString() string { return t.String() }
+
+// Client makes the client of the target; bad input (no URL, no token, a
+// URL that is not https://, a malformed pin or CA) is a usage error.
+func (t ControlTarget) Client() (*ControlClient, error) {
+	switch {
+	case t.URL == "":
+		return nil, usageErrorf("no fake to trigger: set ACCESS_URL (access fake --print-env prints it)")
+	case t.Token == "":
+		return nil, usageErrorf("no token: set ACCESS_TOKEN (access fake --print-env prints it)")
+	case !strings.HasPrefix(t.URL, "https://"):
+		return nil, usageErrorf("ACCESS_URL %q: the fake serves https://", t.URL)
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	switch {
-	case fingerprint != "":
-		want, err := hex.DecodeString(strings.NewReplacer(":", "", " ", "").Replace(strings.TrimSpace(fingerprint)))
+	case t.Fingerprint != "":
+		want, err := hex.DecodeString(strings.NewReplacer(":", "", " ", "").Replace(strings.TrimSpace(t.Fingerprint)))
 		if err != nil || len(want) != sha256.Size {
 			return nil, usageErrorf("ACCESS_FINGERPRINT: give the certificate's SHA-256 fingerprint in hex")
 		}
@@ -65,21 +112,17 @@ func NewControlClient(url, token, fingerprint, caFile string) (*ControlClient, e
 			}
 			return errors.New("the fake's certificate does not match ACCESS_FINGERPRINT")
 		}
-	case caFile != "":
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, usageErrorf("ACCESS_CACERT: %v", errors.Unwrap(err))
-		}
+	case t.CAPEM != nil:
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, usageErrorf("ACCESS_CACERT %s: no PEM certificate", caFile)
+		if !pool.AppendCertsFromPEM(t.CAPEM) {
+			return nil, usageErrorf("ACCESS_CACERT: no PEM certificate")
 		}
 		cfg.RootCAs = pool
-	default:
-		return nil, usageErrorf("set ACCESS_FINGERPRINT or ACCESS_CACERT to trust the fake's certificate (access fake --print-env prints both)")
+	case t.Insecure:
+		cfg.InsecureSkipVerify = true //nolint:gosec // asked for (a profile saved with --insecure)
 	}
-	base, key := strings.CutSuffix(strings.TrimRight(url, "/"), access.ProxyPrefix)
-	return &ControlClient{URL: base, token: token, key: key,
+	base, key := strings.CutSuffix(strings.TrimRight(t.URL, "/"), access.ProxyPrefix)
+	return &ControlClient{URL: base, token: t.Token, key: key,
 		HTTP: &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}}, nil
 }
 
@@ -167,13 +210,37 @@ func (c *ControlClient) do(ctx context.Context, method, path string, body io.Rea
 	return json.RawMessage(b), nil
 }
 
+// TriggerIO is how `access fake trigger` reaches the fake and writes its
+// answers. A nil member takes its default.
+type TriggerIO struct {
+	// Getenv reads the environment (os.Getenv).
+	Getenv func(string) string
+	// Connect makes the client of the fake (NewControlClient from
+	// ACCESS_URL, ACCESS_TOKEN, ACCESS_FINGERPRINT and ACCESS_CACERT).
+	Connect func() (*ControlClient, error)
+	// Print writes an answer, a JSON document, to w (indented JSON);
+	// line is true for the acts of a scenario, written one JSON line
+	// each (JSON Lines, as they are without Print).
+	Print func(w io.Writer, answer json.RawMessage, line bool) error
+}
+
 // TriggerCommand is `access fake trigger`, a subcommand of [NewCommand]'s:
 // one subcommand per act, devices and doors by name (or id), through the
-// control API of the fake that ACCESS_URL names; getenv reads the
-// environment (os.Getenv when nil).
-func TriggerCommand(getenv func(string) string) *cobra.Command {
+// control API of the fake that tio.Connect reaches.
+func TriggerCommand(tio TriggerIO) *cobra.Command {
+	getenv := tio.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	connect := tio.Connect
+	if connect == nil {
+		connect = func() (*ControlClient, error) {
+			return NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+		}
+	}
+	print := tio.Print
+	if print == nil {
+		print = func(w io.Writer, answer json.RawMessage, _ bool) error { return printIndented(w, answer) }
 	}
 	cmd := &cobra.Command{
 		Use:   "trigger",
@@ -183,10 +250,12 @@ func TriggerCommand(getenv func(string) string) *cobra.Command {
 the act's result and what it caused (events, system-log entries, journal
 cursors). Devices and doors are named by name or id.
 
-The fake is the one --print-env describes: ACCESS_URL, ACCESS_TOKEN, and
-ACCESS_FINGERPRINT (or ACCESS_CACERT, the --cert-out file) to trust it.
-ACCESS_URL may also hold the proxy form (ACCESS_PROXY_URL's value): the
-token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
+The fake is reached as every access command reaches a console: the one
+--print-env describes (ACCESS_URL, ACCESS_TOKEN, and ACCESS_FINGERPRINT or
+ACCESS_CACERT, the --cert-out file, to trust it), --url with --token-file, or
+the login profile. The URL may also be the proxy form (ACCESS_PROXY_URL's
+value): the token then goes as an X-API-KEY, as through a UniFi OS console's
+proxy. --jq and -o filter and format the answers.
 
   access fake --print-env > fake.env & ...; . ./fake.env
   access fake trigger tap-card --reader "UA Reader Main" --card 100000
@@ -198,7 +267,7 @@ token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	post := func(cmd *cobra.Command, path string, body any) error {
-		c, err := NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+		c, err := connect()
 		if err != nil {
 			return err
 		}
@@ -206,14 +275,7 @@ token then goes as an X-API-KEY, as through a UniFi OS console's proxy.
 		if err != nil {
 			return err
 		}
-		var b bytes.Buffer
-		if json.Indent(&b, out, "", "  ") != nil {
-			b.Reset()
-			b.Write(out)
-		}
-		b.WriteByte('\n')
-		_, err = cmd.OutOrStdout().Write(b.Bytes())
-		return err
+		return print(cmd.OutOrStdout(), out, false)
 	}
 	sub := func(use, short string, run func(cmd *cobra.Command) error) *cobra.Command {
 		c := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, SilenceUsage: true, SilenceErrors: true,
@@ -358,11 +420,15 @@ but a restart, or POST /_fake/v1/reset, which also resets the site).`,
 			if err != nil {
 				return err
 			}
-			cl, err := NewControlClient(getenv("ACCESS_URL"), getenv("ACCESS_TOKEN"), getenv("ACCESS_FINGERPRINT"), getenv("ACCESS_CACERT"))
+			cl, err := connect()
 			if err != nil {
 				return err
 			}
-			return cl.Play(cmd.Context(), sc, fastPlay, cmd.OutOrStdout())
+			out := cmd.OutOrStdout()
+			if tio.Print != nil {
+				out = &lineWriter{w: out, print: tio.Print}
+			}
+			return cl.Play(cmd.Context(), sc, fastPlay, out)
 		}}
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	c.Flags().BoolVar(&fastPlay, "fast", false, "play as fast as possible, advancing the fake's clock to each act (it stays ahead once the play ends)")
@@ -394,6 +460,33 @@ but a restart, or POST /_fake/v1/reset, which also resets the site).`,
 	}
 	cmd.Example = "  " + examples["tap-card"] + "\n  " + examples["door-open"]
 	return cmd
+}
+
+// printIndented writes a JSON answer indented, as it is when it is not
+// JSON.
+func printIndented(w io.Writer, answer json.RawMessage) error {
+	var b bytes.Buffer
+	if json.Indent(&b, answer, "", "  ") != nil {
+		b.Reset()
+		b.Write(answer)
+	}
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// lineWriter hands each write, one JSON line of a scenario's acts, to
+// print.
+type lineWriter struct {
+	w     io.Writer
+	print func(io.Writer, json.RawMessage, bool) error
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	if err := l.print(l.w, json.RawMessage(bytes.TrimSpace(p)), true); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func must(c *cobra.Command, names ...string) {
