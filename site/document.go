@@ -262,6 +262,11 @@ func (u *User) Key() string {
 	return strings.ToLower(u.Email)
 }
 
+// FullName is the first and last name, "Chloe Martin".
+func (u *User) FullName() string {
+	return strings.TrimSpace(strings.TrimSpace(u.FirstName) + " " + strings.TrimSpace(u.LastName))
+}
+
 // Webhook is a webhook endpoint, known by its name. Header values are
 // references to environment variables, "${NAME}", resolved when a plan
 // is made; a literal value is refused so that no secret is kept in the

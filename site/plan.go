@@ -47,8 +47,11 @@ type FieldChange struct {
 
 // Change is one object to create, update, deactivate or delete.
 type Change struct {
-	Kind   Kind          `json:"kind"`
-	Key    string        `json:"key"`
+	Kind Kind   `json:"kind"`
+	Key  string `json:"key"`
+	// Name is a user's full name (the document's, or the console's for a
+	// user pruned), so that a plan names people, not only keys.
+	Name   string        `json:"name,omitempty"`
 	Op     Op            `json:"op"`
 	Fields []FieldChange `json:"fields,omitempty"`
 	// DependsOn are the objects this change needs created first; when one
@@ -352,12 +355,12 @@ func (p *Plan) planUsers() {
 			listed[k2] = true
 		}
 		if h == nil {
-			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: OpCreate, Fields: created(wf)})
+			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: w.FullName(), Op: OpCreate, Fields: created(wf)})
 			continue
 		}
 		hf := userFields(&h.obj)
 		if fc := diff(hf, wf); len(fc) > 0 {
-			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: OpUpdate, Fields: fc, Before: digest(hf)})
+			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: w.FullName(), Op: OpUpdate, Fields: fc, Before: digest(hf)})
 		}
 	}
 	if !p.Options.Prune {
@@ -378,7 +381,7 @@ func (p *Plan) planUsers() {
 		if h.obj.Status != string(access.UserStatusDeactivated) {
 			fc = []FieldChange{{Field: "status", Old: h.obj.Status, New: string(access.UserStatusDeactivated)}}
 		}
-		p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: op, Fields: fc, Before: digest(userFields(&h.obj))})
+		p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: h.obj.FullName(), Op: op, Fields: fc, Before: digest(userFields(&h.obj))})
 	}
 }
 

@@ -313,6 +313,9 @@ func renderPlan(w io.Writer, p *site.Plan) {
 			section = s
 		}
 		line := "  " + opSign[ch.Op] + " " + ch.Key
+		if ch.Name != "" {
+			line += " " + ch.Name
+		}
 		if ch.Op == site.OpDelete || ch.Op == site.OpDeactivate {
 			line += " (" + string(ch.Op) + ")"
 		}
@@ -426,6 +429,9 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 
 func resultLine(r site.Result) string {
 	s := fmt.Sprintf("%-7s %s %s %s", r.Status, opSign[r.Change.Op], r.Change.Kind, r.Change.Key)
+	if r.Change.Name != "" {
+		s += " " + r.Change.Name
+	}
 	if r.Reason != "" {
 		s += ": " + oneLine(r.Reason)
 	}
