@@ -2,6 +2,8 @@ package site_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/access-dev/access"
@@ -14,6 +16,7 @@ import (
 func hrConsole(t *testing.T) (*accesstest.Server, *access.Client) {
 	t.Helper()
 	srv := accesstest.New(t)
+	var staff []string
 	for _, u := range []access.User{
 		{FirstName: "Ada", LastName: "Lovelace", EmployeeNumber: "E01001", UserEmail: "ada@example.com", Status: access.UserStatusActive},
 		{FirstName: "Ben", LastName: "Hall", EmployeeNumber: "E01002", UserEmail: "ben@example.com", Status: access.UserStatusActive},
@@ -21,9 +24,93 @@ func hrConsole(t *testing.T) (*accesstest.Server, *access.Client) {
 		{FirstName: "Dan", LastName: "Ross", EmployeeNumber: "E01004", UserEmail: "dan@example.com", Status: access.UserStatusActive},
 		{FirstName: "Eve", LastName: "Gone", EmployeeNumber: "E01005", UserEmail: "eve@example.com", Status: access.UserStatusDeactivated},
 	} {
-		srv.AddUser(u)
+		staff = append(staff, srv.AddUser(u).ID)
 	}
+	// Outside the HR system: a contractor known by email only, and a
+	// guard with an employee number who is in no group.
+	srv.AddUser(access.User{FirstName: "Carl", LastName: "Contractor", UserEmail: "carl@example.com", Status: access.UserStatusActive})
+	srv.AddUser(access.User{FirstName: "Gus", LastName: "Guard", EmployeeNumber: "G-7", Status: access.UserStatusActive})
+	srv.AddUserGroup("", "Staff", "", staff...)
 	return srv, srv.Client()
+}
+
+// hrStaff is the document of an HR export that lists Ada, Ben and Dan of
+// the console (Chloe left, Eve left long ago) and a newcomer.
+func hrStaff() []site.User {
+	return []site.User{
+		{EmployeeNumber: "E01001", FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"},
+		{EmployeeNumber: "E01002", FirstName: "Ben", LastName: "Hall", Email: "ben@example.com"},
+		{EmployeeNumber: "E01004", FirstName: "Dan", LastName: "Ross", Email: "dan@example.com"},
+	}
+}
+
+func changeKeys(p *site.Plan) []string {
+	var out []string
+	for _, ch := range p.Changes {
+		out = append(out, string(ch.Op)+" "+ch.Key)
+	}
+	return out
+}
+
+// TestScopeLimitsWhoIsPruned: with a scope, a console user outside it
+// that the document does not list is counted, never pruned; the scope
+// is the document's or the options'.
+func TestScopeLimitsWhoIsPruned(t *testing.T) {
+	_, c := hrConsole(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		doc, opts  *site.Scope
+		deactivate string
+		outside    int
+	}{
+		{"no scope", nil, nil, "deactivate E01003,deactivate G-7,deactivate carl@example.com", 0},
+		{"employee number", &site.Scope{EmployeeNumber: true}, nil, "deactivate E01003,deactivate G-7", 1},
+		{"user group", &site.Scope{UserGroup: "Staff"}, nil, "deactivate E01003", 2},
+		{"both", &site.Scope{EmployeeNumber: true, UserGroup: "Staff"}, nil, "deactivate E01003", 2},
+		{"options over the document", &site.Scope{EmployeeNumber: true}, &site.Scope{UserGroup: "Staff"}, "deactivate E01003", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := &site.Document{Users: hrStaff(), Scope: tc.doc}
+			p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, Scope: tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(changeKeys(p), ","); got != tc.deactivate {
+				t.Errorf("changes %s, want %s", got, tc.deactivate)
+			}
+			if p.Summary.OutOfScope != tc.outside {
+				t.Errorf("out of scope %d, want %d", p.Summary.OutOfScope, tc.outside)
+			}
+		})
+	}
+}
+
+// TestScopeIsChecked: a scope that names nothing, a document user
+// outside the scope and a scope group the console lacks are refused
+// before anything is written.
+func TestScopeIsChecked(t *testing.T) {
+	_, c := hrConsole(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		doc   *site.Document
+		opts  *site.PlanOptions
+		probe string
+	}{
+		{"empty", &site.Document{Users: hrStaff(), Scope: &site.Scope{}}, nil, "scope: a scope needs"},
+		{"no employee number", &site.Document{Users: append(hrStaff(), site.User{Email: "x@example.com", FirstName: "X", LastName: "Y"}), Scope: &site.Scope{EmployeeNumber: true}}, nil, "users[3]: outside the scope"},
+		{"groups leave it out", &site.Document{Users: []site.User{{EmployeeNumber: "E01001", FirstName: "Ada", LastName: "L", Groups: []string{}}}}, &site.PlanOptions{Scope: &site.Scope{UserGroup: "Staff"}}, "users[0].groups: outside the scope"},
+		{"no such group", &site.Document{Users: hrStaff(), Scope: &site.Scope{UserGroup: "Nobody"}}, nil, `scope.user_group: no user_group named "Nobody" on the console`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := site.MakePlan(ctx, c, tc.doc, tc.opts)
+			var de *site.DocumentError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.probe) {
+				t.Fatalf("err = %v, want a *DocumentError with %q", err, tc.probe)
+			}
+		})
+	}
 }
 
 // TestPlanNamesPeople: every user change carries the person's full name,
@@ -36,7 +123,7 @@ func TestPlanNamesPeople(t *testing.T) {
 		{EmployeeNumber: "E01004", FirstName: "Dan", LastName: "Ross", Email: "dan@example.com"},
 		{EmployeeNumber: "E01010", FirstName: "Zoe", LastName: "New", Email: "zoe@example.com"},
 	}}
-	p, err := site.MakePlan(context.Background(), c, doc, &site.PlanOptions{Prune: true})
+	p, err := site.MakePlan(context.Background(), c, doc, &site.PlanOptions{Prune: true, Scope: &site.Scope{UserGroup: "Staff"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,9 @@ type Summary struct {
 	Update     int `json:"update"`
 	Deactivate int `json:"deactivate"`
 	Delete     int `json:"delete"`
+	// OutOfScope counts the console users outside the scope ([Scope])
+	// that the document does not list: left alone, not changes.
+	OutOfScope int `json:"out_of_scope,omitempty"`
 }
 
 // Total is the number of changes.
@@ -86,6 +89,9 @@ func (s Summary) String() string {
 	}
 	if s.Delete > 0 {
 		out += fmt.Sprintf(", %d to delete", s.Delete)
+	}
+	if s.OutOfScope > 0 {
+		out += fmt.Sprintf("; %d users outside the scope left alone", s.OutOfScope)
 	}
 	return out
 }
@@ -102,6 +108,9 @@ type PlanOptions struct {
 	// (which deletes every object of that kind); without it such a
 	// document is refused.
 	PruneEmpty bool `json:"prune_empty,omitempty"`
+	// Scope limits the console users the document manages; nil: the
+	// document's own scope ([Document].Scope), if any.
+	Scope *Scope `json:"scope,omitempty"`
 	// Locator places problems found against the console (unknown doors,
 	// names of kinds the document does not list) in the document.
 	Locator Locator `json:"-"`
@@ -150,6 +159,9 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 				chk.add(string(k), "lists no %s: pruning would delete every one (allow it explicitly: --prune-empty)", k.singular())
 			}
 		}
+	}
+	if o.Scope != nil {
+		checkScope(chk, desired, o.Scope, "options.scope")
 	}
 	headers := resolveHeaders(desired, o.LookupEnv, chk)
 	if err := chk.err(); err != nil {
@@ -257,6 +269,13 @@ func (p *Plan) checkRefs() error {
 			ref(KindAccessPolicies, fmt.Sprintf("user_groups[%d].policies[%d]", i, j), n)
 		}
 	}
+	if s := p.scope(); s != nil && s.UserGroup != "" && d.lists(KindUsers) {
+		path := "scope.user_group"
+		if p.Options.Scope != nil {
+			path = "options.scope.user_group"
+		}
+		ref(KindUserGroups, path, s.UserGroup)
+	}
 	for i, u := range d.Users {
 		for j, n := range u.Groups {
 			ref(KindUserGroups, fmt.Sprintf("users[%d].groups[%d]", i, j), n)
@@ -327,6 +346,14 @@ func (p *Plan) compute() {
 	p.order()
 }
 
+// scope is the scope in force: the options', else the document's.
+func (p *Plan) scope() *Scope {
+	if p.Options.Scope != nil {
+		return p.Options.Scope
+	}
+	return p.Document.Scope
+}
+
 func (p *Plan) planUsers() {
 	want := p.Document.Users
 	if want == nil {
@@ -363,12 +390,17 @@ func (p *Plan) planUsers() {
 			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: w.FullName(), Op: OpUpdate, Fields: fc, Before: digest(hf)})
 		}
 	}
-	if !p.Options.Prune {
-		return
-	}
+	scope := p.scope()
 	for _, k := range sortedKeys(have) {
 		h := have[k]
 		if listed[k] {
+			continue
+		}
+		if !scope.holds(&h.obj) {
+			p.Summary.OutOfScope++
+			continue
+		}
+		if !p.Options.Prune {
 			continue
 		}
 		op := OpDeactivate
@@ -412,7 +444,7 @@ func (p *Plan) order() {
 		return d
 	}
 	refs := p.refsOf()
-	p.Summary = Summary{}
+	p.Summary = Summary{OutOfScope: p.Summary.OutOfScope}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Kind == KindUserGroups {
