@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,51 @@ func TestPlanNamesPeople(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s: name %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// TestLeaversAreNeverSilent: without Prune, every active console user the
+// document does not list is in Plan.Unlisted by key and full name, with
+// what pruning would do, and counts as drift; a deactivated user and a
+// user outside the scope are not leavers. A user group the document no
+// longer lists is shown too.
+func TestLeaversAreNeverSilent(t *testing.T) {
+	srv, c := hrConsole(t)
+	ctx := context.Background()
+	srv.AddUserGroup("", "Temps", "")
+	doc := &site.Document{Users: hrStaff(), Scope: &site.Scope{UserGroup: "Staff"}, UserGroups: []site.UserGroup{{Name: "Staff"}}}
+	p, err := site.MakePlan(ctx, c, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []site.Unlisted{
+		{Kind: site.KindUserGroups, Key: "Temps", Prune: site.OpDelete},
+		{Kind: site.KindUsers, Key: "E01003", Name: "Chloe Martin", Prune: site.OpDeactivate},
+	}
+	if !slices.Equal(p.Unlisted, want) {
+		t.Fatalf("unlisted %+v, want %+v", p.Unlisted, want)
+	}
+	if len(p.Changes) != 0 || !p.Drift() || p.Summary.Unlisted != 2 || p.Summary.OutOfScope != 2 {
+		t.Fatalf("changes %d, drift %v, summary %+v", len(p.Changes), p.Drift(), p.Summary)
+	}
+	if got := p.Summary.String(); !strings.Contains(got, "2 not in the document") || !strings.Contains(got, "2 users outside the scope") {
+		t.Errorf("summary %q", got)
+	}
+	// Applying it writes nothing: only pruning removes a leaver.
+	before := len(srv.Requests())
+	rep, err := p.Apply(ctx, c, nil)
+	if err != nil || rep.Done != 0 {
+		t.Fatalf("apply: %v, %+v", err, rep)
+	}
+	for _, r := range srv.Requests()[before:] {
+		if r.Method != "GET" {
+			t.Fatalf("apply without Prune sent %s %s", r.Method, r.Path)
+		}
+	}
+	// With everyone listed, nothing is drift.
+	doc.Users = append(doc.Users, site.User{EmployeeNumber: "E01003", FirstName: "Chloe", LastName: "Martin", Email: "chloe@example.com"})
+	doc.UserGroups = append(doc.UserGroups, site.UserGroup{Name: "Temps"})
+	if p := mustPlan(t, c, doc); p.Drift() || len(p.Unlisted) != 0 {
+		t.Fatalf("drift %v, unlisted %+v", p.Drift(), p.Unlisted)
 	}
 }

@@ -73,6 +73,10 @@ type Summary struct {
 	Update     int `json:"update"`
 	Deactivate int `json:"deactivate"`
 	Delete     int `json:"delete"`
+	// Unlisted counts the objects of the listed kinds that the document
+	// does not hold and the plan keeps (without Prune): see
+	// [Plan].Unlisted.
+	Unlisted int `json:"unlisted"`
 	// OutOfScope counts the console users outside the scope ([Scope])
 	// that the document does not list: left alone, not changes.
 	OutOfScope int `json:"out_of_scope,omitempty"`
@@ -90,10 +94,29 @@ func (s Summary) String() string {
 	if s.Delete > 0 {
 		out += fmt.Sprintf(", %d to delete", s.Delete)
 	}
+	if s.Unlisted > 0 {
+		out += fmt.Sprintf(", %d not in the document (kept: only pruning removes them)", s.Unlisted)
+	}
 	if s.OutOfScope > 0 {
 		out += fmt.Sprintf("; %d users outside the scope left alone", s.OutOfScope)
 	}
 	return out
+}
+
+// Unlisted is an object of a kind the document lists that the console
+// holds and the document does not: a user who left, a group no longer
+// used. Without [PlanOptions].Prune it is kept, and the plan says so;
+// with it, it is a change (a user deactivated, another object deleted).
+// A user the console holds as deactivated, a built-in object and a user
+// outside the scope are never unlisted.
+type Unlisted struct {
+	Kind Kind   `json:"kind"`
+	Key  string `json:"key"`
+	// Name is a user's full name.
+	Name string `json:"name,omitempty"`
+	// Prune is what pruning would do to it: deactivate (a user, or
+	// delete with PruneDeleteUsers) or delete.
+	Prune Op `json:"prune"`
 }
 
 // PlanOptions tune [MakePlan].
@@ -124,7 +147,10 @@ type Plan struct {
 	FormatVersion string      `json:"format_version"`
 	Options       PlanOptions `json:"options"`
 	Changes       []Change    `json:"changes"`
-	Summary       Summary     `json:"summary"`
+	// Unlisted are the objects the document does not hold that the plan
+	// keeps (without Prune), in kind order then by key: the leavers.
+	Unlisted []Unlisted `json:"unlisted"`
+	Summary  Summary    `json:"summary"`
 	// Warnings name console objects left alone (duplicate names, users
 	// without a key).
 	Warnings []string  `json:"warnings,omitempty"`
@@ -178,6 +204,11 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	p.compute()
 	return p, nil
 }
+
+// Drift reports whether the console differs from the document: a change
+// to make, or an object of a listed kind that the document does not hold
+// ([Plan].Unlisted). Users outside the scope are not drift.
+func (p *Plan) Drift() bool { return len(p.Changes) > 0 || len(p.Unlisted) > 0 }
 
 // ErrNoClient is returned for a nil *access.Client, before anything else.
 var ErrNoClient = errors.New("site: no client")
@@ -311,12 +342,13 @@ func planKind[T any](p *Plan, k Kind, want []T, have map[string]*entry[T], name 
 			p.Changes = append(p.Changes, Change{Kind: k, Key: n, Op: OpUpdate, Fields: fc, Before: digest(hf)})
 		}
 	}
-	if !p.Options.Prune {
-		return
-	}
 	for _, n := range sortedKeys(have) {
 		h := have[n]
 		if listed[n] || h.builtin {
+			continue
+		}
+		if !p.Options.Prune {
+			p.Unlisted = append(p.Unlisted, Unlisted{Kind: k, Key: n, Prune: OpDelete})
 			continue
 		}
 		p.Changes = append(p.Changes, Change{Kind: k, Key: n, Op: OpDelete, Before: digest(fields(&h.obj, false))})
@@ -401,6 +433,13 @@ func (p *Plan) planUsers() {
 			continue
 		}
 		if !p.Options.Prune {
+			if h.obj.Status != string(access.UserStatusDeactivated) {
+				op := OpDeactivate
+				if p.Options.PruneDeleteUsers {
+					op = OpDelete
+				}
+				p.Unlisted = append(p.Unlisted, Unlisted{Kind: KindUsers, Key: k, Name: h.obj.FullName(), Prune: op})
+			}
 			continue
 		}
 		op := OpDeactivate
@@ -444,7 +483,7 @@ func (p *Plan) order() {
 		return d
 	}
 	refs := p.refsOf()
-	p.Summary = Summary{OutOfScope: p.Summary.OutOfScope}
+	p.Summary = Summary{Unlisted: len(p.Unlisted), OutOfScope: p.Summary.OutOfScope}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Kind == KindUserGroups {
@@ -477,6 +516,9 @@ func (p *Plan) order() {
 	slices.SortStableFunc(p.Changes, func(a, b Change) int { return comparePhase(&a, &b) })
 	if p.Changes == nil {
 		p.Changes = []Change{}
+	}
+	if p.Unlisted == nil {
+		p.Unlisted = []Unlisted{}
 	}
 }
 

@@ -233,13 +233,16 @@ func (a *app) planCommand() *cobra.Command {
 		Short: "Show what apply would change to make the console hold a site document",
 		Long: `Plan reads the site document and the console and prints what "access apply" would do, in the
 order it would do it: "+" create, "~" update with each changed member as old -> new, "-" deactivate
-or delete (only with --prune), then a summary line. Nothing is written. -o json prints the plan as
+or delete (only with --prune), then, in a section of their own, "!" what the console holds of a
+listed kind and the document does not (users who left, by key and full name, with what --prune
+would do to them; kept without --prune), then a summary line. Nothing is written. -o json prints the plan as
 data (with a format_version); -O FILE saves it for "access apply --plan FILE".
 
 A bad document is refused with its file, line and column (exit 2) before the console is contacted.
 
 Exit codes: 0 success, with or without changes; with --detailed-exitcode, ` + strconv.Itoa(exitChanges) + ` when there are
-changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`,
+changes or objects the document does not hold (a user who left counts, one already deactivated
+or outside the document's scope does not), and 0 when there are none. Errors keep their codes (1, 2, 3, 4, 130).`,
 		Example: `  access --fake plan -f site.yaml
   access --fake plan -f site.yaml -o json
   access --fake plan -f site.yaml -O plan.json`,
@@ -276,14 +279,14 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 			} else {
 				renderPlan(a.stdout, p)
 			}
-			if detailed && len(p.Changes) > 0 {
+			if detailed && p.Drift() {
 				return &exitError{code: exitChanges, err: errors.New(p.Summary.String())}
 			}
 			return nil
 		},
 	}
 	f.add(c)
-	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes")
+	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes or objects the document does not hold (users who left)")
 	c.Flags().StringVarP(&save, "output-file", "O", "", "save the plan as JSON to `FILE` (for apply --plan)")
 	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "plan on every console of the config file (or give --profile a,b)")
 	return c
@@ -295,8 +298,11 @@ var opSign = map[site.Op]string{site.OpCreate: "+", site.OpUpdate: "~", site.OpD
 // order, each change with its members old -> new, then the summary. No
 // ids, no times, no colours: the same plan prints the same bytes.
 func renderPlan(w io.Writer, p *site.Plan) {
-	if len(p.Changes) == 0 {
+	if !p.Drift() {
 		fmt.Fprintln(w, "No changes: the console matches the document.")
+		if n := p.Summary.OutOfScope; n > 0 {
+			fmt.Fprintf(w, "%d users outside the scope left alone.\n", n)
+		}
 		return
 	}
 	section := ""
@@ -328,8 +334,30 @@ func renderPlan(w io.Writer, p *site.Plan) {
 			fmt.Fprintf(w, "      %s: %q -> %q\n", fc.Field, fc.Old, fc.New)
 		}
 	}
+	renderUnlisted(w, p, section != "")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, p.Summary.String()+".")
+}
+
+// renderUnlisted prints the objects the document does not hold and the
+// plan keeps (the leavers), a section per kind, each with what --prune
+// would do to it.
+func renderUnlisted(w io.Writer, p *site.Plan, after bool) {
+	kind := site.Kind("")
+	for _, u := range p.Unlisted {
+		if u.Kind != kind {
+			if after || kind != "" {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "%s not in the document (kept without --prune):\n", u.Kind)
+			kind = u.Kind
+		}
+		line := "  ! " + u.Key
+		if u.Name != "" {
+			line += " " + u.Name
+		}
+		fmt.Fprintf(w, "%s (--prune would %s)\n", line, u.Prune)
+	}
 }
 
 func (a *app) applyCommand() *cobra.Command {

@@ -238,7 +238,7 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 		switch {
 		case c != 0:
 			failed++
-		case len(r.plan.Changes) > 0:
+		case r.plan.Drift():
 			changed++
 			if detailed {
 				c = exitChanges
