@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestScopeLimitsWhoIsPruned(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := &site.Document{Users: hrStaff(), Scope: tc.doc}
-			p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, Scope: tc.opts})
+			p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, Scope: tc.opts, MaxDeactivate: -1, MaxDeactivateShare: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,5 +187,74 @@ func TestLeaversAreNeverSilent(t *testing.T) {
 	doc.UserGroups = append(doc.UserGroups, site.UserGroup{Name: "Temps"})
 	if p := mustPlan(t, c, doc); p.Drift() || len(p.Unlisted) != 0 {
 		t.Fatalf("drift %v, unlisted %+v", p.Drift(), p.Unlisted)
+	}
+}
+
+// TestGuardRefusesMassDeactivation: a plan that prunes more users than
+// the guard allows (a count and a share, defaults 10 and 20 %) comes back
+// with a *GuardError naming the numbers, and Apply refuses it before any
+// write; raising the limits lets it through.
+func TestGuardRefusesMassDeactivation(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	doc := &site.Document{Users: []site.User{{EmployeeNumber: "E01000", FirstName: "Ada", LastName: "Lovelace"}}}
+	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true})
+	var ge *site.GuardError
+	if !errors.As(err, &ge) || !errors.Is(err, site.ErrGuard) || p == nil {
+		t.Fatalf("plan %v, err = %v, want the plan and a *GuardError", p != nil, err)
+	}
+	if ge.Deactivate != p.Summary.Deactivate || ge.Deactivate < 280 || ge.Of != ge.Deactivate+1 || !ge.OverCount || !ge.OverShare ||
+		ge.MaxCount != site.DefaultMaxDeactivate || ge.MaxShare != site.DefaultMaxDeactivateShare {
+		t.Fatalf("guard error %+v (summary %+v)", ge, p.Summary)
+	}
+	if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("would deactivate %d of %d users", ge.Deactivate, ge.Of)) || !strings.Contains(msg, "MaxDeactivate 10") {
+		t.Errorf("message %q", msg)
+	}
+	before := len(srv.Requests())
+	if rep, err := p.Apply(ctx, c, nil); rep != nil || !errors.Is(err, site.ErrGuard) {
+		t.Fatalf("apply: %+v, %v", rep, err)
+	}
+	for _, r := range srv.Requests()[before:] {
+		if r.Method != "GET" {
+			t.Fatalf("a refused plan sent %s %s", r.Method, r.Path)
+		}
+	}
+	if _, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, MaxDeactivate: 300, MaxDeactivateShare: 100}); err != nil {
+		t.Fatalf("limits raised: %v", err)
+	}
+	if _, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, MaxDeactivate: 300}); !errors.As(err, &ge) || ge.OverCount || !ge.OverShare {
+		t.Fatalf("count raised, share not: %v", err)
+	}
+}
+
+// TestGuardShareOfTheScope: the share is of the users the document
+// manages (inside the scope, not deactivated), rounded up, so that one
+// leaver of a small team passes.
+func TestGuardShareOfTheScope(t *testing.T) {
+	_, c := hrConsole(t)
+	ctx := context.Background()
+	scope := &site.Scope{UserGroup: "Staff"} // E01001-E01004 active, E01005 deactivated
+	for _, tc := range []struct {
+		name    string
+		users   []site.User
+		opts    site.PlanOptions
+		refused bool
+	}{
+		{"one of four", hrStaff(), site.PlanOptions{}, false},
+		{"three of four", hrStaff()[:1], site.PlanOptions{}, true},
+		{"three of four, share raised", hrStaff()[:1], site.PlanOptions{MaxDeactivateShare: 75}, false},
+		{"three of four, count lowered", hrStaff()[:1], site.PlanOptions{MaxDeactivate: 2, MaxDeactivateShare: 100}, true},
+		{"without pruning", hrStaff()[:1], site.PlanOptions{Prune: false}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.opts
+			o.Prune = tc.name != "without pruning"
+			o.Scope = scope
+			_, err := site.MakePlan(ctx, c, &site.Document{Users: tc.users}, &o)
+			if got := errors.Is(err, site.ErrGuard); got != tc.refused || (err != nil && !got) {
+				t.Fatalf("err = %v, want refused %v", err, tc.refused)
+			}
+		})
 	}
 }

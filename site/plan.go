@@ -131,6 +131,16 @@ type PlanOptions struct {
 	// (which deletes every object of that kind); without it such a
 	// document is refused.
 	PruneEmpty bool `json:"prune_empty,omitempty"`
+	// MaxDeactivate is the most users one plan may deactivate (or delete)
+	// by pruning: 0 means [DefaultMaxDeactivate], a negative value no
+	// limit. Users the console holds as deactivated are not counted.
+	MaxDeactivate int `json:"max_deactivate,omitempty"`
+	// MaxDeactivateShare is the most users one plan may deactivate by
+	// pruning, as a percentage (rounded up) of the console's users that
+	// the document manages (inside the scope, not deactivated): 0 means
+	// [DefaultMaxDeactivateShare], 100 or more no limit. A plan over either
+	// limit is refused with a [*GuardError].
+	MaxDeactivateShare float64 `json:"max_deactivate_share,omitempty"`
 	// Scope limits the console users the document manages; nil: the
 	// document's own scope ([Document].Scope), if any.
 	Scope *Scope `json:"scope,omitempty"`
@@ -163,7 +173,9 @@ type Plan struct {
 // MakePlan reads the console and returns what it takes to make it hold
 // desired. The document is validated first ([Validate]); references to
 // the console's own objects are checked after reading it. Nothing is
-// written.
+// written. A plan that would prune more users than the guard allows
+// (PlanOptions.MaxDeactivate, MaxDeactivateShare) is returned with a
+// [*GuardError], so that it can be shown; [Plan.Apply] refuses it.
 func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *PlanOptions) (*Plan, error) {
 	var o PlanOptions
 	if opts != nil {
@@ -202,6 +214,9 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 		return nil, err
 	}
 	p.compute()
+	if err := p.guard(); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
