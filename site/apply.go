@@ -78,7 +78,8 @@ func (e *StaleError) Error() string {
 // Is makes a StaleError match [ErrStale].
 func (e *StaleError) Is(target error) bool { return target == ErrStale }
 
-// Apply reads the console again, refuses the plan with a [*StaleError] if
+// Apply reads the console again, refuses the plan with a [*GuardError] if
+// it prunes more users than its options allow, or with a [*StaleError] if
 // its changes are no longer what the console needs, and then makes them
 // in order: holiday groups, schedules, door groups, access policies, user
 // groups (parents first), users with their memberships, policies and

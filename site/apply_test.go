@@ -95,7 +95,7 @@ func TestPruneDeactivatesAndNeverTouchesBuiltIns(t *testing.T) {
 	if _, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true}); err == nil || !strings.Contains(err.Error(), "pruning would delete every") {
 		t.Fatalf("an empty kind pruned without PruneEmpty: %v", err)
 	}
-	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, PruneEmpty: true})
+	p, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{Prune: true, PruneEmpty: true, MaxDeactivate: -1, MaxDeactivateShare: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,9 @@ type Document struct {
 	// [ReadUsersCSV]); the caller reads it, relative to the document.
 	UsersCSV string    `json:"users_csv,omitempty" yaml:"users_csv,omitempty"`
 	Webhooks []Webhook `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
+	// Scope, when set, limits the console users the document manages
+	// (see [Scope]); [PlanOptions].Scope overrides it.
+	Scope *Scope `json:"scope,omitempty" yaml:"scope,omitempty"`
 	// Sites holds per-console overrides keyed by the console's name (a
 	// profile): each object of an override replaces the object of the
 	// same kind and name (user key) of the main document, or is added
@@ -253,6 +256,57 @@ type User struct {
 	LicensePlates []string   `json:"license_plates,omitempty" yaml:"license_plates,omitempty"`
 }
 
+// Scope limits the console users a document manages: a console user
+// outside it that the document does not list is neither reported as a
+// leaver nor pruned, only counted ([Summary].OutOfScope). The users the
+// document lists are managed whatever the scope. Both members may be
+// given: a user must then meet both.
+type Scope struct {
+	// EmployeeNumber limits the scope to users with an employee number
+	// (those an HR system knows); every user of the document must then
+	// have one.
+	EmployeeNumber bool `json:"employee_number,omitempty" yaml:"employee_number,omitempty"`
+	// UserGroup limits the scope to the direct members of the named user
+	// group.
+	UserGroup string `json:"user_group,omitempty" yaml:"user_group,omitempty"`
+}
+
+// holds reports whether the console user u is in the scope; a nil scope
+// holds everyone.
+func (s *Scope) holds(u *User) bool {
+	switch {
+	case s == nil:
+		return true
+	case s.EmployeeNumber && u.EmployeeNumber == "":
+		return false
+	case s.UserGroup != "" && !slices.Contains(u.Groups, s.UserGroup):
+		return false
+	}
+	return true
+}
+
+// checkScope checks a scope (at path) against the document's users.
+func checkScope(c *checker, d *Document, s *Scope, path string) {
+	if s == nil {
+		return
+	}
+	if !s.EmployeeNumber && strings.TrimSpace(s.UserGroup) == "" {
+		c.add(path, "a scope needs employee_number: true or a user_group")
+		return
+	}
+	if s.UserGroup != "" && d.lists(KindUserGroups) && !slices.ContainsFunc(d.UserGroups, func(g UserGroup) bool { return g.Name == s.UserGroup }) {
+		c.add(path+".user_group", "no user_group named %q in the document", s.UserGroup)
+	}
+	for i, u := range d.Users {
+		switch {
+		case s.EmployeeNumber && u.EmployeeNumber == "":
+			c.add(fmt.Sprintf("users[%d]", i), "outside the scope (%s: employee_number): the user has no employee_number", path)
+		case s.UserGroup != "" && u.Groups != nil && !slices.Contains(u.Groups, s.UserGroup):
+			c.add(fmt.Sprintf("users[%d].groups", i), "outside the scope (%s: user_group %q): the user's groups leave it out", path, s.UserGroup)
+		}
+	}
+}
+
 // Key identifies the user: the employee number when there is one, else
 // the email; empty when there is neither.
 func (u *User) Key() string {
@@ -260,6 +314,11 @@ func (u *User) Key() string {
 		return u.EmployeeNumber
 	}
 	return strings.ToLower(u.Email)
+}
+
+// FullName is the first and last name, "Chloe Martin".
+func (u *User) FullName() string {
+	return strings.TrimSpace(strings.TrimSpace(u.FirstName) + " " + strings.TrimSpace(u.LastName))
 }
 
 // Webhook is a webhook endpoint, known by its name. Header values are
@@ -502,6 +561,7 @@ func Validate(d *Document, loc Locator) error {
 			ref(KindAccessPolicies, fmt.Sprintf("user_groups[%d].policies[%d]", i, j), p)
 		}
 	}
+	checkScope(c, d, d.Scope, "scope")
 	if cyc := parentCycle(d.UserGroups); cyc != "" {
 		c.add("user_groups", "the parents form a cycle: %s", cyc)
 	}
@@ -590,6 +650,11 @@ func (d Document) MarshalJSON() ([]byte, error) {
 	}
 	if d.UsersCSV != "" {
 		if err := member("users_csv", d.UsersCSV); err != nil {
+			return nil, err
+		}
+	}
+	if d.Scope != nil {
+		if err := member("scope", d.Scope); err != nil {
 			return nil, err
 		}
 	}

@@ -47,8 +47,11 @@ type FieldChange struct {
 
 // Change is one object to create, update, deactivate or delete.
 type Change struct {
-	Kind   Kind          `json:"kind"`
-	Key    string        `json:"key"`
+	Kind Kind   `json:"kind"`
+	Key  string `json:"key"`
+	// Name is a user's full name (the document's, or the console's for a
+	// user pruned), so that a plan names people, not only keys.
+	Name   string        `json:"name,omitempty"`
 	Op     Op            `json:"op"`
 	Fields []FieldChange `json:"fields,omitempty"`
 	// DependsOn are the objects this change needs created first; when one
@@ -70,6 +73,13 @@ type Summary struct {
 	Update     int `json:"update"`
 	Deactivate int `json:"deactivate"`
 	Delete     int `json:"delete"`
+	// Unlisted counts the objects of the listed kinds that the document
+	// does not hold and the plan keeps (without Prune): see
+	// [Plan].Unlisted.
+	Unlisted int `json:"unlisted"`
+	// OutOfScope counts the console users outside the scope ([Scope])
+	// that the document does not list: left alone, not changes.
+	OutOfScope int `json:"out_of_scope,omitempty"`
 }
 
 // Total is the number of changes.
@@ -84,7 +94,29 @@ func (s Summary) String() string {
 	if s.Delete > 0 {
 		out += fmt.Sprintf(", %d to delete", s.Delete)
 	}
+	if s.Unlisted > 0 {
+		out += fmt.Sprintf(", %d not in the document (kept: only pruning removes them)", s.Unlisted)
+	}
+	if s.OutOfScope > 0 {
+		out += fmt.Sprintf("; %d users outside the scope left alone", s.OutOfScope)
+	}
 	return out
+}
+
+// Unlisted is an object of a kind the document lists that the console
+// holds and the document does not: a user who left, a group no longer
+// used. Without [PlanOptions].Prune it is kept, and the plan says so;
+// with it, it is a change (a user deactivated, another object deleted).
+// A user the console holds as deactivated, a built-in object and a user
+// outside the scope are never unlisted.
+type Unlisted struct {
+	Kind Kind   `json:"kind"`
+	Key  string `json:"key"`
+	// Name is a user's full name.
+	Name string `json:"name,omitempty"`
+	// Prune is what pruning would do to it: deactivate (a user, or
+	// delete with PruneDeleteUsers) or delete.
+	Prune Op `json:"prune"`
 }
 
 // PlanOptions tune [MakePlan].
@@ -99,6 +131,19 @@ type PlanOptions struct {
 	// (which deletes every object of that kind); without it such a
 	// document is refused.
 	PruneEmpty bool `json:"prune_empty,omitempty"`
+	// MaxDeactivate is the most users one plan may deactivate (or delete)
+	// by pruning: 0 means [DefaultMaxDeactivate], a negative value no
+	// limit. Users the console holds as deactivated are not counted.
+	MaxDeactivate int `json:"max_deactivate,omitempty"`
+	// MaxDeactivateShare is the most users one plan may deactivate by
+	// pruning, as a percentage (rounded up) of the console's users that
+	// the document manages (inside the scope, not deactivated): 0 means
+	// [DefaultMaxDeactivateShare], 100 or more no limit. A plan over either
+	// limit is refused with a [*GuardError].
+	MaxDeactivateShare float64 `json:"max_deactivate_share,omitempty"`
+	// Scope limits the console users the document manages; nil: the
+	// document's own scope ([Document].Scope), if any.
+	Scope *Scope `json:"scope,omitempty"`
 	// Locator places problems found against the console (unknown doors,
 	// names of kinds the document does not list) in the document.
 	Locator Locator `json:"-"`
@@ -112,7 +157,10 @@ type Plan struct {
 	FormatVersion string      `json:"format_version"`
 	Options       PlanOptions `json:"options"`
 	Changes       []Change    `json:"changes"`
-	Summary       Summary     `json:"summary"`
+	// Unlisted are the objects the document does not hold that the plan
+	// keeps (without Prune), in kind order then by key: the leavers.
+	Unlisted []Unlisted `json:"unlisted"`
+	Summary  Summary    `json:"summary"`
 	// Warnings name console objects left alone (duplicate names, users
 	// without a key).
 	Warnings []string  `json:"warnings,omitempty"`
@@ -125,7 +173,9 @@ type Plan struct {
 // MakePlan reads the console and returns what it takes to make it hold
 // desired. The document is validated first ([Validate]); references to
 // the console's own objects are checked after reading it. Nothing is
-// written.
+// written. A plan that would prune more users than the guard allows
+// (PlanOptions.MaxDeactivate, MaxDeactivateShare) is returned with a
+// [*GuardError], so that it can be shown; [Plan.Apply] refuses it.
 func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *PlanOptions) (*Plan, error) {
 	var o PlanOptions
 	if opts != nil {
@@ -148,6 +198,9 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 			}
 		}
 	}
+	if o.Scope != nil {
+		checkScope(chk, desired, o.Scope, "options.scope")
+	}
 	headers := resolveHeaders(desired, o.LookupEnv, chk)
 	if err := chk.err(); err != nil {
 		return nil, err
@@ -161,8 +214,16 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 		return nil, err
 	}
 	p.compute()
+	if err := p.guard(); err != nil {
+		return p, err
+	}
 	return p, nil
 }
+
+// Drift reports whether the console differs from the document: a change
+// to make, or an object of a listed kind that the document does not hold
+// ([Plan].Unlisted). Users outside the scope are not drift.
+func (p *Plan) Drift() bool { return len(p.Changes) > 0 || len(p.Unlisted) > 0 }
 
 // ErrNoClient is returned for a nil *access.Client, before anything else.
 var ErrNoClient = errors.New("site: no client")
@@ -254,6 +315,13 @@ func (p *Plan) checkRefs() error {
 			ref(KindAccessPolicies, fmt.Sprintf("user_groups[%d].policies[%d]", i, j), n)
 		}
 	}
+	if s := p.scope(); s != nil && s.UserGroup != "" && d.lists(KindUsers) {
+		path := "scope.user_group"
+		if p.Options.Scope != nil {
+			path = "options.scope.user_group"
+		}
+		ref(KindUserGroups, path, s.UserGroup)
+	}
 	for i, u := range d.Users {
 		for j, n := range u.Groups {
 			ref(KindUserGroups, fmt.Sprintf("users[%d].groups[%d]", i, j), n)
@@ -289,12 +357,13 @@ func planKind[T any](p *Plan, k Kind, want []T, have map[string]*entry[T], name 
 			p.Changes = append(p.Changes, Change{Kind: k, Key: n, Op: OpUpdate, Fields: fc, Before: digest(hf)})
 		}
 	}
-	if !p.Options.Prune {
-		return
-	}
 	for _, n := range sortedKeys(have) {
 		h := have[n]
 		if listed[n] || h.builtin {
+			continue
+		}
+		if !p.Options.Prune {
+			p.Unlisted = append(p.Unlisted, Unlisted{Kind: k, Key: n, Prune: OpDelete})
 			continue
 		}
 		p.Changes = append(p.Changes, Change{Kind: k, Key: n, Op: OpDelete, Before: digest(fields(&h.obj, false))})
@@ -322,6 +391,14 @@ func (p *Plan) compute() {
 			return webhookFields(w, w.Headers)
 		})
 	p.order()
+}
+
+// scope is the scope in force: the options', else the document's.
+func (p *Plan) scope() *Scope {
+	if p.Options.Scope != nil {
+		return p.Options.Scope
+	}
+	return p.Document.Scope
 }
 
 func (p *Plan) planUsers() {
@@ -352,20 +429,32 @@ func (p *Plan) planUsers() {
 			listed[k2] = true
 		}
 		if h == nil {
-			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: OpCreate, Fields: created(wf)})
+			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: w.FullName(), Op: OpCreate, Fields: created(wf)})
 			continue
 		}
 		hf := userFields(&h.obj)
 		if fc := diff(hf, wf); len(fc) > 0 {
-			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: OpUpdate, Fields: fc, Before: digest(hf)})
+			p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: w.FullName(), Op: OpUpdate, Fields: fc, Before: digest(hf)})
 		}
 	}
-	if !p.Options.Prune {
-		return
-	}
+	scope := p.scope()
 	for _, k := range sortedKeys(have) {
 		h := have[k]
 		if listed[k] {
+			continue
+		}
+		if !scope.holds(&h.obj) {
+			p.Summary.OutOfScope++
+			continue
+		}
+		if !p.Options.Prune {
+			if h.obj.Status != string(access.UserStatusDeactivated) {
+				op := OpDeactivate
+				if p.Options.PruneDeleteUsers {
+					op = OpDelete
+				}
+				p.Unlisted = append(p.Unlisted, Unlisted{Kind: KindUsers, Key: k, Name: h.obj.FullName(), Prune: op})
+			}
 			continue
 		}
 		op := OpDeactivate
@@ -378,7 +467,7 @@ func (p *Plan) planUsers() {
 		if h.obj.Status != string(access.UserStatusDeactivated) {
 			fc = []FieldChange{{Field: "status", Old: h.obj.Status, New: string(access.UserStatusDeactivated)}}
 		}
-		p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Op: op, Fields: fc, Before: digest(userFields(&h.obj))})
+		p.Changes = append(p.Changes, Change{Kind: KindUsers, Key: k, Name: h.obj.FullName(), Op: op, Fields: fc, Before: digest(userFields(&h.obj))})
 	}
 }
 
@@ -409,7 +498,7 @@ func (p *Plan) order() {
 		return d
 	}
 	refs := p.refsOf()
-	p.Summary = Summary{}
+	p.Summary = Summary{Unlisted: len(p.Unlisted), OutOfScope: p.Summary.OutOfScope}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.Kind == KindUserGroups {
@@ -442,6 +531,9 @@ func (p *Plan) order() {
 	slices.SortStableFunc(p.Changes, func(a, b Change) int { return comparePhase(&a, &b) })
 	if p.Changes == nil {
 		p.Changes = []Change{}
+	}
+	if p.Unlisted == nil {
+		p.Unlisted = []Unlisted{}
 	}
 }
 

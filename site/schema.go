@@ -42,6 +42,7 @@ var extra = map[string]map[string]any{
 	"Resource":         {"minProperties": 1, "maxProperties": 1},
 	"User.status":      {"enum": []string{"ACTIVE", "DEACTIVATED", "PENDING"}},
 	"Webhook.endpoint": {"pattern": "^https?://"},
+	"Scope":            {"minProperties": 1},
 }
 
 func schemaOf(t reflect.Type, defs map[string]any) map[string]any {

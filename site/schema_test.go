@@ -35,13 +35,13 @@ func TestSchemaMatchesTheTypes(t *testing.T) {
 	if err := json.Unmarshal(got, &schema); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range append(site.AllKinds(), "users_csv", "sites") {
+	for _, k := range append(site.AllKinds(), "users_csv", "sites", "scope") {
 		if schema.Properties[string(k)] == nil {
 			t.Errorf("the schema has no member %s", k)
 		}
 	}
-	if len(schema.Defs) != 11 {
-		t.Errorf("the schema defines %d types, want 11", len(schema.Defs))
+	if len(schema.Defs) != 12 {
+		t.Errorf("the schema defines %d types, want 12", len(schema.Defs))
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("site.schema.json differs from the Go types: run go test ./site -run TestSchema -update")

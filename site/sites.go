@@ -54,6 +54,10 @@ func (d *Document) ForSite(name string) (*Document, func(path string) string) {
 	out.AccessPolicies = mergeByName(KindAccessPolicies, d.AccessPolicies, o.AccessPolicies, func(x *AccessPolicy) string { return x.Name }, prefix, moved)
 	out.UserGroups = mergeByName(KindUserGroups, d.UserGroups, o.UserGroups, func(x *UserGroup) string { return x.Name }, prefix, moved)
 	out.Users = mergeByName(KindUsers, d.Users, o.Users, func(x *User) string { return x.Key() }, prefix, moved)
+	if o.Scope != nil {
+		out.Scope = o.Scope
+		moved["scope"] = prefix + "scope"
+	}
 	out.Webhooks = mergeByName(KindWebhooks, d.Webhooks, o.Webhooks, func(x *Webhook) string { return x.Name }, prefix, moved)
 	return &out, func(p string) string {
 		for from, to := range moved {

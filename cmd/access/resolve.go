@@ -92,7 +92,7 @@ var kindAccepts = map[string]string{
 	"policy":        "an access policy's name or id",
 	"schedule":      "a schedule's name or id",
 	"holiday-group": "a holiday group's name or id",
-	"user":          "a user's full name, email or id",
+	"user":          "a user's full name, email, employee number or id",
 	"visitor":       "a visitor's full name, email or id",
 }
 
@@ -167,7 +167,13 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, person(u.ID, u.FullName, u.FirstName, u.LastName, u.UserEmail, u.Email))
+			n := person(u.ID, u.FullName, u.FirstName, u.LastName, u.UserEmail, u.Email)
+			// The employee number names the user too (the key of a site
+			// document and of an HR export).
+			if u.EmployeeNumber != "" && !slices.Contains(n.alts, u.EmployeeNumber) {
+				n.alts = append(n.alts, u.EmployeeNumber)
+			}
+			out = append(out, n)
 		}
 	case "visitor":
 		for v, err := range c.Visitors.All(ctx, nil) {

@@ -26,7 +26,9 @@ const exitCodesHelp = `Exit codes:
   2    usage error (bad flags or arguments, malformed --data, an ambiguous name)
   3    not found
   4    unauthorized or forbidden (the token is invalid or lacks the permission)
-  5    access plan --detailed-exitcode: the plan has changes
+  5    access plan --detailed-exitcode: the plan has changes, or users (objects) the document no longer lists
+  6    refused by a safety guard (plan/apply --prune: more users to deactivate than --max-deactivate or
+       --max-deactivate-share allow); nothing was changed
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP; a second Ctrl-C ends the process at once)`
 
 const configHelp = `Configuration: a console is a URL and a token from the flags and the environment, or else a whole

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,8 +22,13 @@ import (
 )
 
 // exitChanges is the exit code of "access plan --detailed-exitcode" when
-// the plan has changes; no other outcome uses it.
+// the plan has changes or leavers; no other outcome uses it.
 const exitChanges = 5
+
+// exitGuard is the exit code of a plan refused by a safety guard (more
+// users to deactivate than --max-deactivate / --max-deactivate-share
+// allow).
+const exitGuard = 6
 
 // siteCommands are export, plan and apply: the site as a file (package
 // site computes, these commands read files and render).
@@ -145,6 +151,8 @@ func fieldByTag(t reflect.Type, name string) reflect.StructField {
 type siteFlags struct {
 	file                                string
 	prune, pruneDeleteUsers, pruneEmpty bool
+	maxDeactivate                       int
+	maxDeactivateShare                  float64
 }
 
 func (f *siteFlags) add(c *cobra.Command) {
@@ -152,18 +160,28 @@ func (f *siteFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.prune, "prune", false, "delete what the listed kinds hold beyond the document (users are deactivated; built-ins never touched)")
 	c.Flags().BoolVar(&f.pruneDeleteUsers, "prune-delete-users", false, "with --prune, delete pruned users after deactivating them")
 	c.Flags().BoolVar(&f.pruneEmpty, "prune-empty", false, "with --prune, allow a kind listed with no object (deletes every object of that kind)")
+	c.Flags().IntVar(&f.maxDeactivate, "max-deactivate", site.DefaultMaxDeactivate, "with --prune, refuse (exit "+strconv.Itoa(exitGuard)+") to deactivate more than `N` users")
+	c.Flags().Float64Var(&f.maxDeactivateShare, "max-deactivate-share", site.DefaultMaxDeactivateShare, "with --prune, refuse (exit "+strconv.Itoa(exitGuard)+") to deactivate more than `P` percent of the users the document manages")
 }
 
 func (f *siteFlags) options(loc site.Locator, getenv func(string) string) (*site.PlanOptions, error) {
 	if (f.pruneDeleteUsers || f.pruneEmpty) && !f.prune {
 		return nil, usageErrorf("--prune-delete-users and --prune-empty need --prune")
 	}
+	if f.maxDeactivate < 1 {
+		return nil, usageErrorf("--max-deactivate must be at least 1 (the default is %d)", site.DefaultMaxDeactivate)
+	}
+	if !(f.maxDeactivateShare > 0 && f.maxDeactivateShare <= 100) {
+		return nil, usageErrorf("--max-deactivate-share is a percentage above 0 and at most 100 (the default is %g)", site.DefaultMaxDeactivateShare)
+	}
 	return &site.PlanOptions{Prune: f.prune, PruneDeleteUsers: f.pruneDeleteUsers, PruneEmpty: f.pruneEmpty, Locator: loc,
+		MaxDeactivate: f.maxDeactivate, MaxDeactivateShare: f.maxDeactivateShare,
 		LookupEnv: func(k string) (string, bool) { return lookupEnv(getenv, k) }}, nil
 }
 
 // makePlan reads and checks the document, then plans it against the
-// console; problems of the document are exit 2, printed one per line.
+// console; problems of the document are exit 2, printed one per line. A
+// plan refused by the guard comes back with its exit-6 error, to be shown.
 func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
@@ -186,13 +204,13 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 		return nil, err
 	}
 	p, err := site.MakePlan(a.ctx, cl, doc, opts)
-	if err != nil {
+	if err != nil && (p == nil || !errors.Is(err, site.ErrGuard)) {
 		return nil, a.documentError(err)
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(a.stderr, "warning: "+w)
 	}
-	return p, nil
+	return p, a.documentError(err)
 }
 
 // siteName is the profile a single console comes from, for the
@@ -209,8 +227,12 @@ func (a *app) siteName() string {
 }
 
 // documentError prints each problem of a bad document on stderr and
-// returns an exit-2 error; other errors pass.
+// returns an exit-2 error; a refusal of the guard is exit 6, named by its
+// flags; other errors pass.
 func (a *app) documentError(err error) error {
+	if ge := (*site.GuardError)(nil); errors.As(err, &ge) {
+		return guardError(ge)
+	}
 	var de *site.DocumentError
 	if !errors.As(err, &de) {
 		return err
@@ -224,6 +246,26 @@ func (a *app) documentError(err error) error {
 	return &exitError{code: 2, err: fmt.Errorf("bad document: %d problems", len(de.Problems))}
 }
 
+// guardError is the refusal of the guard in the command's terms: the
+// number, the flags and how to go ahead; exit 6.
+func guardError(ge *site.GuardError) error {
+	var over, raise []string
+	if ge.OverCount {
+		over = append(over, fmt.Sprintf("--max-deactivate %d", ge.MaxCount))
+		raise = append(raise, fmt.Sprintf("--max-deactivate %d", ge.Deactivate))
+	}
+	if ge.OverShare {
+		over = append(over, fmt.Sprintf("--max-deactivate-share %g", ge.MaxShare))
+		raise = append(raise, fmt.Sprintf("--max-deactivate-share %g", math.Min(100, math.Ceil(100*float64(ge.Deactivate)/float64(max(ge.Of, 1))))))
+	}
+	verb := "allows"
+	if len(over) > 1 {
+		verb = "allow"
+	}
+	return &exitError{code: exitGuard, err: fmt.Errorf("refused by a safety guard: the plan would deactivate %d of the %d users the document manages (%s), more than %s %s; nothing was changed. Check the document (a short or wrong export?); to go ahead, pass %s",
+		ge.Deactivate, ge.Of, ge.Percent(), strings.Join(over, " and "), verb, strings.Join(raise, " "))}
+}
+
 func (a *app) planCommand() *cobra.Command {
 	var f siteFlags
 	var detailed, allProfiles bool
@@ -233,13 +275,19 @@ func (a *app) planCommand() *cobra.Command {
 		Short: "Show what apply would change to make the console hold a site document",
 		Long: `Plan reads the site document and the console and prints what "access apply" would do, in the
 order it would do it: "+" create, "~" update with each changed member as old -> new, "-" deactivate
-or delete (only with --prune), then a summary line. Nothing is written. -o json prints the plan as
+or delete (only with --prune), then, in a section of their own, "!" what the console holds of a
+listed kind and the document does not (users who left, by key and full name, with what --prune
+would do to them; kept without --prune), then a summary line. Nothing is written. -o json prints the plan as
 data (with a format_version); -O FILE saves it for "access apply --plan FILE".
 
 A bad document is refused with its file, line and column (exit 2) before the console is contacted.
+A plan that prunes more users than --max-deactivate (default ` + strconv.Itoa(site.DefaultMaxDeactivate) + `) or
+--max-deactivate-share (percent of the users the document manages, default ` + strconv.Itoa(int(site.DefaultMaxDeactivateShare)) + `) allow is shown
+and refused (exit ` + strconv.Itoa(exitGuard) + `): a short or wrong export must not take everyone's doors.
 
 Exit codes: 0 success, with or without changes; with --detailed-exitcode, ` + strconv.Itoa(exitChanges) + ` when there are
-changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`,
+changes or objects the document does not hold (a user who left counts, one already deactivated
+or outside the document's scope does not), and 0 when there are none. Errors keep their codes (1, 2, 3, 4, 6, 130).`,
 		Example: `  access --fake plan -f site.yaml
   access --fake plan -f site.yaml -o json
   access --fake plan -f site.yaml -O plan.json`,
@@ -255,10 +303,10 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 				return a.planManyCommand(&f, names, cfg, detailed)
 			}
 			p, err := a.makePlan(&f)
-			if err != nil {
+			if p == nil {
 				return err
 			}
-			if save != "" {
+			if save != "" && err == nil {
 				b, err := json.MarshalIndent(p, "", "  ")
 				if err != nil {
 					return err
@@ -276,14 +324,17 @@ changes (and 0 when there are none). Errors keep their codes (1, 2, 3, 4, 130).`
 			} else {
 				renderPlan(a.stdout, p)
 			}
-			if detailed && len(p.Changes) > 0 {
+			if err != nil {
+				return err
+			}
+			if detailed && p.Drift() {
 				return &exitError{code: exitChanges, err: errors.New(p.Summary.String())}
 			}
 			return nil
 		},
 	}
 	f.add(c)
-	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes")
+	c.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit "+strconv.Itoa(exitChanges)+" when there are changes or objects the document does not hold (users who left)")
 	c.Flags().StringVarP(&save, "output-file", "O", "", "save the plan as JSON to `FILE` (for apply --plan)")
 	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "plan on every console of the config file (or give --profile a,b)")
 	return c
@@ -295,8 +346,11 @@ var opSign = map[site.Op]string{site.OpCreate: "+", site.OpUpdate: "~", site.OpD
 // order, each change with its members old -> new, then the summary. No
 // ids, no times, no colours: the same plan prints the same bytes.
 func renderPlan(w io.Writer, p *site.Plan) {
-	if len(p.Changes) == 0 {
+	if !p.Drift() {
 		fmt.Fprintln(w, "No changes: the console matches the document.")
+		if n := p.Summary.OutOfScope; n > 0 {
+			fmt.Fprintf(w, "%d users outside the scope left alone.\n", n)
+		}
 		return
 	}
 	section := ""
@@ -313,6 +367,9 @@ func renderPlan(w io.Writer, p *site.Plan) {
 			section = s
 		}
 		line := "  " + opSign[ch.Op] + " " + ch.Key
+		if ch.Name != "" {
+			line += " " + ch.Name
+		}
 		if ch.Op == site.OpDelete || ch.Op == site.OpDeactivate {
 			line += " (" + string(ch.Op) + ")"
 		}
@@ -325,8 +382,30 @@ func renderPlan(w io.Writer, p *site.Plan) {
 			fmt.Fprintf(w, "      %s: %q -> %q\n", fc.Field, fc.Old, fc.New)
 		}
 	}
+	renderUnlisted(w, p, section != "")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, p.Summary.String()+".")
+}
+
+// renderUnlisted prints the objects the document does not hold and the
+// plan keeps (the leavers), a section per kind, each with what --prune
+// would do to it.
+func renderUnlisted(w io.Writer, p *site.Plan, after bool) {
+	kind := site.Kind("")
+	for _, u := range p.Unlisted {
+		if u.Kind != kind {
+			if after || kind != "" {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "%s not in the document (kept without --prune):\n", u.Kind)
+			kind = u.Kind
+		}
+		line := "  ! " + u.Key
+		if u.Name != "" {
+			line += " " + u.Name
+		}
+		fmt.Fprintf(w, "%s (--prune would %s)\n", line, u.Prune)
+	}
 }
 
 func (a *app) applyCommand() *cobra.Command {
@@ -369,16 +448,19 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			var p *site.Plan
 			var err error
 			if planFile != "" {
-				if f.file != "" || f.prune || f.pruneDeleteUsers || f.pruneEmpty {
-					return usageErrorf("--plan takes the document and options of the saved plan: no -f or --prune")
+				if f.file != "" || f.prune || f.pruneDeleteUsers || f.pruneEmpty || c.Flags().Changed("max-deactivate") || c.Flags().Changed("max-deactivate-share") {
+					return usageErrorf("--plan takes the document and options of the saved plan: no -f, --prune or --max-deactivate")
 				}
 				if p, err = a.loadPlan(planFile); err != nil {
 					return err
 				}
-			} else if p, err = a.makePlan(&f); err != nil {
+			} else if p, err = a.makePlan(&f); p == nil {
 				return err
 			}
 			renderPlan(a.stdout, p)
+			if err != nil {
+				return err // refused by the guard: shown, not applied
+			}
 			if len(p.Changes) == 0 {
 				return nil
 			}
@@ -426,6 +508,9 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 
 func resultLine(r site.Result) string {
 	s := fmt.Sprintf("%-7s %s %s %s", r.Status, opSign[r.Change.Op], r.Change.Kind, r.Change.Key)
+	if r.Change.Name != "" {
+		s += " " + r.Change.Name
+	}
 	if r.Reason != "" {
 		s += ": " + oneLine(r.Reason)
 	}

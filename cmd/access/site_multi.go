@@ -167,6 +167,9 @@ func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun
 			return
 		}
 		r.plan, r.err = site.MakePlan(a.ctx, r.client, merged, opts)
+		if errors.Is(r.err, site.ErrGuard) {
+			r.err = a.documentError(r.err) // exit 6, in the flags' terms
+		}
 	})
 	for _, r := range runs {
 		if r.plan != nil {
@@ -230,7 +233,12 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 			return err
 		}
 	} else {
-		a.printSections(runs, func(w io.Writer, r *consoleRun) { renderPlan(w, r.plan) })
+		a.printSections(runs, func(w io.Writer, r *consoleRun) {
+			renderPlan(w, r.plan)
+			if r.err != nil { // refused by the guard
+				fmt.Fprintln(w, problemText(r.err))
+			}
+		})
 	}
 	worst, changed, failed := 0, 0, 0
 	for _, r := range runs {
@@ -238,7 +246,7 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 		switch {
 		case c != 0:
 			failed++
-		case len(r.plan.Changes) > 0:
+		case r.plan.Drift():
 			changed++
 			if detailed {
 				c = exitChanges
@@ -260,7 +268,12 @@ func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bo
 	if err != nil {
 		return err
 	}
-	a.printSections(runs, func(w io.Writer, r *consoleRun) { renderPlan(w, r.plan) })
+	a.printSections(runs, func(w io.Writer, r *consoleRun) {
+		renderPlan(w, r.plan)
+		if r.err != nil { // refused by the guard
+			fmt.Fprintln(w, problemText(r.err))
+		}
+	})
 	pending := 0
 	for _, r := range runs {
 		if r.err == nil && len(r.plan.Changes) > 0 {

@@ -26,14 +26,14 @@ func runIn(t *testing.T, mode access.Mode) {
 		t.Fatal(err)
 	}
 	srv.CheckModeUsed(t, mode)
-	want := `pass 1: 6 to create, 0 to change
+	want := `pass 1: 6 to create, 0 to change, 294 not in the document (kept: only pruning removes them)
   done: create user_group Engineering
   done: create user_group Facilities
   done: create user_group Night shift
   done: create user HR-1906
   done: create user HR-1912
   done: create user HR-1914
-pass 2: 0 to create, 0 to change
+pass 2: 0 to create, 0 to change, 294 not in the document (kept: only pruning removes them)
 `
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
