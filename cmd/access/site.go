@@ -501,6 +501,9 @@ func (a *app) loadDocument(path string) (*site.Document, site.Locator, error) {
 	if len(root.Content) == 0 {
 		return nil, nil, problem(0, 0, "document", "empty document")
 	}
+	if p := checkAliases(root.Content[0], name); p != nil {
+		return nil, nil, &site.DocumentError{Problems: []site.Problem{*p}}
+	}
 	var probs []site.Problem
 	walkNode(root.Content[0], reflect.TypeFor[site.Document](), "", name, pos, &probs)
 	if len(probs) > 0 {
@@ -621,3 +624,7 @@ func walkNode(n *yaml.Node, t reflect.Type, path, file string, pos map[string]si
 		}
 	}
 }
+
+// errAliasBound is the kind of problem of a document whose aliases expand
+// it beyond the bound.
+var errAliasBound = errors.New("aliases expand the document beyond the bound")
