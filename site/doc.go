@@ -22,5 +22,7 @@
 // The package reads no files and parses no YAML: the caller decodes the
 // document (JSON or YAML, the struct tags name both) and gives [Validate]
 // a [Locator] that turns a path in the document into a position, so that
-// errors carry the file, line and column.
+// errors carry the file, line and column. Package
+// [github.com/access-dev/access/site/sitefile] does that as the access
+// command does: strict members, positions, bounded aliases, users_csv.
 package site

@@ -365,6 +365,9 @@ type Problem struct {
 	Path    string   `json:"path"`
 	Pos     Position `json:"position"`
 	Message string   `json:"message"`
+	// Err, when not nil, is the kind of problem, for errors.Is (for
+	// example csv.ErrFieldCount for a CSV row of the wrong length).
+	Err error `json:"-"`
 }
 
 // String is "position: path: message".
@@ -378,6 +381,18 @@ func (p Problem) String() string {
 // DocumentError lists what is wrong with a document; nothing was written.
 type DocumentError struct {
 	Problems []Problem
+}
+
+// Unwrap returns the Err of each problem that has one, so that
+// errors.Is(err, csv.ErrFieldCount) tells a short CSV row.
+func (e *DocumentError) Unwrap() []error {
+	var out []error
+	for _, p := range e.Problems {
+		if p.Err != nil {
+			out = append(out, p.Err)
+		}
+	}
+	return out
 }
 
 // Error lists the problems, one per line after the first.

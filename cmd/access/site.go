@@ -8,15 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/access-dev/access/site"
+	"github.com/access-dev/access/site/sitefile"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
@@ -546,163 +543,24 @@ func (a *app) loadPlan(path string) (*site.Plan, error) {
 	return &p, nil
 }
 
-// loadDocument reads a site document, YAML or JSON, refusing unknown
-// members and members of the wrong shape with their line and column, and
-// returns a locator for the problems found later.
+// loadDocument reads a site document through package sitefile (YAML or
+// JSON, unknown members and bad shapes refused with their line and column,
+// aliases bounded, users_csv read) and returns a locator for the problems
+// found later. A file that cannot be read is a usage error.
 func (a *app) loadDocument(path string) (*site.Document, site.Locator, error) {
-	var b []byte
+	var f *sitefile.File
 	var err error
-	name := path
 	if path == "-" {
-		name = "<stdin>"
-		b, err = io.ReadAll(io.LimitReader(a.stdin, 256<<20))
+		f, err = sitefile.Read(a.stdin, "<stdin>", nil)
 	} else {
-		b, err = os.ReadFile(path)
+		f, err = sitefile.ReadFile(path, nil)
 	}
-	if err != nil {
+	var de *site.DocumentError
+	switch {
+	case errors.As(err, &de):
+		return nil, nil, err
+	case err != nil:
 		return nil, nil, usageErrorf("-f: %v", err)
 	}
-	pos := map[string]site.Position{}
-	loc := func(p string) site.Position {
-		for {
-			if x, ok := pos[p]; ok {
-				return x
-			}
-			i := strings.LastIndexAny(p, ".[")
-			if i < 0 {
-				return site.Position{File: name}
-			}
-			p = p[:i]
-		}
-	}
-	problem := func(line, col int, path, msg string) error {
-		return &site.DocumentError{Problems: []site.Problem{{Path: path, Pos: site.Position{File: name, Line: line, Column: col}, Message: msg}}}
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		line, msg := yamlLine(err.Error())
-		return nil, nil, problem(line, 0, "document", msg)
-	}
-	if len(root.Content) == 0 {
-		return nil, nil, problem(0, 0, "document", "empty document")
-	}
-	var probs []site.Problem
-	walkNode(root.Content[0], reflect.TypeFor[site.Document](), "", name, pos, &probs)
-	if len(probs) > 0 {
-		return nil, nil, &site.DocumentError{Problems: probs}
-	}
-	var doc site.Document
-	if err := root.Content[0].Decode(&doc); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			for _, e := range te.Errors {
-				line, msg := yamlLine(e)
-				probs = append(probs, site.Problem{Path: "document", Pos: site.Position{File: name, Line: line}, Message: msg})
-			}
-			return nil, nil, &site.DocumentError{Problems: probs}
-		}
-		return nil, nil, problem(0, 0, "document", err.Error())
-	}
-	if doc.UsersCSV != "" {
-		csvPath := doc.UsersCSV
-		if !filepath.IsAbs(csvPath) && path != "-" {
-			csvPath = filepath.Join(filepath.Dir(path), csvPath)
-		}
-		fh, err := os.Open(csvPath)
-		if err != nil {
-			p := pos["users_csv"]
-			return nil, nil, problem(p.Line, p.Column, "users_csv", err.Error())
-		}
-		users, err := site.ReadUsersCSV(fh, csvPath)
-		fh.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		n := len(doc.Users)
-		for i := range users {
-			pos[fmt.Sprintf("users[%d]", n+i)] = site.Position{File: csvPath}
-		}
-		doc.Users = append(slices.Clip(doc.Users), users...)
-		doc.UsersCSV = ""
-	}
-	return &doc, loc, nil
-}
-
-var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-func yamlLine(msg string) (int, string) {
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, m[2]
-	}
-	return 0, strings.TrimPrefix(msg, "yaml: ")
-}
-
-var timeType = reflect.TypeFor[time.Time]()
-
-// walkNode records the position of every member and item and refuses
-// unknown members and a mapping, list or value where another is expected.
-func walkNode(n *yaml.Node, t reflect.Type, path, file string, pos map[string]site.Position, probs *[]site.Problem) {
-	at := func(n *yaml.Node) site.Position { return site.Position{File: file, Line: n.Line, Column: n.Column} }
-	bad := func(msg string) {
-		*probs = append(*probs, site.Problem{Path: strings.TrimPrefix(path, "."), Pos: at(n), Message: msg})
-	}
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == timeType || t.Kind() == reflect.String || t.Kind() == reflect.Bool:
-		if n.Kind != yaml.ScalarNode {
-			bad("want a single value")
-		}
-	case t.Kind() == reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			bad("want a list")
-			return
-		}
-		for i, item := range n.Content {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			pos[strings.TrimPrefix(p, ".")] = at(item)
-			walkNode(item, t.Elem(), p, file, pos, probs)
-		}
-	case t.Kind() == reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			bad("want a mapping")
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			p := path + "." + n.Content[i].Value
-			pos[strings.TrimPrefix(p, ".")] = at(n.Content[i])
-			walkNode(n.Content[i+1], t.Elem(), p, file, pos, probs)
-		}
-	case t.Kind() == reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			bad("want a mapping")
-			return
-		}
-		known := []string{}
-		for i := range t.NumField() {
-			if nm, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); nm != "" && nm != "-" {
-				known = append(known, nm)
-			}
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			p := path + "." + k.Value
-			f := fieldByTag(t, k.Value)
-			if f.Name == "" {
-				*probs = append(*probs, site.Problem{Path: strings.TrimPrefix(p, "."), Pos: at(k),
-					Message: fmt.Sprintf("unknown member %q (known: %s)", k.Value, strings.Join(known, ", "))})
-				continue
-			}
-			pos[strings.TrimPrefix(p, ".")] = at(k)
-			walkNode(n.Content[i+1], f.Type, p, file, pos, probs)
-		}
-	}
+	return f.Document, f.Locator, nil
 }

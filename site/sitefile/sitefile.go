@@ -1,0 +1,349 @@
+// Package sitefile reads a site document ([site.Document]) from a file,
+// YAML or JSON, exactly as the access command reads it: a member the
+// document types do not know, or of the wrong shape, is refused with its
+// file, line and column; aliases are bounded before anything is expanded;
+// the users of a users_csv file are added to the document's users, each
+// with the CSV line it came from. Package site itself parses no YAML and
+// reads no files: this package does, for Go programs and for the command.
+package sitefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/access-dev/access/site"
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxSize is the largest document [Read] accepts, in bytes.
+const MaxSize = 256 << 20
+
+// The alias bound: the document as its aliases (*name) expand it may hold
+// at most AliasFloor nodes, or AliasFactor times the nodes written,
+// whichever is more. A document beyond it is refused before any alias is
+// expanded.
+const (
+	AliasFloor  = 10000
+	AliasFactor = 10
+)
+
+// ErrAliasBound is the kind (errors.Is) of the problem of a document whose
+// aliases expand it beyond the alias bound, or of an anchor that contains
+// itself.
+var ErrAliasBound = errors.New("sitefile: aliases expand the document beyond the bound")
+
+// Options change how a document is read; the zero value (or nil) reads it
+// as the command does without flags.
+type Options struct {
+	// Dir is the directory a relative users_csv path is read from; empty
+	// for the current directory. [ReadFile] uses the document's directory
+	// when Dir is empty.
+	Dir string
+}
+
+// File is a document read from a file.
+type File struct {
+	// Document is the document, with the rows of its users_csv file
+	// appended to Users (and UsersCSV cleared).
+	Document *site.Document
+	// Locator places a path of Document in its file: members and items of
+	// the document by line and column, a user from the CSV file by the
+	// CSV's name and line. Give it to [site.Validate] or
+	// [site.PlanOptions].Locator.
+	Locator site.Locator
+}
+
+// ReadFile reads the document at path; see [Read]. An error opening or
+// reading path is returned as it is (an *fs.PathError); a problem of the
+// document is a *[site.DocumentError].
+func ReadFile(path string, opts *Options) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Dir == "" {
+		o.Dir = filepath.Dir(path)
+	}
+	return Read(f, path, &o)
+}
+
+// Read reads a site document, YAML or JSON, from r; name is the file name
+// its problems carry. It refuses, as a *[site.DocumentError] listing each
+// problem with its position: a syntax error, a document larger than
+// [MaxSize], aliases beyond the alias bound ([ErrAliasBound]), a member the
+// document types do not know (a typo) and a member of the wrong shape (a
+// list where a single value is expected). It does not check the document
+// itself: [site.Validate] and [site.MakePlan] do, with the [File]'s
+// Locator.
+func Read(r io.Reader, name string, opts *Options) (*File, error) {
+	return read(r, name, opts, nil)
+}
+
+// read is Read; visits, when not nil, is set to the nodes the position
+// walk visited (for the tests of the alias bound).
+func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	problem := func(line, col int, path, msg string, kind error) error {
+		return &site.DocumentError{Problems: []site.Problem{{Path: path, Pos: site.Position{File: name, Line: line, Column: col}, Message: msg, Err: kind}}}
+	}
+	if len(b) > MaxSize {
+		return nil, problem(0, 0, "document", fmt.Sprintf("larger than %d bytes", MaxSize), nil)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		line, msg := yamlLine(err.Error())
+		return nil, problem(line, 0, "document", msg, nil)
+	}
+	if len(root.Content) == 0 {
+		return nil, problem(0, 0, "document", "empty document", nil)
+	}
+	top := root.Content[0]
+	if p := checkAliases(top, name); p != nil {
+		return nil, &site.DocumentError{Problems: []site.Problem{*p}}
+	}
+	w := &walker{file: name, pos: map[string]site.Position{}}
+	w.walk(top, reflect.TypeFor[site.Document](), "")
+	if visits != nil {
+		*visits = w.visits
+	}
+	if len(w.probs) > 0 {
+		return nil, &site.DocumentError{Problems: w.probs}
+	}
+	var doc site.Document
+	if err := top.Decode(&doc); err != nil {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			line, msg := yamlLine(err.Error())
+			return nil, problem(line, 0, "document", msg, nil)
+		}
+		var probs []site.Problem
+		for _, e := range te.Errors {
+			line, msg := yamlLine(e)
+			probs = append(probs, site.Problem{Path: "document", Pos: site.Position{File: name, Line: line}, Message: msg})
+		}
+		return nil, &site.DocumentError{Problems: probs}
+	}
+	pos := w.pos
+	if doc.UsersCSV != "" {
+		csvPath := doc.UsersCSV
+		if !filepath.IsAbs(csvPath) && opts.Dir != "" {
+			csvPath = filepath.Join(opts.Dir, csvPath)
+		}
+		fh, err := os.Open(csvPath)
+		if err != nil {
+			p := pos["users_csv"]
+			return nil, problem(p.Line, p.Column, "users_csv", err.Error(), nil)
+		}
+		users, err := site.ReadUsersCSV(fh, csvPath)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		n := len(doc.Users)
+		for i := range users {
+			pos[fmt.Sprintf("users[%d]", n+i)] = site.Position{File: csvPath}
+		}
+		doc.Users = append(slices.Clip(doc.Users), users...)
+		doc.UsersCSV = ""
+	}
+	loc := func(p string) site.Position {
+		for {
+			if x, ok := pos[p]; ok {
+				return x
+			}
+			i := strings.LastIndexAny(p, ".[")
+			if i < 0 {
+				return site.Position{File: name}
+			}
+			p = p[:i]
+		}
+	}
+	return &File{Document: &doc, Locator: loc}, nil
+}
+
+var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+func yamlLine(msg string) (int, string) {
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// checkAliases refuses a document whose aliases expand it beyond the
+// bound, or an anchor that contains itself, without expanding anything:
+// each node's expanded size is computed once.
+func checkAliases(root *yaml.Node, file string) *site.Problem {
+	written := 0
+	var count func(n *yaml.Node)
+	count = func(n *yaml.Node) {
+		written++
+		for _, c := range n.Content {
+			count(c)
+		}
+	}
+	count(root)
+	limit := max(AliasFloor, AliasFactor*written)
+	size := map[*yaml.Node]int{}
+	busy := map[*yaml.Node]bool{}
+	var cycle *yaml.Node
+	var expanded func(n *yaml.Node) int
+	expanded = func(n *yaml.Node) int {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if s, ok := size[n]; ok {
+			return s
+		}
+		if busy[n] {
+			cycle = n
+			return limit + 1
+		}
+		busy[n] = true
+		s := 1
+		for _, c := range n.Content {
+			s = min(s+expanded(c), limit+1)
+		}
+		busy[n] = false
+		size[n] = s
+		return s
+	}
+	// Sum in document order, to place the problem at the alias that
+	// crosses the bound.
+	total := 0
+	var sum func(n *yaml.Node) *site.Problem
+	sum = func(n *yaml.Node) *site.Problem {
+		at := site.Position{File: file, Line: n.Line, Column: n.Column}
+		if n.Kind != yaml.AliasNode {
+			total++
+			for _, c := range n.Content {
+				if p := sum(c); p != nil {
+					return p
+				}
+			}
+			return nil
+		}
+		total += expanded(n)
+		switch {
+		case cycle != nil:
+			return &site.Problem{Path: "document", Pos: at, Err: ErrAliasBound, Message: fmt.Sprintf("the anchor &%s contains itself", cycle.Anchor)}
+		case total > limit:
+			return &site.Problem{Path: "document", Pos: at, Err: ErrAliasBound, Message: fmt.Sprintf(
+				"the aliases expand the document beyond %d nodes (%d written; at most %d, or %d times the nodes written)", limit, written, AliasFloor, AliasFactor)}
+		}
+		return nil
+	}
+	return sum(root)
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// walker records the position of every member and item and refuses
+// unknown members and a mapping, list or value where another is expected.
+// Aliases are followed, within the alias bound checked before.
+type walker struct {
+	file   string
+	pos    map[string]site.Position
+	probs  []site.Problem
+	visits int // nodes visited
+}
+
+func (w *walker) at(n *yaml.Node) site.Position {
+	return site.Position{File: w.file, Line: n.Line, Column: n.Column}
+}
+
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
+	w.visits++
+	bad := func(msg string) {
+		w.probs = append(w.probs, site.Problem{Path: strings.TrimPrefix(path, "."), Pos: w.at(n), Message: msg})
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType || t.Kind() == reflect.String || t.Kind() == reflect.Bool:
+		if n.Kind != yaml.ScalarNode {
+			bad("want a single value")
+		}
+	case t.Kind() == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			bad("want a list")
+			return
+		}
+		for i, item := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			w.pos[strings.TrimPrefix(p, ".")] = w.at(item)
+			w.walk(item, t.Elem(), p)
+		}
+	case t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			bad("want a mapping")
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := path + "." + n.Content[i].Value
+			w.pos[strings.TrimPrefix(p, ".")] = w.at(n.Content[i])
+			w.walk(n.Content[i+1], t.Elem(), p)
+		}
+	case t.Kind() == reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			bad("want a mapping")
+			return
+		}
+		known := []string{}
+		for i := range t.NumField() {
+			if nm, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); nm != "" && nm != "-" {
+				known = append(known, nm)
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			p := path + "." + k.Value
+			f, ok := fieldByTag(t, k.Value)
+			if !ok {
+				w.probs = append(w.probs, site.Problem{Path: strings.TrimPrefix(p, "."), Pos: w.at(k),
+					Message: fmt.Sprintf("unknown member %q (known: %s)", k.Value, strings.Join(known, ", "))})
+				continue
+			}
+			w.pos[strings.TrimPrefix(p, ".")] = w.at(k)
+			w.walk(n.Content[i+1], f.Type, p)
+		}
+	}
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if n, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); n == name && n != "-" {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
