@@ -2,10 +2,10 @@ package access
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -338,38 +338,232 @@ func checkID(op, field, id string) error {
 	return nil
 }
 
-// secretMember matches a JSON member whose value may be a secret: a string
-// (possibly cut off by a truncated body) or, for "headers", an object of
-// strings. It works on bodies that are not valid JSON too.
-var secretMember = regexp.MustCompile(`"(secret|token|pin_code|password)"(\s*:\s*)"(?:[^"\\]|\\.)*"?|"(headers)"(\s*:\s*)\{(?:[^{}"]|"(?:[^"\\]|\\.)*"?)*\}?`)
+// secretKeys are the JSON members whose values are secrets, compared
+// without regard to ASCII case: the one list both the pre-check
+// (mayHoldSecret) and the redaction (redactMembers) read.
+var secretKeys = []string{"secret", "token", "pin_code", "pin", "password", "passphrase", "passwd", "api_key", "apikey",
+	"access_token", "refresh_token", "client_secret", "private_key", "authorization", "headers"}
 
 // RedactSecrets returns a copy of a request or response body with the
-// values of the JSON members that carry secrets ("secret", "token",
-// "pin_code", "password", and the "headers" object of a webhook endpoint)
-// replaced by "REDACTED", as [APIError.Body] holds them; body itself when
-// it has none. It works on bodies that are not valid JSON (one cut off)
-// too. Use it to log or print the traffic of a [WithTransportWrapper].
+// values of the JSON members that carry secrets replaced by "REDACTED", as
+// [APIError.Body] holds them; body itself when it has none. The members
+// are "secret", "token", "pin_code", "pin", "password", "passphrase",
+// "passwd", "api_key", "apikey", "access_token", "refresh_token",
+// "client_secret", "private_key", "authorization" and "headers", in any
+// case and however their names are escaped: a string or number becomes
+// "REDACTED", an object or array keeps its shape with every string and
+// number in it "REDACTED", and the "headers" object of a webhook endpoint
+// becomes {"REDACTED":"REDACTED"} (its names are secrets too). It works on
+// bodies that are not valid JSON (one cut off) too. Use it to log or print
+// the traffic of a [WithTransportWrapper].
 func RedactSecrets(body []byte) []byte { return redactBody(body) }
 
-// mayHoldSecret reports whether raw holds one of the member names that
-// secretMember needs, quoted: a body without any (most error answers) is
-// not run through the regular expression.
+// mayHoldSecret reports whether raw may hold a member of secretKeys: one
+// of them quoted (in any ASCII case), or an escape (\u) that might spell
+// one. A body without any (most error answers) is not scanned.
 func mayHoldSecret(raw []byte) bool {
-	return bytes.Contains(raw, []byte(`"secret"`)) || bytes.Contains(raw, []byte(`"token"`)) ||
-		bytes.Contains(raw, []byte(`"pin_code"`)) || bytes.Contains(raw, []byte(`"headers"`))
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	for i := bytes.IndexByte(raw, '"'); i >= 0; {
+		rest := raw[i+1:]
+		for _, k := range secretKeys {
+			if len(rest) > len(k) && rest[len(k)] == '"' && asciiEqualFold(rest[:len(k)], k) {
+				return true
+			}
+		}
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // redactBody returns raw with the values of secret members replaced, or raw
 // itself when it has none.
 func redactBody(raw []byte) []byte {
-	if !mayHoldSecret(raw) || !secretMember.Match(raw) {
+	if !mayHoldSecret(raw) {
 		return raw
 	}
-	return secretMember.ReplaceAllFunc(raw, func(m []byte) []byte {
-		sub := secretMember.FindSubmatch(m)
-		if len(sub[3]) > 0 {
-			return []byte(`"headers"` + string(sub[4]) + `{"REDACTED":"REDACTED"}`)
+	return redactMembers(raw)
+}
+
+// redactMembers scans raw as JSON tokens (it need not be valid JSON) and
+// replaces the value of every member that secretName accepts; raw itself
+// when there is none.
+func redactMembers(raw []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(raw); {
+		if raw[i] != '"' {
+			i++
+			continue
 		}
-		return []byte(`"` + string(sub[1]) + `"` + string(sub[2]) + `"REDACTED"`)
-	})
+		end := jsonStringEnd(raw, i)
+		colon := skipJSONSpace(raw, end)
+		if colon >= len(raw) || raw[colon] != ':' || !secretName(raw[i:end]) {
+			i = end
+			continue
+		}
+		v := skipJSONSpace(raw, colon+1)
+		vEnd := jsonValueEnd(raw, v)
+		if out == nil {
+			out = make([]byte, 0, len(raw)+16)
+		}
+		out = append(out, raw[last:v]...)
+		out = appendRedacted(out, raw[v:vEnd], asciiEqualFold(bytes.Trim(raw[i:end], `"`), "headers"))
+		last, i = vEnd, vEnd
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
+}
+
+// appendRedacted appends the redacted form of the JSON value v: a string
+// or number "REDACTED", an object or array its shape with every string
+// and number in it "REDACTED" (but for the names of its members), the
+// object of "headers" {"REDACTED":"REDACTED"}; null, true and false as
+// they are.
+func appendRedacted(out, v []byte, headers bool) []byte {
+	if len(v) == 0 {
+		return out
+	}
+	if headers && v[0] == '{' {
+		return append(out, `{"REDACTED":"REDACTED"}`...)
+	}
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '"':
+			end := jsonStringEnd(v, i)
+			if next := skipJSONSpace(v, end); next < len(v) && v[next] == ':' {
+				out = append(out, v[i:end]...) // a member's name
+			} else {
+				out = append(out, `"REDACTED"`...)
+			}
+			i = end
+		case c == '-' || '0' <= c && c <= '9':
+			out = append(out, `"REDACTED"`...)
+			for i < len(v) && bytes.IndexByte([]byte(",]} \t\r\n"), v[i]) < 0 {
+				i++
+			}
+		case c == '{' || c == '[' || c == '}' || c == ']' || c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			out = append(out, c)
+			i++
+		default: // null, true, false (or what is not JSON: it goes)
+			j := i
+			for j < len(v) && bytes.IndexByte([]byte(",]} \t\r\n\"{[:"), v[j]) < 0 {
+				j++
+			}
+			if w := string(v[i:j]); w == "null" || w == "true" || w == "false" {
+				out = append(out, w...)
+			} else {
+				out = append(out, `"REDACTED"`...)
+			}
+			i = max(j, i+1)
+		}
+	}
+	return out
+}
+
+// secretName reports whether the quoted JSON string q (its quotes
+// included) names a member of secretKeys, its escapes decoded.
+func secretName(q []byte) bool {
+	if len(q) < 2 || q[len(q)-1] != '"' {
+		return false
+	}
+	name := q[1 : len(q)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		var s string
+		if json.Unmarshal(q, &s) != nil {
+			return false
+		}
+		name = []byte(s)
+	}
+	for _, k := range secretKeys {
+		if asciiEqualFold(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiEqualFold reports whether b is k (lower case) but for ASCII case.
+func asciiEqualFold(b []byte, k string) bool {
+	if len(b) != len(k) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != k[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonStringEnd is the index just after the string opening at raw[i], or
+// len(raw) when it is cut off.
+func jsonStringEnd(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipJSONSpace is the index of the first byte from i on that is no JSON
+// white space.
+func skipJSONSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// jsonValueEnd is the index just after the value starting at raw[i] (a
+// string, an object or array with its nesting, or a scalar), len(raw)
+// when it is cut off.
+func jsonValueEnd(raw []byte, i int) int {
+	if i >= len(raw) {
+		return i
+	}
+	switch raw[i] {
+	case '"':
+		return jsonStringEnd(raw, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); {
+			switch raw[j] {
+			case '"':
+				j = jsonStringEnd(raw, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(raw)
+	case ',', '}', ']', ':':
+		return i // no value
+	}
+	j := i
+	for j < len(raw) && bytes.IndexByte([]byte(",]} \t\r\n\"{[:"), raw[j]) < 0 {
+		j++
+	}
+	return j
 }

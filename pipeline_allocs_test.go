@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,18 +185,115 @@ func TestEncodeBodyLikeEncodingJSON(t *testing.T) {
 	assert.Equal(t, "null", string(got), "a nil pointer is null, not a panic")
 }
 
-// FuzzMayHoldSecret: the pre-check redactBody runs before its regular
-// expression never says no to a body the expression matches.
-func FuzzMayHoldSecret(f *testing.F) {
+// FuzzRedactSecrets: no value under a secret-named member (one of
+// secretKeys, in any case, its name escaped or not) survives redactBody
+// in a body that is JSON, which stays JSON; and the pre-check redactBody
+// runs before its scan never says no to a body the scan would change.
+func FuzzRedactSecrets(f *testing.F) {
 	for _, s := range []string{`{"code":"CODE_PARAMS_INVALID","msg":"bad"}`, `{"data":{"secret":"s3"}}`, `{"token" : "abc`,
-		`{"pin_code":"1234"}`, `{"headers":{"X-Key":"v"}}`, `{"headers"  :  {`, `"secret":`, `{"Secret":"x"}`, `{"tokens":"x"}`} {
+		`{"pin_code":"1234"}`, `{"headers":{"X-Key":"v"}}`, `{"headers"  :  {`, `"secret":`, `{"Secret":"x"}`, `{"tokens":"x"}`,
+		`{"password":"x"}`, `{"PassWord":"x"}`, `{"pass\u0077ord":"x"}`, `{"pin_code":1234}`, `{"api_key":["k1","k2"]}`,
+		`{"secret":{"a":"b"}}`, `{"passphrase":"open sesame"}`, `{"access_token":"at","refresh_token":"rt"}`,
+		`{"client_secret":"cs","private_key":"pk","authorization":"Bearer x"}`, `{"token":null,"pin":true}`,
+		`[{"data":{"password":"p1","users":[{"pin_code":{"token":"t"}}]}}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if secretMember.Match(b) && !mayHoldSecret(b) {
-			t.Fatalf("%q: the expression matches, the pre-check says no", b)
+		out := redactBody(b)
+		if !mayHoldSecret(b) && !bytes.Equal(redactMembers(b), b) {
+			t.Fatalf("%q: the scan changes it, the pre-check says no", b)
+		}
+		if !json.Valid(b) {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q: redacted as %q, no longer JSON", b, out)
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(out))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if k, left := secretLeft(v); left != nil {
+			t.Fatalf("%q: redacted as %q, %q keeps %v", b, out, k, left)
 		}
 	})
+}
+
+// fuzzSecretNames are the member names whose values must not survive a
+// redaction (compared without regard to ASCII case), written out here
+// apart from the list redactBody uses.
+var fuzzSecretNames = []string{"secret", "token", "pin_code", "pin", "password", "passphrase", "passwd", "api_key", "apikey",
+	"access_token", "refresh_token", "client_secret", "private_key", "authorization", "headers"}
+
+// secretLeft finds a member of v named in fuzzSecretNames whose value
+// still holds something: its strings and numbers must all be "REDACTED"
+// (nulls and booleans carry nothing), and a "headers" object must be
+// {"REDACTED":"REDACTED"} (its names are secrets too).
+func secretLeft(v any) (string, any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			name := asciiLower(k)
+			if name == "headers" {
+				if m, ok := e.(map[string]any); ok && (len(m) != 1 || m["REDACTED"] != "REDACTED") {
+					return k, e
+				}
+			}
+			if slices.Contains(fuzzSecretNames, name) {
+				if !allRedacted(e) {
+					return k, e
+				}
+				continue
+			}
+			if k, left := secretLeft(e); left != nil {
+				return k, left
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if k, left := secretLeft(e); left != nil {
+				return k, left
+			}
+		}
+	}
+	return "", nil
+}
+
+// allRedacted reports whether every string and number in v is "REDACTED".
+func allRedacted(v any) bool {
+	switch x := v.(type) {
+	case nil, bool:
+		return true
+	case string:
+		return x == "REDACTED"
+	case map[string]any:
+		for _, e := range x {
+			if !allRedacted(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !allRedacted(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // TestDecodeEnvelopeTouchPasses: touch passes decode as the list they are

@@ -554,4 +554,19 @@ func TestRedactSecrets(t *testing.T) {
 	in := `{"username":"admin","password":"hunter2-pw","rememberMe":true,"secret":"whsec_x1","token":"tk-9","pin_code":"4321","headers":{"X-Key":"hk-7"}}`
 	want := `{"username":"admin","password":"REDACTED","rememberMe":true,"secret":"REDACTED","token":"REDACTED","pin_code":"REDACTED","headers":{"REDACTED":"REDACTED"}}`
 	assert.Equal(t, want, string(RedactSecrets([]byte(in))))
+	// Each alone, in any case, its name escaped, its value not a string.
+	for in, want := range map[string]string{
+		`{"password":"x"}`:                           `{"password":"REDACTED"}`,
+		`{"Password": "hunter2"}`:                    `{"Password": "REDACTED"}`,
+		`{"pass\u0077ord":"x"}`:                      `{"pass\u0077ord":"REDACTED"}`,
+		`{"passphrase":"open sesame"}`:               `{"passphrase":"REDACTED"}`,
+		`{"api_key":"k","user":{"pin":1234}}`:        `{"api_key":"REDACTED","user":{"pin":"REDACTED"}}`,
+		`{"pin_code":{"token":"t","n":7},"id":"u1"}`: `{"pin_code":{"token":"REDACTED","n":"REDACTED"},"id":"u1"}`,
+		`{"client_secret":["a",2,true],"x":null}`:    `{"client_secret":["REDACTED","REDACTED",true],"x":null}`,
+		`{"access_token":"at","token":null}`:         `{"access_token":"REDACTED","token":null}`,
+		`{"authorization":"Bearer abc","ok":1}`:      `{"authorization":"REDACTED","ok":1}`,
+		`{"data":{"password":"cut off`:               `{"data":{"password":"REDACTED"`,
+	} {
+		assert.Equal(t, want, string(RedactSecrets([]byte(in))), in)
+	}
 }
