@@ -150,18 +150,26 @@ func TestUnlistedDoorPolledEarlier(t *testing.T) {
 	srv := accesstest.New(t, accesstest.WithDemoData())
 	_, reg := watched(t, srv, watch.Options{PollEvery: 20 * time.Millisecond})
 	d := srv.AddDoor(access.Door{Name: "New wing", FloorID: srv.Doors()[0].FloorID, LockRelayStatus: access.DoorLocked})
-	require.NoError(t, srv.Notify(mustNotification(access.NotificationRemoteUnlock, d.ID, access.NotificationLocation{UniqueID: d.ID, LocationType: "door"})))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// Wait for the poll the notification brings forward: the door's floor
-	// comes from the poll only.
-	for !hasSeries(t, reg, "access_door_info", map[string]string{"door": d.ID, "floor": d.FloorID, "name": "New wing"}) {
-		select {
-		case <-ctx.Done():
-			t.Fatal("the new door was never listed")
-		case <-time.After(10 * time.Millisecond):
+	j, err := srv.RequestsSince(ctx, 0, false)
+	require.NoError(t, err)
+	cursor := j.Next
+	require.NoError(t, srv.Notify(mustNotification(access.NotificationRemoteUnlock, d.ID, access.NotificationLocation{UniqueID: d.ID, LocationType: "door"})))
+	// Wait for a doors poll, then for the request after it: the watcher
+	// polls in turn, so the doors it read were fed to the engine by then.
+	polled := false
+	for after := false; !after; {
+		j, err := srv.RequestsSince(ctx, cursor, true)
+		require.NoError(t, err, "no doors poll after the stream named the new door")
+		for _, r := range j.Items {
+			after = after || polled
+			polled = polled || r.Op == accesstest.OpDoorsList
 		}
+		cursor = j.Next
 	}
+	assert.True(t, hasSeries(t, reg, "access_door_info", map[string]string{"door": d.ID, "floor": d.FloorID, "name": "New wing"}),
+		"the new door is listed")
 }
 
 // hasSeries reports whether the registry has a series of that name with
