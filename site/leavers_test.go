@@ -258,3 +258,36 @@ func TestGuardShareOfTheScope(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlistedOfEveryKind: each listed kind reports the console objects
+// the document does not hold (built-ins never), each to be deleted by
+// pruning.
+func TestUnlistedOfEveryKind(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	kinds := []site.Kind{site.KindHolidayGroups, site.KindSchedules, site.KindDoorGroups, site.KindAccessPolicies, site.KindUserGroups, site.KindWebhooks}
+	doc, _, err := site.Export(ctx, c, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := mustPlan(t, c, doc); p.Drift() {
+		t.Fatalf("the export drifts: %+v %+v", p.Changes, p.Unlisted)
+	}
+	srv.AddHolidayGroup(access.HolidayGroup{Name: "Old holidays"})
+	srv.AddSchedule(access.Schedule{Name: "Old hours"})
+	srv.AddDoorGroup(access.DoorGroup{Name: "Old doors", Type: access.DoorGroupAccess})
+	srv.AddAccessPolicy(access.AccessPolicy{Name: "Old policy"})
+	srv.AddUserGroup("", "Old group", "")
+	srv.AddWebhook(access.WebhookEndpoint{Name: "Old hook", Endpoint: "https://old.example.com", Events: []access.EventType{"access.door.unlock"}})
+	p := mustPlan(t, c, doc)
+	var got []string
+	for _, u := range p.Unlisted {
+		got = append(got, fmt.Sprintf("%s %s %s", u.Kind, u.Key, u.Prune))
+	}
+	want := []string{"holiday_groups Old holidays delete", "schedules Old hours delete", "door_groups Old doors delete",
+		"access_policies Old policy delete", "user_groups Old group delete", "webhooks Old hook delete"}
+	if !slices.Equal(got, want) || len(p.Changes) != 0 || p.Summary.Unlisted != len(want) {
+		t.Fatalf("unlisted %q, changes %d, summary %+v; want %q", got, len(p.Changes), p.Summary, want)
+	}
+}
