@@ -291,3 +291,20 @@ func TestUnlistedOfEveryKind(t *testing.T) {
 		t.Fatalf("unlisted %q, changes %d, summary %+v; want %q", got, len(p.Changes), p.Summary, want)
 	}
 }
+
+// TestScopeOfASite: a sites: override sets its own scope, and a problem
+// of it is placed in the override.
+func TestScopeOfASite(t *testing.T) {
+	doc := &site.Document{Users: hrStaff(), Scope: &site.Scope{EmployeeNumber: true},
+		Sites: map[string]*site.Document{"west": {Scope: &site.Scope{UserGroup: "Staff"}}}}
+	west, back := doc.ForSite("west")
+	if west.Scope == nil || west.Scope.UserGroup != "Staff" || west.Scope.EmployeeNumber {
+		t.Fatalf("west scope %+v", west.Scope)
+	}
+	if got := back("scope.user_group"); got != "sites.west.scope.user_group" {
+		t.Errorf("back(scope.user_group) = %q", got)
+	}
+	if east, _ := doc.ForSite("east"); east.Scope != doc.Scope {
+		t.Errorf("east scope %+v", east.Scope)
+	}
+}
