@@ -245,6 +245,7 @@ func TestGuardShareOfTheScope(t *testing.T) {
 		{"three of four", hrStaff()[:1], site.PlanOptions{}, true},
 		{"three of four, share raised", hrStaff()[:1], site.PlanOptions{MaxDeactivateShare: 75}, false},
 		{"three of four, count lowered", hrStaff()[:1], site.PlanOptions{MaxDeactivate: 2, MaxDeactivateShare: 100}, true},
+		{"three of four, no share limit", hrStaff()[:1], site.PlanOptions{MaxDeactivateShare: -1}, false},
 		{"without pruning", hrStaff()[:1], site.PlanOptions{Prune: false}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
