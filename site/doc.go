@@ -18,6 +18,11 @@
 // is decided, so an object is never created twice. Deletion is explicit
 // ([PlanOptions].Prune) and limited to the kinds the document lists; built-in
 // objects (the default schedule and holiday group) are never deleted.
+// Without it, what the console holds of a listed kind and the document
+// does not (a user who left) is kept and reported ([Plan].Unlisted,
+// [Plan.Drift]); with it, a guard refuses to deactivate more users than
+// [PlanOptions].MaxDeactivate and MaxDeactivateShare allow
+// ([*GuardError]), and a [Scope] limits the users the document manages.
 //
 // The package reads no files and parses no YAML: the caller decodes the
 // document (JSON or YAML, the struct tags name both) and gives [Validate]

@@ -99,7 +99,7 @@ func (p *Plan) guard() error {
 	}
 	e := &GuardError{Deactivate: n, Of: of, MaxCount: maxCount, MaxShare: maxShare}
 	e.OverCount = maxCount > 0 && n > maxCount
-	e.OverShare = maxShare < 100 && float64(n) > math.Ceil(maxShare*float64(of)/100)
+	e.OverShare = maxShare > 0 && maxShare < 100 && float64(n) > math.Ceil(maxShare*float64(of)/100)
 	if e.OverCount || e.OverShare {
 		return e
 	}

@@ -245,6 +245,7 @@ func TestGuardShareOfTheScope(t *testing.T) {
 		{"three of four", hrStaff()[:1], site.PlanOptions{}, true},
 		{"three of four, share raised", hrStaff()[:1], site.PlanOptions{MaxDeactivateShare: 75}, false},
 		{"three of four, count lowered", hrStaff()[:1], site.PlanOptions{MaxDeactivate: 2, MaxDeactivateShare: 100}, true},
+		{"three of four, no share limit", hrStaff()[:1], site.PlanOptions{MaxDeactivateShare: -1}, false},
 		{"without pruning", hrStaff()[:1], site.PlanOptions{Prune: false}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,5 +257,55 @@ func TestGuardShareOfTheScope(t *testing.T) {
 				t.Fatalf("err = %v, want refused %v", err, tc.refused)
 			}
 		})
+	}
+}
+
+// TestUnlistedOfEveryKind: each listed kind reports the console objects
+// the document does not hold (built-ins never), each to be deleted by
+// pruning.
+func TestUnlistedOfEveryKind(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	ctx := context.Background()
+	kinds := []site.Kind{site.KindHolidayGroups, site.KindSchedules, site.KindDoorGroups, site.KindAccessPolicies, site.KindUserGroups, site.KindWebhooks}
+	doc, _, err := site.Export(ctx, c, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := mustPlan(t, c, doc); p.Drift() {
+		t.Fatalf("the export drifts: %+v %+v", p.Changes, p.Unlisted)
+	}
+	srv.AddHolidayGroup(access.HolidayGroup{Name: "Old holidays"})
+	srv.AddSchedule(access.Schedule{Name: "Old hours"})
+	srv.AddDoorGroup(access.DoorGroup{Name: "Old doors", Type: access.DoorGroupAccess})
+	srv.AddAccessPolicy(access.AccessPolicy{Name: "Old policy"})
+	srv.AddUserGroup("", "Old group", "")
+	srv.AddWebhook(access.WebhookEndpoint{Name: "Old hook", Endpoint: "https://old.example.com", Events: []access.EventType{"access.door.unlock"}})
+	p := mustPlan(t, c, doc)
+	var got []string
+	for _, u := range p.Unlisted {
+		got = append(got, fmt.Sprintf("%s %s %s", u.Kind, u.Key, u.Prune))
+	}
+	want := []string{"holiday_groups Old holidays delete", "schedules Old hours delete", "door_groups Old doors delete",
+		"access_policies Old policy delete", "user_groups Old group delete", "webhooks Old hook delete"}
+	if !slices.Equal(got, want) || len(p.Changes) != 0 || p.Summary.Unlisted != len(want) {
+		t.Fatalf("unlisted %q, changes %d, summary %+v; want %q", got, len(p.Changes), p.Summary, want)
+	}
+}
+
+// TestScopeOfASite: a sites: override sets its own scope, and a problem
+// of it is placed in the override.
+func TestScopeOfASite(t *testing.T) {
+	doc := &site.Document{Users: hrStaff(), Scope: &site.Scope{EmployeeNumber: true},
+		Sites: map[string]*site.Document{"west": {Scope: &site.Scope{UserGroup: "Staff"}}}}
+	west, back := doc.ForSite("west")
+	if west.Scope == nil || west.Scope.UserGroup != "Staff" || west.Scope.EmployeeNumber {
+		t.Fatalf("west scope %+v", west.Scope)
+	}
+	if got := back("scope.user_group"); got != "sites.west.scope.user_group" {
+		t.Errorf("back(scope.user_group) = %q", got)
+	}
+	if east, _ := doc.ForSite("east"); east.Scope != doc.Scope {
+		t.Errorf("east scope %+v", east.Scope)
 	}
 }

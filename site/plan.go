@@ -138,8 +138,8 @@ type PlanOptions struct {
 	// MaxDeactivateShare is the most users one plan may deactivate by
 	// pruning, as a percentage (rounded up) of the console's users that
 	// the document manages (inside the scope, not deactivated): 0 means
-	// [DefaultMaxDeactivateShare], 100 or more no limit. A plan over either
-	// limit is refused with a [*GuardError].
+	// [DefaultMaxDeactivateShare], a negative value or 100 or more no
+	// limit. A plan over either limit is refused with a [*GuardError].
 	MaxDeactivateShare float64 `json:"max_deactivate_share,omitempty"`
 	// Scope limits the console users the document manages; nil: the
 	// document's own scope ([Document].Scope), if any.
