@@ -323,3 +323,30 @@ func click(sel string) chromedp.Action {
 		return err
 	})
 }
+
+// TestBrowserBadgeConnectsBeforeOffline: until the page's live updates
+// answer, its badge says "connecting", not "offline"; once they do, "live".
+func TestBrowserBadgeConnectsBeforeOffline(t *testing.T) {
+	release := make(chan struct{})
+	cfg := simulator.Config{Demo: true}
+	simulator.SetEventsGate(&cfg, func(ctx context.Context) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
+	st := startSim(t, cfg)
+	ctx := browser(t, 1280, 900)
+	var text, class string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/"),
+		chromedp.WaitReady(`body`, chromedp.ByQuery),
+		textOf(`#live`, &text),
+		chromedp.AttributeValue(`#live`, "class", &class, nil, chromedp.ByQuery),
+	))
+	assert.Equal(t, "connecting", text, "while the event stream has not answered")
+	assert.NotContains(t, class, "on")
+	close(release)
+	require.NoError(t, chromedp.Run(ctx, chromedp.WaitVisible(`#live.on`, chromedp.ByQuery), textOf(`#live`, &text)))
+	assert.Equal(t, "live", text)
+}

@@ -1,6 +1,9 @@
 package simulator
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // SetFailSave sets the seam through which the tests fail the saves of a
 // state file: f is called before each save, and its error fails it.
@@ -39,3 +42,8 @@ func SiteSaves(st *Site) int {
 	}
 	return st.saver.Saves()
 }
+
+// SetEventsGate sets the seam through which the tests hold the page's
+// live updates: the event stream's handler calls f with the request's
+// context before it answers.
+func SetEventsGate(cfg *Config, f func(ctx context.Context)) { cfg.eventsGate = f }

@@ -136,6 +136,9 @@ type Config struct {
 	// failSave, when set, is called before each save of a state file:
 	// an error fails that save (the tests' seam for a failing disk).
 	failSave func() error
+	// eventsGate, when set, is called with the request's context before
+	// the page's event stream answers (the tests' seam for a slow one).
+	eventsGate func(ctx context.Context)
 }
 
 // MaxWebhookRetries is the most retries [Config.WebhookRetries] allows.
@@ -210,6 +213,7 @@ type Simulator struct {
 	// Sites are the simulated consoles, in port order.
 	Sites   []*Site
 	certOut string
+	ownCert bool         // the certificate is the simulator's own (self-signed), not --cert
 	locks   []*stateLock // of the state files, held until Close
 	once    sync.Once
 	err     error
@@ -259,7 +263,7 @@ func Start(cfg Config) (*Simulator, error) {
 	// Each state file is resolved (its symbolic links followed, once)
 	// and locked before anything else touches it: a second process
 	// given the same file stops here.
-	sim := &Simulator{certOut: cfg.CertOut}
+	sim := &Simulator{certOut: cfg.CertOut, ownCert: cfg.CertFile == ""}
 	if cfg.CertOut != "" {
 		// ACCESS_CACERT names it absolutely: a client sourcing the
 		// environment file runs from any directory.
@@ -457,6 +461,7 @@ func (st *Site) serve(cfg Config, cert tls.Certificate) error {
 		mux.Handle("/", api)
 	} else {
 		st.ui = newConsole(fake, cfg.UIPassword, cfg.WebhookRetries, hosts)
+		st.ui.eventsGate = cfg.eventsGate
 		if st.saver != nil {
 			unsaved := st.saver.failing
 			st.ui.unsaved.Store(&unsaved)
@@ -736,11 +741,27 @@ func (sim *Simulator) PrintInfo(w io.Writer, ui bool) {
 		fmt.Fprintf(w, "  ACCESS_URL=%s\n  ACCESS_TOKEN=%s\n  ACCESS_FINGERPRINT=%s\n  curl --pinnedpubkey %s\n", st.URL, st.token, st.Fingerprint, st.PublicKeyPin)
 		if ui {
 			fmt.Fprintf(w, "  web console: %s/\n", st.URL)
+			if sim.ownCert {
+				sim.printBrowserTrust(w)
+			}
 		}
 		if st.StatePath != "" {
 			fmt.Fprintf(w, "  state: %s\n", st.StatePath)
 		}
 	}
+}
+
+// printBrowserTrust tells a person why a browser warns about the web
+// console's certificate (the simulator's own, self-signed) and how to
+// trust it.
+func (sim *Simulator) printBrowserTrust(w io.Writer) {
+	file := "the file --cert-out FILE writes"
+	if sim.certOut != "" {
+		file = sim.certOut
+	}
+	fmt.Fprintf(w, "  a browser warns about its certificate, the fake's own (self-signed): check that the SHA-256\n"+
+		"  fingerprint it shows is ACCESS_FINGERPRINT and accept it for this address, or trust %s\n"+
+		"  (docs/simulator.md, \"The web console in a browser\")\n", file)
 }
 
 // ParsePermissions reads a comma-separated list of permission keys

@@ -516,3 +516,24 @@ func TestConsoleAnswersToItsNamesOnly(t *testing.T) {
 		assert.Equal(t, want, resp.StatusCode, host)
 	}
 }
+
+// TestStartLinesExplainTheBrowserWarning: the start lines say why a
+// browser warns about the web console's certificate and how to trust it
+// (the --cert-out file); with a certificate of one's own (--cert), or
+// without the web console, they say nothing of it.
+func TestStartLinesExplainTheBrowserWarning(t *testing.T) {
+	t.Parallel()
+	pem := filepath.Join(t.TempDir(), "fake.pem")
+	sim, err := simulator.Start(simulator.Config{Addr: "127.0.0.1:0", Demo: true, CertOut: pem})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sim.Close() })
+	var out bytes.Buffer
+	sim.PrintInfo(&out, true)
+	assert.Contains(t, out.String(), "  web console: "+sim.Sites[0].URL+"/\n"+
+		"  a browser warns about its certificate, the fake's own (self-signed): check that the SHA-256\n"+
+		"  fingerprint it shows is ACCESS_FINGERPRINT and accept it for this address, or trust "+pem+"\n"+
+		"  (docs/simulator.md, \"The web console in a browser\")\n")
+	out.Reset()
+	sim.PrintInfo(&out, false)
+	assert.NotContains(t, out.String(), "browser")
+}

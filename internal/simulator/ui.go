@@ -62,6 +62,9 @@ type console struct {
 	unsaved atomic.Pointer[func() error]
 
 	live *broker
+	// eventsGate, when set, is called before the event stream answers
+	// (Config.eventsGate); set before the console serves.
+	eventsGate func(ctx context.Context)
 	// drawing serializes the sections' renders, so that an older render
 	// never replaces a newer one.
 	drawing sync.Mutex

@@ -147,6 +147,9 @@ func (c *console) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	if c.eventsGate != nil {
+		c.eventsGate(r.Context())
+	}
 	// The sections as they are now, first: the page shows itself live
 	// once it applied them.
 	c.redraw()

@@ -16,6 +16,8 @@
     var es = new EventSource("/ui/events");
     // Live once the current sections (sent first) are applied: "ready".
     es.addEventListener("ready", function () { live.textContent = "live"; live.className = "live on"; });
+    // "connecting" (the page's own text) until the first answer; offline
+    // once the stream fails (EventSource then retries by itself).
     es.onerror = function () { live.textContent = "offline"; live.className = "live"; };
     es.addEventListener("section", function (e) {
       var m = JSON.parse(e.data);
