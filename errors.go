@@ -195,8 +195,9 @@ type APIError struct {
 	Attempts int
 	// Body holds the response body (at most the client's size cap) with
 	// the values of members that carry secrets ("secret", "headers",
-	// "token", "pin_code", "password") replaced by "REDACTED", so that printing,
-	// logging or marshalling the error never shows a webhook secret.
+	// "token", "pin_code", "password" and the others [RedactSecrets]
+	// lists) replaced by "REDACTED", so that printing, logging or
+	// marshalling the error never shows a webhook secret.
 	Body []byte
 	// RetryAfter is the wait a 429 or 503 asked for in its Retry-After
 	// header; zero when it sent none. An error with a RetryAfter also

@@ -2,8 +2,6 @@ package accesstest
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +12,7 @@ import (
 	"strings"
 
 	access "github.com/access-dev/access"
+	"github.com/access-dev/access/internal/redact"
 )
 
 // SiteRecord is a console's site as read through the SDK, read-only: its
@@ -220,46 +219,20 @@ func (r *SiteRecord) deviceDoors(groups access.DeviceGroups) {
 }
 
 var (
-	pseudoFirst = []string{"Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Harper", "Jordan",
-		"Kendall", "Logan", "Morgan", "Parker", "Quinn", "Riley", "Sawyer", "Taylor"}
+	pseudoFirst = []string{"Arden", "Briar", "Corin", "Dorian", "Emrys", "Fenwick", "Garnet", "Halden", "Isolde", "Jessamy",
+		"Kestrel", "Lorcan", "Marigold", "Nerys", "Oriel", "Peregrine"}
 	pseudoLast = []string{"Ashdown", "Birchley", "Cobbett", "Dunmore", "Elsworth", "Fairclough", "Garside", "Holloway",
 		"Ingleby", "Jessop", "Kingsley", "Lowther", "Marwood", "Norcott", "Oakridge", "Pemberton"}
 )
 
-// pseudonyms maps personal values to generated ones, the same value (or
-// person) always to the same pseudonym under one key.
-type pseudonyms struct{ key []byte }
-
-func (p pseudonyms) sum(kind, v string) []byte {
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte(kind))
-	m.Write([]byte{0})
-	m.Write([]byte(v))
-	return m.Sum(nil)
-}
-
-// digits is n decimal digits drawn from the value's mac.
-func (p pseudonyms) digits(kind, v string, n int) string {
-	s := p.sum(kind, v)
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteByte('0' + s[i%len(s)]%10)
-	}
-	return b.String()
-}
-
-func (p pseudonyms) hex(kind, v string, n int) string {
-	s := hex.EncodeToString(p.sum(kind, v))
-	for len(s) < n {
-		s += s
-	}
-	return s[:n]
-}
+// pseudonyms gives people generated names, the same person (by id)
+// always the same, under the key of the redact.Pseudonyms.
+type pseudonyms struct{ *redact.Pseudonyms }
 
 // person is the generated name, email and employee number of a person
 // (by id).
 func (p pseudonyms) person(id string) (first, last, email, emp string) {
-	s := p.sum("person", id)
+	s := p.Sum("person", id)
 	first, last = pseudoFirst[s[0]%16], pseudoLast[s[1]%16]
 	tag := hex.EncodeToString(s[2:5])
 	email = strings.ToLower(first+"."+last+"."+tag) + "@example.invalid"
@@ -267,28 +240,12 @@ func (p pseudonyms) person(id string) (first, last, email, emp string) {
 	return first, last, email, emp
 }
 
-func (p pseudonyms) ifSet(v, kind string, f func(kind, v string) string) string {
-	if v == "" {
-		return ""
-	}
-	return f(kind, v)
-}
-
-func (p pseudonyms) token(v string) string {
-	return p.ifSet(v, "token", func(k, v string) string { return p.hex(k, v, max(len(v), 16)) })
-}
-
 func (p pseudonyms) card(c *access.NFCCard) {
-	c.Token = p.token(c.Token)
-	// the id is often the card's number: it is replaced as display ids
-	// are, so a card whose id is its display id keeps them equal
-	c.ID = p.ifSet(c.ID, "display", func(k, v string) string { return p.digits(k, v, len(v)) })
-	c.DisplayID = p.ifSet(c.DisplayID, "display", func(k, v string) string { return p.digits(k, v, len(v)) })
-	if c.Note != "" {
-		c.Note = "note " + p.hex("note", c.Note, 8)
-	}
-	if c.Alias != "" {
-		c.Alias = "card " + p.hex("alias", c.Alias, 8)
+	// The id is often the card's number, which the display id holds too
+	// (replaced by the walk): replaced the same way, so a card whose id
+	// is its display id keeps them equal. Another id is kept.
+	if c.ID != "" && strings.Trim(c.ID, "0123456789abcdefABCDEF") == "" {
+		c.ID = p.Replace("display_id", c.ID)
 	}
 	if c.User != nil {
 		id := c.User.ID
@@ -297,36 +254,78 @@ func (p pseudonyms) card(c *access.NFCCard) {
 		}
 		first, last, _, _ := p.person(id)
 		c.User.FirstName, c.User.LastName, c.User.Name = first, last, first+" "+last
-	}
-}
-
-func (p pseudonyms) pin(c *access.PINCode) {
-	if c != nil {
-		c.Token = p.token(c.Token)
-	}
-}
-
-func (p pseudonyms) plates(ps []access.LicensePlate) {
-	for i := range ps {
-		ps[i].Credential = strings.ToUpper(p.ifSet(ps[i].Credential, "plate", func(k, v string) string { return p.hex(k, v, max(len(v), 6)) }))
+		c.User.Avatar = ""
 	}
 }
 
 func (p pseudonyms) phone(v string) string {
-	return p.ifSet(v, "phone", func(k, v string) string {
-		d := p.digits(k, v, 7)
-		return "+1 555 " + d[:3] + " " + d[3:]
-	})
+	if v == "" {
+		return ""
+	}
+	d := p.Digits("phone", v, 7)
+	return "+1 555 " + d[:3] + " " + d[3:]
 }
 
-// Pseudonymise replaces the personal data of the record by pseudonyms
-// keyed by key: a person (by id) always gets the same generated name,
-// email and employee number, a card token, display id, PIN or plate the
-// same replacement, wherever it appears; ids, the structure and unknown
-// fields are kept. Without the key the originals cannot be recovered
-// from the pseudonyms (HMAC-SHA256); keep the key unwritten.
-func (r *SiteRecord) Pseudonymise(key []byte) {
-	p := pseudonyms{key: key}
+// pseudonymiseJSON replaces, in *v, every string outside ids, times and
+// known enumerations (redact.Walk over its JSON form) by its pseudonym.
+func pseudonymiseJSON[T any](p *redact.Pseudonyms, what string, v *T) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("pseudonymise %s: %w", what, err)
+	}
+	if b, err = p.JSON(b); err != nil {
+		return fmt.Errorf("pseudonymise %s: %w", what, err)
+	}
+	var n T
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("pseudonymise %s: %w", what, err)
+	}
+	*v = n
+	return nil
+}
+
+// Pseudonymise replaces the record's data by pseudonyms keyed by key. It
+// works by an allow-list (package internal/redact): the values of ids,
+// times and known enumerations (types, states, settings) are kept, and
+// every other string of the record's JSON form is replaced through one
+// keyed mapping, in its form (digits for digits, hex for hex: card
+// tokens, card numbers, PINs and plates), or as the member's name and a
+// tag ("visitor company 3f0c9a1e", "device name 9b2d71c0"): names of
+// doors, floors, groups, schedules and devices, touch passes' phones,
+// visitors' companies and remarks, and members the SDK adds later,
+// alike. The same value gets the same replacement throughout. Then
+// people get readable names: a person (by id) always the same generated
+// name, email, employee number and phone, wherever they appear; a visit's
+// reason is drawn from the documented ones. Without the key the originals
+// cannot be recovered from the pseudonyms (HMAC-SHA256); keep the key
+// unwritten. An error leaves the record partly replaced: do not write it.
+func (r *SiteRecord) Pseudonymise(key []byte) error {
+	rp := redact.NewPseudonyms(key)
+	p := pseudonyms{rp}
+	r.BuildingName = rp.Replace("building_name", r.BuildingName)
+	for _, err := range []error{
+		pseudonymiseJSON(rp, "floors", &r.Floors),
+		pseudonymiseJSON(rp, "doors", &r.Doors),
+		pseudonymiseJSON(rp, "devices", &r.Devices),
+		pseudonymiseJSON(rp, "device settings", &r.DeviceSettings),
+		pseudonymiseJSON(rp, "door groups", &r.DoorGroups),
+		pseudonymiseJSON(rp, "schedules", &r.Schedules),
+		pseudonymiseJSON(rp, "holiday groups", &r.HolidayGroups),
+		pseudonymiseJSON(rp, "access policies", &r.Policies),
+		pseudonymiseJSON(rp, "users", &r.Users),
+		pseudonymiseJSON(rp, "visitors", &r.Visitors),
+		pseudonymiseJSON(rp, "NFC cards", &r.NFCCards),
+		pseudonymiseJSON(rp, "touch passes", &r.TouchPasses),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	for i := range r.UserGroups { // members and policies are ids
+		if err := pseudonymiseJSON(rp, "user groups", &r.UserGroups[i].Group); err != nil {
+			return err
+		}
+	}
 	for i := range r.Users {
 		u := &r.Users[i]
 		first, last, email, emp := p.person(u.ID)
@@ -352,12 +351,11 @@ func (r *SiteRecord) Pseudonymise(key []byte) {
 		for j := range u.NFCCards {
 			p.card(&u.NFCCards[j])
 		}
-		p.plates(u.LicensePlates)
-		p.pin(u.PINCode)
 		for j := range u.TouchPass {
 			p.touchPass(&u.TouchPass[j])
 		}
 	}
+	reasons := []access.VisitReason{access.VisitReasonInterview, access.VisitReasonBusiness, access.VisitReasonCooperation, access.VisitReasonOthers}
 	for i := range r.Visitors {
 		v := &r.Visitors[i]
 		first, last, email, _ := p.person(v.ID)
@@ -366,18 +364,16 @@ func (r *SiteRecord) Pseudonymise(key []byte) {
 			v.Email = email
 		}
 		v.MobilePhone = p.phone(v.MobilePhone)
-		if v.Remarks != "" {
-			v.Remarks = "remark " + p.hex("remark", v.Remarks, 8)
-		}
 		if v.InviterName != "" {
 			f, l, _, _ := p.person(v.InviterID)
 			v.InviterName = f + " " + l
 		}
+		if v.VisitReason != "" {
+			v.VisitReason = reasons[p.Sum("visit reason", v.ID)[0]%4]
+		}
 		for j := range v.NFCCards {
 			p.card(&v.NFCCards[j])
 		}
-		p.plates(v.LicensePlates)
-		p.pin(v.PINCode)
 	}
 	for i := range r.NFCCards {
 		p.card(&r.NFCCards[i])
@@ -388,16 +384,13 @@ func (r *SiteRecord) Pseudonymise(key []byte) {
 	for i := range r.TouchPasses {
 		p.touchPass(&r.TouchPasses[i])
 	}
+	return nil
 }
 
 func (p pseudonyms) touchPass(t *access.TouchPass) {
-	t.CardID = p.token(t.CardID)
-	if t.CardName != "" { // often the holder's name: "Ada's iPhone"
-		t.CardName = "pass " + p.hex("card name", t.CardName, 8)
-		if t.UserID != "" {
-			first, _, _, _ := p.person(t.UserID)
-			t.CardName = first + "'s " + t.CardName
-		}
+	if t.CardName != "" && t.UserID != "" { // often the holder's name: "Ada's iPhone"
+		first, _, _, _ := p.person(t.UserID)
+		t.CardName = first + "'s " + t.CardName
 	}
 	if t.UserID != "" {
 		first, last, email, _ := p.person(t.UserID)
@@ -411,6 +404,12 @@ func (p pseudonyms) touchPass(t *access.TouchPass) {
 		t.UserName, t.UserEmail = "", ""
 	}
 	t.UserAvatar = ""
+	for i := range t.Bundles { // "Dmitri's phone": the holder's phone
+		if b := &t.Bundles[i]; b.DeviceName != "" && t.UserID != "" {
+			first, _, _, _ := p.person(t.UserID)
+			b.DeviceName = first + "'s " + b.DeviceName
+		}
+	}
 }
 
 // WriteState writes the record as a state [Server.ReadState] loads. It

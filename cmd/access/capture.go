@@ -17,6 +17,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/access-dev/access/internal/redact"
 )
 
 // The capture of doctor --capture: every read-only operation's raw
@@ -98,43 +100,23 @@ var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2
 // urlRE finds URLs in text, for their userinfo and query to be redacted.
 var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`)
 
-// safeKeys are the members of the API's answers whose values are kept in
-// a capture: ids, types, states, times, counts and the console's own
-// messages, nothing that names a person, reaches one or opens a door.
-// Every other member's value is redacted (a member the SDK does not know
-// yet included); objects and arrays are kept and their members judged by
-// their own keys, so the shape of every answer stays visible.
-var safeKeys = setOf(
+// captureKeys are the members a capture keeps besides those of
+// redact.Kept (the ids, times and known enumerations that access fake
+// record keeps too: one allow-list for both): the envelope, paging and
+// counts, and the console's own messages (scrubbed of the values below,
+// emails and URLs). Every other member's value is redacted (a member the
+// SDK does not know yet included); objects and arrays are kept and their
+// members judged by their own keys, so the shape of every answer stays
+// visible.
+var captureKeys = setOf(
 	// The envelope and paging.
-	"code", "msg", "data", "pagination", "page", "page_num", "page_size", "total", "count",
-	// Ids and references.
-	"id", "ids", "_id", "guid", "unique_id", "user_id", "visitor_id", "device_id", "device_ids", "door_id", "door_guard_ids",
-	"floor_id", "room_id", "location_id", "schedule_id", "holiday_group_id", "policy_id", "access_policy_ids", "resource_ids",
-	"up_id", "up_ids", "inviter_id", "actor_id", "bundle_id", "session_id", "request_id", "clear_request_id",
-	"remote_call_request_id", "event_object_id", "reader_id", "receiver_id", "controller_id", "connected_hub_id",
-	"connected_uah_id", "work_time_id", "mac", "host_device_mac", "ip",
-	// Types, states and settings.
-	"type", "user_type", "device_type", "resource_type", "location_type", "card_type", "credential_type", "extra_type",
-	"authentication_type", "credential_provider", "credential_status", "status", "user_status", "previous_status",
-	"bundle_status", "email_status", "state", "result", "reason_code", "error_code", "level", "mode", "model", "hw_type",
-	"category", "tag", "topic", "source", "log_category", "log_key", "in_or_out", "door_lock_relay_status",
-	"door_position_status", "lock", "lockdown", "evacuation", "emergency", "enable", "enabled", "repeat", "weekly",
-	"online", "deleted", "adopting", "is_adopted", "is_bind_hub", "is_connected", "is_default", "is_managed", "is_online",
-	"is_rebooting", "is_template", "is_unavailable", "need_advisory", "security_check", "save_to_history",
-	"pin_code_shuffle", "reset_ua_card", "anti_spoofing_level", "detect_distance", "interval", "remain_lock",
-	"remain_unlock", "bt_button", "bt_shake", "bt_tap", "wave", "mobile_wave", "nfc", "face", "dps", "dps_connected",
-	"glocal", "capabilities", "firmware", "software", "hardware", "version", "revision", "bom_rev", "cap", "issuer",
-	"timezone", "published", "hits", "top_log_count", "video_record", "video_record_thumbnail", "event_type", "events",
-	// Times.
-	"@timestamp", "since", "until", "start_time", "end_time", "ended_time", "create_time", "update_time", "created_at",
-	"updated_at", "activated_at", "expired_at", "onboard_time", "last_activity", "last_seen", "door_thumbnail_last_update",
-	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "work_time",
-	// The console's own messages (scrubbed of the values below, emails and URLs).
+	"msg", "data", "pagination", "page", "page_num", "page_size", "total", "count",
+	// The console's own messages.
 	"display_message", "error_msg",
 )
 
 // personalKeys are members whose values identify a person or open a
-// door; besides being redacted (as every member outside safeKeys is),
+// door; besides being redacted (as every member keptKey refuses is),
 // their values are looked for and redacted in every kept text (a log
 // message, a path). Members holding "name", "email" or "phone" count too.
 var personalKeys = setOf("secret", "token", "headers", "pin_code", "pin", "authorization", "password", "alias", "username",
@@ -154,8 +136,9 @@ func setOf(keys ...string) map[string]bool {
 	return m
 }
 
-// keptKey reports whether a member's value is kept in a capture.
-func keptKey(k string) bool { return safeKeys[strings.ToLower(k)] }
+// keptKey reports whether a member's value is kept in a capture: one of
+// redact.Kept or of captureKeys.
+func keptKey(k string) bool { return redact.Kept(k) || captureKeys[strings.ToLower(k)] }
 
 // personalKey reports whether a member's value is personal or secret.
 func personalKey(k string) bool {
@@ -174,8 +157,8 @@ func redactColumn(h string) bool {
 	return !keptColumns[strings.ToLower(strings.TrimSpace(h))]
 }
 
-// redactor redacts the answers of a capture. It keeps the members of
-// safeKeys (their text scrubbed) and the shape of every answer, and
+// redactor redacts the answers of a capture. It keeps the values of the
+// members keptKey accepts (their text scrubbed) and the shape of every answer, and
 // redacts every other member's value; inside strings that hold JSON
 // themselves (decoded, redacted and encoded again) the same. In the text
 // it keeps, it redacts URLs but for their scheme and host, email
@@ -267,8 +250,8 @@ func (rd *redactor) json(b []byte) json.RawMessage {
 }
 
 // value redacts a decoded JSON value in place; keep says whether the
-// member holding it is one of safeKeys. Booleans, nulls and empty strings
-// are kept: they name no one.
+// member holding it is one keptKey accepts. Booleans, nulls and empty
+// strings are kept: they name no one.
 func (rd *redactor) value(v any, keep bool) any {
 	switch x := v.(type) {
 	case map[string]any:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/redact"
 	"github.com/stretchr/testify/require"
 )
 
@@ -244,5 +245,120 @@ func TestRecorderPassesLargeAnswersWhole(t *testing.T) {
 	ex := r.take()
 	if len(ex) != 1 || ex[0].raw != nil || !strings.Contains(ex[0].Text, "not captured") {
 		t.Fatalf("recorded %+v", ex)
+	}
+}
+
+// captureTestKept reports whether a capture may hold the value s of
+// member as it is: an id, a time or a value of a documented enumeration.
+// It is written out here apart from the capture's own list (package
+// internal/redact).
+func captureTestKept(member, s string) bool {
+	switch member {
+	case "display_id", "card_id", "nfc_id", "alternate_id", "token":
+		return false // numbers and tokens of credentials
+	case "type", "status", "user_status", "email_status", "card_type", "user_type", "credential_status", "credential_type",
+		"bundle_status", "source", "door_lock_relay_status", "door_position_status", "enabled", "anti_spoofing_level",
+		"detect_distance", "pin_code_shuffle", "capabilities", "device_type", "code", "result", "topic", "events", "event_type",
+		"firmware", "model", "version", "timezone", "category", "level", "mode":
+		return true
+	}
+	if s == "" || member == "id" || strings.HasSuffix(member, "_id") || strings.HasSuffix(member, "_ids") || member == "members" ||
+		member == "doors" || member == "mac" || member == "ip" {
+		return true
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "15:04:05"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDoctorCaptureHoldsNoSourceValue: no value of the demo site but ids,
+// times and enumerations appears in any file of doctor --capture: the
+// names of touch passes' phones ("Dmitri's phone") and visitors'
+// companies, the names of doors, devices, groups and schedules included.
+// The source is every string of the fake's state.
+func TestDoctorCaptureHoldsNoSourceValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	var state bytes.Buffer
+	require.NoError(t, srv.WriteState(&state))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(state.Bytes(), &doc))
+	values := map[string]string{} // value: where
+	var collect func(v any, member, path string)
+	collect = func(v any, member, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				collect(e, k, path+"."+k)
+			}
+		case []any:
+			for _, e := range x {
+				collect(e, member, path+"[]")
+			}
+		case string:
+			if len(x) >= 3 && !captureTestKept(member, x) {
+				values[x] = path
+			}
+		}
+	}
+	for _, part := range []string{"users", "user_groups", "access_policies", "schedules", "holiday_groups", "visitors",
+		"space", "device_settings", "touch_passes", "credentials", "webhooks", "system_logs"} {
+		collect(doc[part], part, part)
+	}
+	for _, must := range []string{"Dmitri's phone", "Initech", "Main entrance", "Office hours"} {
+		require.NotEmpty(t, values[must], "the source holds no %q to check", must)
+	}
+
+	dir := filepath.Join(t.TempDir(), "cap")
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"doctor", "--capture", dir}, nil, &out, &errb, fakeEnv(srv, nil))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", &out, &errb)
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	found := map[string][]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		require.NoError(t, err)
+		for v, where := range values {
+			if bytes.Contains(b, []byte(v)) {
+				found[v+" (source "+where+")"] = append(found[v+" (source "+where+")"], f.Name())
+			}
+		}
+	}
+	for v, in := range found {
+		t.Errorf("%s in %v", v, in)
+	}
+	t.Logf("%d values of the source checked in %d files, %d found", len(values), len(files), len(found))
+}
+
+// TestCaptureSharesTheAllowList: a capture keeps the values of the
+// members redact.Kept accepts (the allow-list of ids, times and known
+// enumerations access fake record pseudonymises by: one list for both),
+// besides them only the envelope, paging, counts and the console's
+// messages, and redacts the rest.
+func TestCaptureSharesTheAllowList(t *testing.T) {
+	t.Parallel()
+	for what, l := range redact.Members() {
+		for _, m := range l {
+			if !keptKey(m) {
+				t.Errorf("%s %s: kept by access fake record, redacted by a capture", what, m)
+			}
+		}
+	}
+	for _, m := range []string{"msg", "data", "pagination", "page_num", "page_size", "total", "count", "display_message", "error_msg"} {
+		if !keptKey(m) || redact.Kept(m) && m != "code" {
+			t.Errorf("%s: kept %v by a capture, %v by the shared list", m, keptKey(m), redact.Kept(m))
+		}
+	}
+	for _, m := range []string{"name", "full_name", "device_name", "visitor_company", "remarks", "visit_reason", "card_id", "display_id",
+		"token", "employee_number", "a_member_added_later"} {
+		if keptKey(m) {
+			t.Errorf("%s kept by a capture", m)
+		}
 	}
 }

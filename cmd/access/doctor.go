@@ -34,15 +34,17 @@ each answered, and checks the one that accepts the key or token.
 
 --capture DIR writes every read-only operation's raw answer to DIR, redacted,
 for a bug report: OP.json per operation keeps the shape of each answer and
-only the members known to be safe (ids, types, states, times, counts, the
-console's messages); every other value is REDACTED (names, emails, phones,
-tokens, PINs, employee numbers, license plates, visitors' company, remarks,
-notes, visit reasons, and any member this version does not know), inside
-strings that hold JSON too. Webhook endpoints and other URLs keep their scheme
-and host only (a chat webhook's path is its secret); emails and the redacted
-values are redacted wherever else they appear. A CSV export is stored as
-OP.csv with only its safe columns kept; images and videos are summarized (size
-and type), not stored.
+only the members known to be safe: ids, times and known enumerations (types,
+states, settings; the allow-list access fake record pseudonymises by), counts
+and the console's messages. Every other value is REDACTED (names, emails,
+phones, touch passes' phones, names of doors and devices, tokens, PINs,
+employee numbers, license plates, visitors' company, remarks, notes, visit
+reasons, and any member this version does not know), inside strings that hold
+JSON too. Webhook endpoints and other URLs keep their scheme and host only (a
+chat webhook's path is its secret); emails and the redacted values are
+redacted wherever else they appear. A CSV export is stored as OP.csv with only
+its safe columns kept; images and videos are summarized (size and type), not
+stored.
 An operation on a record is probed with the first one a listing gave; when
 there is none (or, for an NFC enrollment session, none can be read without a
 write) it is reported as skipped.`,

@@ -14,18 +14,22 @@ import (
 func (a *app) fakeRecordCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "record DIR",
-		Short: "Record a console's site, people pseudonymised, as a seed folder for access fake --seed-from",
+		Short: "Record a console's site, its data pseudonymised, as a seed folder for access fake --seed-from",
 		Long: `record reads the console (only reads: every page of every list) and writes
 the seed folder DIR (DIR/` + simulator.SeedFile + `, mode 0600): the site's structure
-exactly (floors, doors, devices and their settings, door groups, schedules,
-holiday groups, access policies, user groups, who belongs to which group and
-holds which policy), with
-people's data replaced by pseudonyms: the same person gets the same generated
-name, email and employee number throughout; card tokens and numbers, PINs and
-plates are replaced consistently; ids and other fields are kept. The key of the
-pseudonyms is random and never written. DIR is the seed folder to write
-(created if missing; a seed already in it is replaced once the new one is
-written). Then:
+(floors, doors, devices and their settings, door groups, schedules, holiday
+groups, access policies, user groups, who belongs to which group and holds
+which policy) with its ids, times and settings exactly, and every other value
+replaced by a pseudonym. Only the values of ids, times and known enumerations
+(types, states, settings) are kept; every other text is replaced through one
+keyed mapping, the same value by the same pseudonym throughout: names of
+doors, floors, devices, groups and schedules, touch passes' phones, visitors'
+companies and remarks, and members this version does not know. Card tokens and
+numbers, PINs and plates keep their form (digits, hex). People get generated
+names: the same person the same name, email and employee number throughout.
+The key of the pseudonyms is random and never written. DIR is the seed folder
+to write (created if missing; a seed already in it is replaced once the new one
+is written). Then:
 
   access fake --seed-from DIR`,
 		Example: "  access fake record ./site-seed\n  access --profile office fake record ./site-seed",

@@ -33,7 +33,9 @@ func Record(ctx context.Context, c *access.Client, dir string) (*accesstest.Site
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	rec.Pseudonymise(key)
+	if err := rec.Pseudonymise(key); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("seed folder %s: %w", dir, errors.Unwrap(err))
 	}
