@@ -124,7 +124,8 @@ func TestReadmeFirstScreen(t *testing.T) {
 		// certificate the block wrote.
 		open := regexp.MustCompile(`^(open|xdg-open) "\$ACCESS_URL/"$`)
 		require.Regexp(t, open, withoutComment(sim[4]))
-		page := fetchPage(t, env["ACCESS_URL"]+"/", filepath.Join(work, env["ACCESS_CACERT"]))
+		require.True(t, filepath.IsAbs(env["ACCESS_CACERT"]), "ACCESS_CACERT is absolute: %s", env["ACCESS_CACERT"])
+		page := fetchPage(t, env["ACCESS_URL"]+"/", env["ACCESS_CACERT"])
 		assert.Contains(t, page, "<title>access fake")
 		assert.Contains(t, page, "Main entrance", "the page shows the demo site")
 		assert.NotContains(t, page, env["ACCESS_TOKEN"])
@@ -188,7 +189,7 @@ func TestReadmeFirstScreen(t *testing.T) {
 
 		// As a terminal shows them (tables; a write says what it did).
 		tty := append(shellEnv, "ACCESS_FORCE_TTY=1", "NO_COLOR=1")
-		want := []string{"Main entrance  HQ - Ground floor - Main entrance", "unlocked door " + accesstest.DemoDoorID + "\n", "Ada Lovelace\n"}
+		want := []string{"Main entrance  HQ - Ground floor - Main entrance", "unlocked door \"Main entrance\"\n", "Ada Lovelace\n"}
 		for i, l := range cli[2:] {
 			line := withoutComment(l)
 			require.True(t, strings.HasPrefix(line, "access --fake "), line)
