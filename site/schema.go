@@ -8,8 +8,11 @@ import (
 	"time"
 )
 
-// SchemaID is the $id of the document's JSON Schema.
-const SchemaID = "https://github.com/access-dev/access/site/site.schema.json"
+// SchemaID is the $id of the document's JSON Schema, and the schema
+// access export names in its yaml-language-server modeline: the URL that
+// serves the checked-in file site/site.schema.json itself (the raw file of
+// the main branch), once the repository is public.
+const SchemaID = "https://raw.githubusercontent.com/access-dev/access/main/site/site.schema.json"
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of a [Document],
 // generated from the Go types: members from their JSON names, required

@@ -117,7 +117,7 @@ func (a *app) execute(args []string) int {
 	if code == 130 {
 		msg = "interrupted (" + msg + ")"
 	}
-	msg += trustHint(err) + a.untrustedHint(err)
+	msg += typoSuggestion(cmd, err) + trustHint(err) + a.untrustedHint(err)
 	fmt.Fprintf(stderr, "access: %s\n", msg)
 	return code
 }
@@ -263,6 +263,9 @@ lists take --watch.
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A mistyped command's suggestions are typoSuggestion's, on the
+		// error's line, for every command (cobra's are the root's only).
+		DisableSuggestions: true,
 	}
 	root.SetVersionTemplate(strings.ReplaceAll(buildVersion(), "{{", "{{`{{`}}"))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -2,9 +2,14 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Suggestions for a name that matches nothing: up to three of the closest
@@ -128,6 +133,88 @@ func eachName(names []string) [][]string {
 	out := make([][]string, len(names))
 	for i, n := range names {
 		out[i] = []string{n}
+	}
+	return out
+}
+
+// maxTypoDistance is how far a mistyped command or flag name may be from
+// the one meant, in edits.
+const maxTypoDistance = 2
+
+// typoSuggestion is `: did you mean "list"?` (or `--columns`) after a
+// usage error that names an unknown command or flag of cmd: the names
+// within maxTypoDistance of it, or that it starts, closest first. It is ""
+// for any other error, or when no name is close.
+func typoSuggestion(cmd *cobra.Command, err error) string {
+	if cmd == nil || err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if m := unknownCommandRE.FindStringSubmatch(msg); m != nil {
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		if s := closeNames(m[1], names); len(s) > 0 {
+			for i := range s {
+				s[i] = strconv.Quote(s[i])
+			}
+			return ": did you mean " + strings.Join(s, ", ") + "?"
+		}
+		return ""
+	}
+	if m := unknownFlagRE.FindStringSubmatch(msg); m != nil {
+		var names []string
+		seen := map[string]bool{}
+		add := func(f *pflag.Flag) {
+			if !f.Hidden && !seen[f.Name] {
+				seen[f.Name] = true
+				names = append(names, f.Name)
+			}
+		}
+		cmd.Flags().VisitAll(add)
+		cmd.InheritedFlags().VisitAll(add)
+		if s := closeNames(m[1], names); len(s) > 0 {
+			for i := range s {
+				s[i] = "--" + s[i]
+			}
+			return ": did you mean " + strings.Join(s, ", ") + "?"
+		}
+	}
+	return ""
+}
+
+var (
+	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "[^"]*"$`)
+	unknownFlagRE    = regexp.MustCompile(`^unknown flag: --([^\s=]+)$`)
+)
+
+// closeNames returns up to maxSuggestions of names within maxTypoDistance
+// edits of typed (case folded), or that start with it, closest first.
+func closeNames(typed string, names []string) []string {
+	t := strings.ToLower(typed)
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	for _, n := range names {
+		d := editDistance(t, strings.ToLower(n))
+		if d <= maxTypoDistance || (len(t) >= 2 && strings.HasPrefix(strings.ToLower(n), t)) {
+			cands = append(cands, cand{n, d})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < maxSuggestions; i++ {
+		out = append(out, cands[i].name)
 	}
 	return out
 }

@@ -403,8 +403,12 @@ func site(ctx context.Context, s *setup) error {
 	if err := count("doors", len(doors), resp, err); err != nil {
 		return err
 	}
-	for _, d := range doors[:min(len(doors), 3)] {
-		fmt.Printf("  %-20s lock %-6s position %s\n", d.Name, d.LockRelayStatus, orDash(string(d.PositionStatus)))
+	const shown = 3
+	for _, d := range doors[:min(len(doors), shown)] {
+		fmt.Printf("  %-20s %s, %s\n", d.Name, lockWord(d.LockRelayStatus), positionWord(d.PositionStatus))
+	}
+	if len(doors) > shown {
+		fmt.Printf("  … and %d more\n", len(doors)-shown)
 	}
 	groups, resp, err := c.DoorGroups.List(ctx)
 	if err := count("door groups", len(groups), resp, err); err != nil {
@@ -432,6 +436,30 @@ func site(ctx context.Context, s *setup) error {
 	}
 	passes, resp, err := c.TouchPasses.List(ctx, &access.TouchPassListOptions{PageSize: 25})
 	return count("touch passes", len(passes), resp, err)
+}
+
+// lockWord says whether a door's lock is locked.
+func lockWord(s access.DoorLockRelayStatus) string {
+	switch s {
+	case access.DoorLocked:
+		return "locked"
+	case access.DoorUnlocked:
+		return "unlocked"
+	}
+	return "lock " + orDash(string(s))
+}
+
+// positionWord says whether a door is open, from its position sensor.
+func positionWord(s access.DoorPositionStatus) string {
+	switch s {
+	case access.DoorOpen:
+		return "open"
+	case access.DoorClosed:
+		return "closed"
+	case access.DoorPositionUnknown:
+		return "no door position sensor"
+	}
+	return "position " + string(s)
 }
 
 func orDash(s string) string {

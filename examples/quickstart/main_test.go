@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +16,33 @@ import (
 func TestQuickstartOnEmbeddedFake(t *testing.T) {
 	t.Setenv("ACCESS_URL", "")
 	t.Setenv("ACCESS_TOKEN", "")
-	require.NoError(t, run(context.Background()))
+	out := captureStdout(t, func() { require.NoError(t, run(context.Background())) })
+	// The doors read as words, and a list cut short says how many more
+	// there are (issue 34: it printed "lock lock" and 3 of 8 doors).
+	assert.Contains(t, out, "\n  Main entrance        locked, closed\n")
+	assert.Contains(t, out, "\n  Loading dock         locked, no door position sensor\n")
+	assert.Contains(t, out, "\n  … and 5 more\n")
+	assert.NotContains(t, out, "lock lock")
+}
+
+// captureStdout runs fn with os.Stdout going to a pipe and returns what
+// it wrote.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	old := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = old }()
+	fn()
+	os.Stdout = old
+	require.NoError(t, w.Close())
+	return <-got
 }
 
 // TestQuickstartAgainstAConsole runs the console path against a fake
