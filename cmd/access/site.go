@@ -142,6 +142,7 @@ func fieldByTag(t reflect.Type, name string) reflect.StructField {
 type siteFlags struct {
 	file                                string
 	prune, pruneDeleteUsers, pruneEmpty bool
+	csv                                 csvFlags
 }
 
 func (f *siteFlags) add(c *cobra.Command) {
@@ -149,6 +150,7 @@ func (f *siteFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.prune, "prune", false, "delete what the listed kinds hold beyond the document (users are deactivated; built-ins never touched)")
 	c.Flags().BoolVar(&f.pruneDeleteUsers, "prune-delete-users", false, "with --prune, delete pruned users after deactivating them")
 	c.Flags().BoolVar(&f.pruneEmpty, "prune-empty", false, "with --prune, allow a kind listed with no object (deletes every object of that kind)")
+	f.csv.add(c)
 }
 
 func (f *siteFlags) options(loc site.Locator, getenv func(string) string) (*site.PlanOptions, error) {
@@ -168,7 +170,7 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if _, err := f.options(nil, a.getenv); err != nil {
 		return nil, err
 	}
-	doc, loc, err := a.loadDocument(f.file)
+	doc, loc, err := a.loadDocument(f.file, &f.csv)
 	if err != nil {
 		return nil, a.documentError(err)
 	}
@@ -365,6 +367,9 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			}
 			var p *site.Plan
 			var err error
+			if planFile != "" && f.csv.set() {
+				return usageErrorf("--plan takes the users of the saved plan: no --csv-delimiter or --csv-column")
+			}
 			if planFile != "" {
 				if f.file != "" || f.prune || f.pruneDeleteUsers || f.pruneEmpty {
 					return usageErrorf("--plan takes the document and options of the saved plan: no -f or --prune")
@@ -461,14 +466,19 @@ func (a *app) loadPlan(path string) (*site.Plan, error) {
 // loadDocument reads a site document through package sitefile (YAML or
 // JSON, unknown members and bad shapes refused with their line and column,
 // aliases bounded, users_csv read) and returns a locator for the problems
-// found later. A file that cannot be read is a usage error.
-func (a *app) loadDocument(path string) (*site.Document, site.Locator, error) {
+// found later. The --csv-* flags override how users_csv is read. A file
+// that cannot be read is a usage error.
+func (a *app) loadDocument(path string, csv *csvFlags) (*site.Document, site.Locator, error) {
+	co, err := csv.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &sitefile.Options{CSV: co}
 	var f *sitefile.File
-	var err error
 	if path == "-" {
-		f, err = sitefile.Read(a.stdin, "<stdin>", nil)
+		f, err = sitefile.Read(a.stdin, "<stdin>", opts)
 	} else {
-		f, err = sitefile.ReadFile(path, nil)
+		f, err = sitefile.ReadFile(path, opts)
 	}
 	var de *site.DocumentError
 	switch {
