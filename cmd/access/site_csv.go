@@ -16,8 +16,8 @@ type csvFlags struct {
 }
 
 func (f *csvFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.delimiter, "csv-delimiter", "", "read users_csv with this one-character `DELIMITER` (\";\", or tab), overriding the document's")
-	c.Flags().StringToStringVar(&f.columns, "csv-column", nil, "read users_csv's `COLUMN=HEADER` from the file's column HEADER (repeatable), overriding the document's mapping")
+	c.Flags().StringVar(&f.delimiter, "csv-delimiter", "", "read users_csv with this one-character `DELIMITER` (\";\", or tab), overriding the document's delimiter")
+	c.Flags().StringToStringVar(&f.columns, "csv-column", nil, "map a users_csv column to the file's header, as `COLUMN=HEADER` (e.g. employee_number=Personalnummer); repeatable, overrides the document's columns")
 }
 
 func (f *csvFlags) set() bool { return f.delimiter != "" || len(f.columns) > 0 }
