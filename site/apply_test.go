@@ -282,7 +282,7 @@ func TestPruneDeleteUsersDeletesAfterDeactivating(t *testing.T) {
 }
 
 func TestReadUsersCSV(t *testing.T) {
-	users, err := site.ReadUsersCSV(strings.NewReader("First_Name, last_name ,email,employee_number,groups,onboard_time\nAda,Lovelace,ada@x.org,E1,Crew;Night,2024-02-01\nAlan,Turing,,E2,,\n"), "hr.csv")
+	users, err := site.ReadUsersCSV(strings.NewReader("First_Name, last_name ,email,employee_number,groups,onboard_time\nAda,Lovelace,ada@x.org,E1,Crew;Night,2024-02-01\nAlan,Turing,,E2,,\n"), "hr.csv", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,13 +290,13 @@ func TestReadUsersCSV(t *testing.T) {
 		users[1].Groups == nil || len(users[1].Groups) != 0 || users[1].Policies != nil {
 		t.Fatalf("users %+v", users)
 	}
-	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,nickname\nA,B,C\n"), "hr.csv")
-	if err == nil || err.Error() != `site: bad document: hr.csv:1:3: header: unknown column "nickname" (want first_name,last_name,email,employee_number,onboard_time,status,groups,policies,license_plates)` {
+	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,nickname\nA,B,C\n"), "hr.csv", nil)
+	if err == nil || err.Error() != `site: bad document: hr.csv:1:22: header: unknown column "nickname" (want first_name,last_name,email,employee_number,onboard_time,status,groups,policies,license_plates)` {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,onboard_time\nA,B,C\nD,E,2024-01-01\nF,G,soon\n"), "hr.csv")
+	_, err = site.ReadUsersCSV(strings.NewReader("first_name,last_name,employee_number,onboard_time\nA,B,E1,C\nD,E,E2,2024-01-01\nF,G,E3,soon\n"), "hr.csv", nil)
 	var de *site.DocumentError
-	if !errors.As(err, &de) || len(de.Problems) != 2 || de.Problems[1].Pos.String() != "hr.csv:4:5" {
+	if !errors.As(err, &de) || len(de.Problems) != 2 || de.Problems[1].Pos.String() != "hr.csv:4:8" {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -78,8 +78,9 @@ type Document struct {
 	UserGroups     []UserGroup    `json:"user_groups,omitempty" yaml:"user_groups,omitempty"`
 	Users          []User         `json:"users,omitempty" yaml:"users,omitempty"`
 	// UsersCSV names a CSV file whose rows are added to Users (see
-	// [ReadUsersCSV]); the caller reads it, relative to the document.
-	UsersCSV string    `json:"users_csv,omitempty" yaml:"users_csv,omitempty"`
+	// [ReadUsersCSV]), and how to read it; the caller reads it, relative
+	// to the document (package sitefile does).
+	UsersCSV *UsersCSV `json:"users_csv,omitempty" yaml:"users_csv,omitempty"`
 	Webhooks []Webhook `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
 	// Scope, when set, limits the console users the document manages
 	// (see [Scope]); [PlanOptions].Scope overrides it.
@@ -115,7 +116,7 @@ func (d *Document) lists(k Kind) bool {
 	case KindUserGroups:
 		return d.UserGroups != nil
 	case KindUsers:
-		return d.Users != nil || d.UsersCSV != ""
+		return d.Users != nil || d.UsersCSV != nil
 	case KindWebhooks:
 		return d.Webhooks != nil
 	}
@@ -141,6 +142,39 @@ func (d *Document) count(k Kind) int {
 		return len(d.Webhooks)
 	}
 	return 0
+}
+
+// UsersCSV is the document's users_csv member: the path of a CSV file of
+// users, written `users_csv: hr.csv`, or with how to read it,
+// `users_csv: {path: hr.csv, delimiter: ";", columns: {employee_number:
+// Personalnummer}}` (see [CSVOptions]).
+type UsersCSV struct {
+	Path string `json:"path" yaml:"path"`
+	// Delimiter is one character; empty for ','.
+	Delimiter string `json:"delimiter,omitempty" yaml:"delimiter,omitempty"`
+	// Columns maps a column of [CSVColumns] to the file's header.
+	Columns map[string]string `json:"columns,omitempty" yaml:"columns,omitempty"`
+}
+
+// UnmarshalJSON accepts the path alone, as a string, or the object.
+func (u *UsersCSV) UnmarshalJSON(b []byte) error {
+	var path string
+	if err := json.Unmarshal(b, &path); err == nil {
+		*u = UsersCSV{Path: path}
+		return nil
+	}
+	type plain UsersCSV
+	return json.Unmarshal(b, (*plain)(u))
+}
+
+// MarshalJSON writes the path alone, as a string, when there is nothing
+// else.
+func (u UsersCSV) MarshalJSON() ([]byte, error) {
+	if u.Delimiter == "" && len(u.Columns) == 0 {
+		return json.Marshal(u.Path)
+	}
+	type plain UsersCSV
+	return json.Marshal(plain(u))
 }
 
 // HolidayGroup is a named set of holidays.
@@ -515,16 +549,35 @@ func Validate(d *Document, loc Locator) error {
 			c.add(fmt.Sprintf("user_groups[%d].parent", i), "a group cannot be its own parent")
 		}
 	}
-	keys := map[string]bool{}
+	// A duplicate names the user it repeats, by position when known.
+	first := func(j int) string {
+		p := fmt.Sprintf("users[%d]", j)
+		if loc != nil {
+			if pos := loc(p); pos.Line > 0 {
+				return pos.String()
+			}
+		}
+		return p
+	}
+	keys, emails := map[string]int{}, map[string]int{}
 	for i, u := range d.Users {
 		p := fmt.Sprintf("users[%d]", i)
-		switch k := u.Key(); {
+		k := u.Key()
+		j, dup := keys[k]
+		switch {
 		case k == "":
 			c.add(p, "a user needs an employee_number or an email to be managed")
-		case keys[k]:
-			c.add(p, "duplicate user %q", k)
+		case dup:
+			c.add(p, "duplicate user %q (also %s)", k, first(j))
 		default:
-			keys[k] = true
+			keys[k] = i
+		}
+		if e := strings.ToLower(u.Email); e != "" && !dup {
+			if j, ok := emails[e]; ok {
+				c.add(p+".email", "duplicate email %q (also %s)", u.Email, first(j))
+			} else {
+				emails[e] = i
+			}
 		}
 		if strings.TrimSpace(u.FirstName) == "" {
 			c.add(p+".first_name", "first_name is required")
@@ -663,7 +716,7 @@ func (d Document) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
-	if d.UsersCSV != "" {
+	if d.UsersCSV != nil {
 		if err := member("users_csv", d.UsersCSV); err != nil {
 			return nil, err
 		}

@@ -39,13 +39,17 @@ var timeType = reflect.TypeFor[time.Time]()
 
 // extra holds what the types cannot say.
 var extra = map[string]map[string]any{
-	"Range.start":      {"pattern": timeOfDay.String()},
-	"Range.end":        {"pattern": timeOfDay.String()},
-	"Webhook.headers":  {"additionalProperties": map[string]any{"type": "string", "pattern": envRef.String()}},
-	"Resource":         {"minProperties": 1, "maxProperties": 1},
-	"User.status":      {"enum": []string{"ACTIVE", "DEACTIVATED", "PENDING"}},
-	"Webhook.endpoint": {"pattern": "^https?://"},
-	"Scope":            {"minProperties": 1},
+	"Range.start":        {"pattern": timeOfDay.String()},
+	"Range.end":          {"pattern": timeOfDay.String()},
+	"Webhook.headers":    {"additionalProperties": map[string]any{"type": "string", "pattern": envRef.String()}},
+	"Resource":           {"minProperties": 1, "maxProperties": 1},
+	"User.status":        {"enum": []string{"ACTIVE", "DEACTIVATED", "PENDING"}},
+	"Webhook.endpoint":   {"pattern": "^https?://"},
+	"UsersCSV.path":      {"minLength": 1},
+	"UsersCSV.delimiter": {"minLength": 1, "maxLength": 1},
+	"UsersCSV.columns": {"propertyNames": map[string]any{"enum": CSVColumns},
+		"additionalProperties": map[string]any{"type": "string", "minLength": 1}},
+	"Scope": {"minProperties": 1},
 }
 
 func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
@@ -55,6 +59,9 @@ func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
 	switch {
 	case t == reflect.TypeFor[Document]():
 		return map[string]any{"$ref": "#"} // a site override is a document
+	case t == reflect.TypeFor[UsersCSV]():
+		defs[t.Name()] = structSchema(t, defs)
+		return map[string]any{"oneOf": []any{map[string]any{"type": "string", "minLength": 1}, map[string]any{"$ref": "#/$defs/" + t.Name()}}}
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
 	case t.Kind() == reflect.String:

@@ -42,8 +42,19 @@ func TestSchemaMatchesTheTypes(t *testing.T) {
 			t.Errorf("the schema has no member %s", k)
 		}
 	}
-	if len(schema.Defs) != 12 {
-		t.Errorf("the schema defines %d types, want 12", len(schema.Defs))
+	if len(schema.Defs) != 13 {
+		t.Errorf("the schema defines %d types, want 13", len(schema.Defs))
+	}
+	// users_csv is a path, or an object with the path and how to read it.
+	csvMember, _ := json.Marshal(schema.Properties["users_csv"])
+	if want := `{"oneOf":[{"minLength":1,"type":"string"},{"$ref":"#/$defs/UsersCSV"}]}`; string(csvMember) != want {
+		t.Errorf("users_csv is %s, want %s", csvMember, want)
+	}
+	def, _ := json.Marshal(schema.Defs["UsersCSV"])
+	for _, s := range []string{`"required":["path"]`, `"delimiter":{"maxLength":1,"minLength":1,"type":"string"}`, `"propertyNames":{"enum":["first_name",`} {
+		if !strings.Contains(string(def), s) {
+			t.Errorf("the UsersCSV definition %s lacks %s", def, s)
+		}
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("site.schema.json differs from the Go types: run go test ./site -run TestSchema -update")

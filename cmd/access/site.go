@@ -150,6 +150,7 @@ type siteFlags struct {
 	prune, pruneDeleteUsers, pruneEmpty bool
 	maxDeactivate                       int
 	maxDeactivateShare                  float64
+	csv                                 csvFlags
 }
 
 func (f *siteFlags) add(c *cobra.Command) {
@@ -159,6 +160,7 @@ func (f *siteFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.pruneEmpty, "prune-empty", false, "with --prune, allow a kind listed with no object (deletes every object of that kind)")
 	c.Flags().IntVar(&f.maxDeactivate, "max-deactivate", site.DefaultMaxDeactivate, "with --prune, refuse (exit "+strconv.Itoa(exitGuard)+") to deactivate more than `N` users")
 	c.Flags().Float64Var(&f.maxDeactivateShare, "max-deactivate-share", site.DefaultMaxDeactivateShare, "with --prune, refuse (exit "+strconv.Itoa(exitGuard)+") to deactivate more than `P` percent of the users the document manages")
+	f.csv.add(c)
 }
 
 func (f *siteFlags) options(loc site.Locator, getenv func(string) string) (*site.PlanOptions, error) {
@@ -186,7 +188,7 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if _, err := f.options(nil, a.getenv); err != nil {
 		return nil, err
 	}
-	doc, loc, err := a.loadDocument(f.file)
+	doc, loc, err := a.loadDocument(f.file, &f.csv)
 	if err != nil {
 		return nil, a.documentError(err)
 	}
@@ -444,6 +446,9 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			}
 			var p *site.Plan
 			var err error
+			if planFile != "" && f.csv.set() {
+				return usageErrorf("--plan takes the users of the saved plan: no --csv-delimiter or --csv-column")
+			}
 			if planFile != "" {
 				if f.file != "" || f.prune || f.pruneDeleteUsers || f.pruneEmpty || c.Flags().Changed("max-deactivate") || c.Flags().Changed("max-deactivate-share") {
 					return usageErrorf("--plan takes the document and options of the saved plan: no -f, --prune or --max-deactivate")
@@ -546,14 +551,19 @@ func (a *app) loadPlan(path string) (*site.Plan, error) {
 // loadDocument reads a site document through package sitefile (YAML or
 // JSON, unknown members and bad shapes refused with their line and column,
 // aliases bounded, users_csv read) and returns a locator for the problems
-// found later. A file that cannot be read is a usage error.
-func (a *app) loadDocument(path string) (*site.Document, site.Locator, error) {
+// found later. The --csv-* flags override how users_csv is read. A file
+// that cannot be read is a usage error.
+func (a *app) loadDocument(path string, csv *csvFlags) (*site.Document, site.Locator, error) {
+	co, err := csv.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &sitefile.Options{CSV: co}
 	var f *sitefile.File
-	var err error
 	if path == "-" {
-		f, err = sitefile.Read(a.stdin, "<stdin>", nil)
+		f, err = sitefile.Read(a.stdin, "<stdin>", opts)
 	} else {
-		f, err = sitefile.ReadFile(path, nil)
+		f, err = sitefile.ReadFile(path, opts)
 	}
 	var de *site.DocumentError
 	switch {

@@ -149,7 +149,7 @@ func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
 	}
-	doc, loc, err := a.loadDocument(f.file)
+	doc, loc, err := a.loadDocument(f.file, &f.csv)
 	if err != nil {
 		return nil, a.documentError(err)
 	}

@@ -37,7 +37,7 @@ func main() {
 // run syncs the users of the CSV in hr, and the groups they name, to the
 // console of client, twice, and writes what each pass did to out.
 func run(ctx context.Context, client *access.Client, hr io.Reader, out io.Writer) error {
-	users, err := site.ReadUsersCSV(hr, "hr.csv")
+	users, err := site.ReadUsersCSV(hr, "hr.csv", nil)
 	if err != nil {
 		return err
 	}

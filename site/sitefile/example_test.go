@@ -80,6 +80,6 @@ func ExampleReadFile() {
 	}
 	// Output:
 	// E01000 Ada testdata/hr/site.yaml:4:5
-	// H-001 Hedy testdata/hr/people.csv
-	// H-002 Alan testdata/hr/people.csv
+	// H-001 Hedy testdata/hr/people.csv:2
+	// H-002 Alan testdata/hr/people.csv:3
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/access-dev/access/site"
 	"go.yaml.in/yaml/v3"
@@ -48,6 +49,11 @@ type Options struct {
 	// for the current directory. [ReadFile] uses the document's directory
 	// when Dir is empty.
 	Dir string
+	// CSV, when not nil, overrides how users_csv is read (the command's
+	// --csv-delimiter and --csv-column): a Delimiter other than 0 replaces
+	// the document's, and each entry of Columns the document's entry for
+	// that column.
+	CSV *site.CSVOptions
 }
 
 // File is a document read from a file.
@@ -129,6 +135,7 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 	if len(w.probs) > 0 {
 		return nil, &site.DocumentError{Problems: w.probs}
 	}
+	plainUsersCSV(top)
 	var doc site.Document
 	if err := top.Decode(&doc); err != nil {
 		var te *yaml.TypeError
@@ -144,29 +151,23 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 		return nil, &site.DocumentError{Problems: probs}
 	}
 	pos := w.pos
-	if doc.UsersCSV != "" {
-		csvPath := doc.UsersCSV
-		if !filepath.IsAbs(csvPath) && opts.Dir != "" {
-			csvPath = filepath.Join(opts.Dir, csvPath)
-		}
-		fh, err := os.Open(csvPath)
-		if err != nil {
-			p := pos["users_csv"]
-			return nil, problem(p.Line, p.Column, "users_csv", err.Error(), nil)
-		}
-		users, err := site.ReadUsersCSV(fh, csvPath)
-		fh.Close()
+	var csvLoc site.Locator
+	n := len(doc.Users)
+	if doc.UsersCSV != nil {
+		users, l, err := readCSV(doc.UsersCSV, opts, name, pos)
 		if err != nil {
 			return nil, err
 		}
-		n := len(doc.Users)
-		for i := range users {
-			pos[fmt.Sprintf("users[%d]", n+i)] = site.Position{File: csvPath}
-		}
+		csvLoc = l
 		doc.Users = append(slices.Clip(doc.Users), users...)
-		doc.UsersCSV = ""
+		doc.UsersCSV = nil
 	}
 	loc := func(p string) site.Position {
+		var i int
+		if _, err := fmt.Sscanf(p, "users[%d]", &i); err == nil && i >= n && csvLoc != nil {
+			_, rest, _ := strings.Cut(p, "]")
+			return csvLoc(fmt.Sprintf("users[%d]%s", i-n, rest))
+		}
 		for {
 			if x, ok := pos[p]; ok {
 				return x
@@ -179,6 +180,80 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 		}
 	}
 	return &File{Document: &doc, Locator: loc}, nil
+}
+
+// plainUsersCSV turns the plain form of users_csv, a path, into the
+// object form, for the decoder.
+func plainUsersCSV(top *yaml.Node) {
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if v := top.Content[i+1]; top.Content[i].Value == "users_csv" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			path := *v
+			path.Tag = "!!str"
+			top.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: v.Line, Column: v.Column,
+				Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "path", Line: v.Line, Column: v.Column}, &path}}
+		}
+	}
+}
+
+// readCSV reads the users of the users_csv member m, with the options of
+// the document overridden by those of opts; pos places the member's parts
+// in the document.
+func readCSV(m *site.UsersCSV, opts *Options, name string, pos map[string]site.Position) ([]site.User, site.Locator, error) {
+	at := func(p string) site.Position {
+		if x, ok := pos[p]; ok {
+			return x
+		}
+		if x, ok := pos["users_csv"]; ok {
+			return x
+		}
+		return site.Position{File: name}
+	}
+	bad := func(path, msg string) error {
+		return &site.DocumentError{Problems: []site.Problem{{Path: path, Pos: at(path), Message: msg}}}
+	}
+	if m.Path == "" {
+		return nil, nil, bad("users_csv.path", "the path of the CSV file is required")
+	}
+	co := site.CSVOptions{Columns: map[string]string{}}
+	if m.Delimiter != "" {
+		r, size := utf8.DecodeRuneInString(m.Delimiter)
+		if size != len(m.Delimiter) || r == utf8.RuneError {
+			return nil, nil, bad("users_csv.delimiter", fmt.Sprintf("the delimiter %q is not one character", m.Delimiter))
+		}
+		co.Delimiter = r
+	}
+	for k, v := range m.Columns {
+		co.Columns[k] = v
+	}
+	if opts.CSV != nil {
+		if opts.CSV.Delimiter != 0 {
+			co.Delimiter = opts.CSV.Delimiter
+		}
+		for k, v := range opts.CSV.Columns {
+			co.Columns[k] = v
+		}
+	}
+	csvPath := m.Path
+	if !filepath.IsAbs(csvPath) && opts.Dir != "" {
+		csvPath = filepath.Join(opts.Dir, csvPath)
+	}
+	fh, err := os.Open(csvPath)
+	if err != nil {
+		return nil, nil, bad("users_csv", err.Error())
+	}
+	defer fh.Close()
+	users, loc, err := site.ReadUsersCSVWithLocator(fh, csvPath, &co)
+	var de *site.DocumentError
+	if errors.As(err, &de) {
+		// A problem of the options is the document's, where it says them.
+		for i, p := range de.Problems {
+			if p.Pos.Line == 0 && (p.Path == "delimiter" || strings.HasPrefix(p.Path, "columns.")) {
+				de.Problems[i].Path = "users_csv." + p.Path
+				de.Problems[i].Pos = at("users_csv." + p.Path)
+			}
+		}
+	}
+	return users, loc, err
 }
 
 var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
@@ -257,7 +332,10 @@ func checkAliases(root *yaml.Node, file string) *site.Problem {
 	return sum(root)
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType     = reflect.TypeFor[time.Time]()
+	usersCSVType = reflect.TypeFor[site.UsersCSV]()
+)
 
 // walker records the position of every member and item and refuses
 // unknown members and a mapping, list or value where another is expected.
@@ -286,6 +364,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == usersCSVType && n.Kind == yaml.ScalarNode {
+		return // the plain form: a path
 	}
 	switch {
 	case t == timeType || t.Kind() == reflect.String || t.Kind() == reflect.Bool:
@@ -330,6 +411,11 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 			if !ok {
 				w.probs = append(w.probs, site.Problem{Path: strings.TrimPrefix(p, "."), Pos: w.at(k),
 					Message: fmt.Sprintf("unknown member %q (known: %s)", k.Value, strings.Join(known, ", "))})
+				continue
+			}
+			if f.Type == reflect.TypeFor[*site.UsersCSV]() && path != "" {
+				w.probs = append(w.probs, site.Problem{Path: strings.TrimPrefix(p, "."), Pos: w.at(k),
+					Message: "users_csv is read at the top of the document only, not in an override"})
 				continue
 			}
 			w.pos[strings.TrimPrefix(p, ".")] = w.at(k)
