@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // Iterators and composite calls (issue 16 item 7), benchmarked like the
@@ -144,7 +146,7 @@ func compositeServer(tb testing.TB) (*httptest.Server, *atomic.Int64) {
 	fixed("POST /api/v1/developer/credentials/nfc_cards/sessions", sample("nfc_session_start"))
 	fixed("GET /api/v1/developer/credentials/nfc_cards/sessions/{id}", sample("nfc_session_status"))
 	fixed("DELETE /api/v1/developer/credentials/nfc_cards/sessions/{id}", sample("success"))
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(tb, mux)
 	tb.Cleanup(srv.Close)
 	return srv, &count
 }

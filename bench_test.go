@@ -21,6 +21,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // Benchmarks compare each operation made through the SDK with a
@@ -193,7 +195,7 @@ func benchServer(tb testing.TB) *httptest.Server {
 			_, _ = w.Write(f.body)
 		})
 	}
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(tb, mux)
 	tb.Cleanup(srv.Close)
 	return srv
 }
@@ -1027,7 +1029,7 @@ func baselineAll(ctx context.Context, hc *http.Client, base string, each func(*V
 }
 
 func BenchmarkVisitorsAll100k(b *testing.B) {
-	srv := httptest.NewTLSServer(newVisitorPages(allVisitors, allPageSize))
+	srv := testlog.NewTLSServer(b, newVisitorPages(allVisitors, allPageSize))
 	b.Cleanup(srv.Close)
 	hc := srv.Client()
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))
@@ -1086,7 +1088,7 @@ func TestVisitorsAllMemoryIsFlat(t *testing.T) {
 	// enough to see a heap that grows with them: keeping each decoded
 	// visitor adds about 2 KiB, some 40 MiB between the two readings.
 	const visitors, early = 30_000, 10_000
-	srv := httptest.NewTLSServer(newVisitorPages(visitors, allPageSize))
+	srv := testlog.NewTLSServer(t, newVisitorPages(visitors, allPageSize))
 	t.Cleanup(srv.Close)
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()))
 	require.NoError(t, err)

@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 const testToken = "N8oZJZ6U16i4mN6ZnRhw/A"
@@ -44,7 +46,7 @@ func setup(t *testing.T, opts ...Option) (*Client, *http.ServeMux, *httptest.Ser
 		t.Errorf("unexpected request %s %s", r.Method, r.URL.RequestURI())
 		http.Error(w, "unexpected", http.StatusTeapot)
 	})
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(t, mux)
 	t.Cleanup(srv.Close)
 	all := append([]Option{WithHTTPClient(srv.Client()), WithRetryPolicy(fastRetry())}, opts...)
 	c, err := NewClient(srv.URL, testToken, all...)
@@ -197,7 +199,7 @@ func TestUserAgentPrepended(t *testing.T) {
 func TestBasePathPrefixKept(t *testing.T) {
 	t.Parallel()
 	var got string
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testlog.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = r.URL.Path
 		writeEnvelope(t, w, []any{})
 	}))
@@ -369,7 +371,7 @@ func TestResponseBodyCapped(t *testing.T) {
 func TestRedirects(t *testing.T) {
 	t.Parallel()
 	var otherHits atomic.Int32
-	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := testlog.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		otherHits.Add(1)
 		t.Errorf("token leaked to another host: %q", r.Header.Get("Authorization"))
 	}))

@@ -2,11 +2,11 @@ package access_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/internal/testlog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +15,7 @@ import (
 func mockConsole(t *testing.T) (*access.Client, *http.ServeMux) {
 	t.Helper()
 	mux := http.NewServeMux()
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(t, mux)
 	t.Cleanup(srv.Close)
 	c, err := access.NewClient(srv.URL, "token-123", access.WithHTTPClient(srv.Client()), access.WithRetryPolicy(access.RetryPolicy{}))
 	require.NoError(t, err)

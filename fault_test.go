@@ -21,6 +21,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // faultCase is one misbehaviour of the server, checked against every
@@ -39,11 +41,17 @@ type faultCase struct {
 	// cancelAfterFirstResponse cancels the call's context as soon as the
 	// first response has arrived, i.e. during the backoff wait.
 	cancelAfterFirstResponse bool
-	// timesOut: an attempt may time out before the server's handler sees
-	// it (a TLS handshake slower than the timeout on a loaded machine), so
-	// the server may count fewer attempts than the client made.
+	// timesOut: every attempt waits for the per-attempt timeout. Where
+	// the timeout lands depends on the scheduler: waiting for the answer
+	// (the handler saw the attempt), in the TLS handshake on a loaded
+	// machine (it did not), or, rarely, while connecting (the request was
+	// never sent, so that even a physical act is tried again).
 	timesOut bool
-	check    func(t *testing.T, op anOp, err error, resp *Response)
+	// silentTLS: the server accepts connections and never says a word, so
+	// every attempt times out in its TLS handshake, as on a machine loaded
+	// enough that no handshake ends within the timeout.
+	silentTLS bool
+	check     func(t *testing.T, op anOp, err error, resp *Response)
 }
 
 func answer(status int, ctype, body string, header ...string) func(http.ResponseWriter, *http.Request) {
@@ -187,6 +195,12 @@ func faultCases() []faultCase {
 				wantRequestError(nil)(t, op, err, nil)
 				assert.True(t, isTimeout(err), "%v", err)
 			}},
+		{name: "handshake slower than the timeout", silentTLS: true,
+			opts: []Option{WithTimeout(100 * time.Millisecond)}, retried: true, timesOut: true,
+			check: func(t *testing.T, op anOp, err error, _ *Response) {
+				wantRequestError(nil)(t, op, err, nil)
+				assert.True(t, isTimeout(err), "%v", err)
+			}},
 		{name: "unsupported on 200", serve: answer(200, "application/json", `{"code":"CODE_DEVICE_API_NOT_SUPPORTED","msg":"API not supported."}`),
 			check: wantAPI(200, CodeDeviceAPINotSupported, ErrUnsupported)},
 		{name: "cancel during backoff", serve: answer(503, "", ""), cancelAfterFirstResponse: true,
@@ -263,9 +277,13 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 			})
 		}
 		srv := httptest.NewUnstartedServer(mux)
-		srv.Config.ErrorLog = nil
+		srv.Config.ErrorLog = testlog.New(t) // handshakes the timeout cut short
 		srv.StartTLS()
 		defer srv.Close()
+		base := srv.URL
+		if fc.silentTLS {
+			base = silentServer(t)
+		}
 		tr := srv.Client().Transport.(*http.Transport)
 		// A fault that breaks the connection makes every attempt a new
 		// TLS handshake; resuming the session skips the certificate's
@@ -292,7 +310,7 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 				WithRetryPolicy(r.policy),
 				WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 			}, fc.opts...)
-			c, err := NewClient(srv.URL, testToken, opts...)
+			c, err := NewClient(base, testToken, opts...)
 			if err != nil {
 				r.newErr = err
 				return r
@@ -336,6 +354,8 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 		wg.Wait()
 
 		if fc.timesOut {
+			// How many reached the handler depends on the scheduler (see
+			// timesOut): logged, not asserted (issue 34).
 			reached := 0
 			for _, r := range ran {
 				if r.hits > 0 {
@@ -343,7 +363,6 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 				}
 			}
 			t.Logf("%d of %d operations reached the server", reached, len(allOps))
-			assert.Greater(t, reached, len(allOps)/2, "operations whose attempts reached the server")
 		}
 		for _, op := range allOps {
 			t.Run(op.name, func(t *testing.T) {
@@ -358,22 +377,37 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 				if physicalOps[op.name] && fc.notActed || !physicalOps[op.name] && fc.retried && op.idempotent {
 					want = 1 + r.policy.MaxRetries
 				}
-				if fc.timesOut {
-					// An attempt that times out in its TLS handshake (32 at
-					// a time, under -race) never reaches the handler: each
-					// operation is checked for no extra attempt here, the
-					// fault case for attempts that arrived below.
-					assert.LessOrEqual(t, r.hits, int32(want), "attempts seen by the server")
-				} else {
-					assert.Equal(t, int32(want), r.hits, "attempts seen by the server")
-				}
+				attempts := -1
 				var apiErr *APIError
 				var reqErr *RequestError
 				switch {
 				case errors.As(err, &apiErr):
-					assert.Equal(t, want, apiErr.Attempts, "attempts in the error")
+					attempts = apiErr.Attempts
 				case errors.As(err, &reqErr):
-					assert.Equal(t, want, reqErr.Attempts, "attempts in the error")
+					attempts = reqErr.Attempts
+				}
+				switch {
+				case fc.timesOut && physicalOps[op.name]:
+					// What holds wherever the timeouts land (see timesOut):
+					// a physical act is tried again only after an attempt
+					// that was never sent, so it reaches the server at most
+					// once, and the server sees no attempt the client did
+					// not make.
+					assert.LessOrEqual(t, r.hits, int32(1), "a physical act reaches the server at most once")
+					assert.GreaterOrEqual(t, attempts, want, "attempts in the error")
+					assert.LessOrEqual(t, attempts, 1+r.policy.MaxRetries, "attempts in the error")
+					assert.LessOrEqual(t, r.hits, int32(attempts), "attempts seen by the server")
+				case fc.timesOut:
+					assert.Equal(t, want, attempts, "attempts in the error")
+					assert.LessOrEqual(t, r.hits, int32(want), "attempts seen by the server")
+				default:
+					assert.Equal(t, int32(want), r.hits, "attempts seen by the server")
+					if attempts >= 0 {
+						assert.Equal(t, want, attempts, "attempts in the error")
+					}
+				}
+				if fc.silentTLS {
+					assert.Zero(t, r.hits, "no attempt gets past the handshake")
 				}
 				for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err), r.logs} {
 					assert.NotContains(t, s, testToken)
@@ -382,6 +416,43 @@ func faultMatrixCase(t *testing.T, fc faultCase, keep func(*http.Transport)) {
 			})
 		}
 	})
+}
+
+// silentServer listens on loopback for a test and holds every connection
+// it accepts without a word until the test ends: a TLS handshake with it
+// never completes. It returns the server's https base URL.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "https://" + ln.Addr().String()
 }
 
 // assertNoGoroutineLeak waits (boundedly) for goroutines started by the

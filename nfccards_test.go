@@ -6,7 +6,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/testlog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,7 +68,7 @@ func (e *enrollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func enrollClient(t *testing.T, e *enrollServer, opts ...access.Option) *access.Client {
-	srv := httptest.NewTLSServer(e)
+	srv := testlog.NewTLSServer(t, e)
 	t.Cleanup(srv.Close)
 	c, err := access.NewClient(srv.URL, "token-123", append([]access.Option{access.WithHTTPClient(srv.Client()), access.WithRetryPolicy(accesstest.RetryPolicy())}, opts...)...)
 	require.NoError(t, err)

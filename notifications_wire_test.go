@@ -14,6 +14,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // TestSubscribeUpgradeRequest checks the upgrade on the wire: path, the
@@ -156,7 +158,7 @@ func TestSubscribeDeadUpgradeHonoursCtx(t *testing.T) {
 	t.Parallel()
 	served := make(chan struct{}, 16)
 	release := make(chan struct{})
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testlog.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, buf, err := w.(http.Hijacker).Hijack()
 		if err != nil {
 			return

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // opNamed returns the operation of allOps with that name.
@@ -171,7 +173,7 @@ func refusedOnce(t *testing.T, op anOp) (*Client, *httptest.Server, *atomic.Int3
 		served.Add(1)
 		writeRaw(w, 200, "application/json", op.success)
 	})
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(t, mux)
 	t.Cleanup(srv.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // countingServer is a TLS test server that counts the connections opened
@@ -30,6 +32,7 @@ func countingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int
 			conns.Add(1)
 		}
 	}
+	srv.Config.ErrorLog = testlog.New(t)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv, &conns

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // opCall runs one operation against the test server.
@@ -251,7 +252,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 				case <-release:
 				}
 			})
-			srv := httptest.NewTLSServer(mux)
+			srv := testlog.NewTLSServer(t, mux)
 			var closeOnce sync.Once
 			closeSrv := func() { closeOnce.Do(func() { close(release); srv.Close() }) }
 			t.Cleanup(closeSrv)

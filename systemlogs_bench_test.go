@@ -10,7 +10,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/textproto"
 	"runtime"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // benchFile is a download's answer.
@@ -220,7 +221,7 @@ func csvRows(n int) http.HandlerFunc {
 func BenchmarkSystemLogsExport1M(b *testing.B) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/developer/system/logs/export", csvRows(exportRows))
-	srv := httptest.NewTLSServer(mux)
+	srv := testlog.NewTLSServer(b, mux)
 	b.Cleanup(srv.Close)
 	hc := srv.Client()
 	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc))

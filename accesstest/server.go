@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // Permission is a permission key of an API token, as the controller's
@@ -125,6 +127,29 @@ func WithCommit(commit func(ctx context.Context) error) Option {
 	return func(s *Server) { s.commit = commit }
 }
 
+// WithErrorLog sets the error log of the server's HTTP server (see
+// http.Server's ErrorLog): the lines of connections that failed, such as
+// a TLS handshake a client ended because it rejected the certificate. By
+// default ([NewServer]) TLS handshake errors are dropped, since a client
+// that goes away mid-handshake (a test of certificate pinning, a probe)
+// also gets an error of its own, and other lines go to the standard
+// logger; [New] writes them all to its test's log.
+func WithErrorLog(l *log.Logger) Option {
+	return func(s *Server) { s.errorLog = l }
+}
+
+// quietHandshakes is the default error log's writer: it drops the
+// "http: TLS handshake error" lines of clients that went away and passes
+// every other line to the standard logger.
+type quietHandshakes struct{}
+
+func (quietHandshakes) Write(p []byte) (int, error) {
+	if !bytes.HasPrefix(p, []byte("http: TLS handshake error")) {
+		log.Print(string(p))
+	}
+	return len(p), nil
+}
+
 // commitFailedMessage is the msg of the 503 a request gets when its
 // change could not be kept (WithCommit).
 const commitFailedMessage = "The change could not be saved; it is not acknowledged."
@@ -219,6 +244,7 @@ type Server struct {
 	console   consoleState                // console.go: the proxy's firmware, restarts, Access missing
 	own       ownConns                    // unjournaled.go: the connections of UnjournaledClient
 	commit    func(context.Context) error // WithCommit
+	errorLog  *log.Logger                 // WithErrorLog; nil: quietHandshakes
 
 	// One store per area, each with its handlers in its files.
 	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
@@ -257,7 +283,12 @@ func NewServer(opts ...Option) *Server {
 	if s.demo {
 		s.LoadDemoData()
 	}
-	s.srv = httptest.NewTLSServer(s.handler())
+	s.srv = httptest.NewUnstartedServer(s.handler())
+	s.srv.Config.ErrorLog = s.errorLog
+	if s.errorLog == nil {
+		s.srv.Config.ErrorLog = log.New(quietHandshakes{}, "", 0)
+	}
+	s.srv.StartTLS()
 	s.delivery = &http.Client{Timeout: deliveryTimeout, Transport: deliveryTransport()}
 	if s.clock.wake != nil {
 		s.life.spawn(s.runLiveTimers)
@@ -267,10 +298,12 @@ func NewServer(opts ...Option) *Server {
 
 // New starts a fake controller for a test or benchmark and closes it when
 // that ends. Seeding mistakes (a duplicate id) then fail tb instead of
-// panicking.
+// panicking, and the server's error log (a client that rejected its
+// certificate, for one) goes to tb.Log: shown when the test fails or runs
+// with -v, never as a stray line of the suite's output.
 func New(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := NewServer(opts...)
+	s := NewServer(append([]Option{WithErrorLog(testlog.New(tb))}, opts...)...)
 	s.tb = tb
 	tb.Cleanup(s.Close)
 	return s

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/testlog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -117,7 +117,7 @@ func TestAPIFieldsWireForm(t *testing.T) {
 // tlsConsole serves handler over TLS and returns the environment of a run
 // that pins it.
 func tlsConsole(t *testing.T, handler http.HandlerFunc) func(string) string {
-	srv := httptest.NewTLSServer(handler)
+	srv := testlog.NewTLSServer(t, handler)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
 		"ACCESS_URL":         srv.URL,

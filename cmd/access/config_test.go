@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // TestTOMLRoundTrip: what login writes to a config.toml reads back the
@@ -72,7 +72,7 @@ func TestProfileTokenStaysWithItsConsole(t *testing.T) {
 	const profileToken = "profile-token-0123456789abcdef"
 	var mu sync.Mutex
 	var got []string // the Authorization headers the recorder saw
-	rec := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rec := testlog.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		got = append(got, r.Header.Get("Authorization"))
 		mu.Unlock()

@@ -16,6 +16,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // TestDoctorCertificateName: doctor names the certificate by its common
@@ -35,6 +37,7 @@ func TestDoctorCertificateName(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewUnstartedServer(http.NotFoundHandler())
 			srv.TLS = &tls.Config{Certificates: []tls.Certificate{selfSigned(t, tc.tmpl)}}
+			srv.Config.ErrorLog = testlog.New(t)
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
 			env := map[string]string{"ACCESS_URL": srv.URL, "ACCESS_TOKEN": "some-token", "ACCESS_CONFIG_DIR": t.TempDir()}

@@ -18,9 +18,18 @@ import (
 const defaultRate = 10.0
 
 // rateFlag adds --rate to a bulk command: it paces the command's client
-// (access.WithRateLimit, through app.Client).
+// (access.WithRateLimit, through app.Client). The flag has a variable of
+// its own (cobra writes a flag's default into its variable when the flag
+// is declared, for every command of the tree, run or not); app.rate takes
+// its value only when this command runs (see rootCommand's
+// PersistentPreRunE), so that no other command is paced (issue 34).
 func (a *app) rateFlag(cmd *cobra.Command) {
-	cmd.Flags().Float64Var(&a.rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
+	rate := new(float64)
+	cmd.Flags().Float64Var(rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
+	if a.rates == nil {
+		a.rates = map[*cobra.Command]*float64{}
+	}
+	a.rates[cmd] = rate
 }
 
 // checkRate refuses a negative --rate.

@@ -20,6 +20,7 @@ import (
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/internal/simulator"
+	"github.com/access-dev/access/internal/testlog"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -49,7 +50,9 @@ func scriptParams(mode access.Mode) testscript.Params {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			srv := accesstest.NewServer(accesstest.WithDemoData())
+			// The server's error log (clients that reject its
+			// certificate) goes to the script's log, shown when it fails.
+			srv := accesstest.NewServer(accesstest.WithDemoData(), accesstest.WithErrorLog(testlog.New(env.T())))
 			env.Defer(srv.Close)
 			env.Values["srv"] = srv
 			env.Setenv("MODE", mode.String())

@@ -77,9 +77,12 @@ type app struct {
 	// ways, when set (by tests), replaces consoleWays: the candidate
 	// URLs login and doctor probe for a bare host.
 	ways func(host string) []way
-	// rate, when positive, paces the client's requests (--rate of the
-	// bulk commands).
+	// rate, when positive, paces the client's requests: the --rate of
+	// the command that runs, set just before it runs when it declares one
+	// (rateFlag), 0 for every other command.
 	rate float64
+	// rates are the --rate variables of the commands that declare one.
+	rates map[*cobra.Command]*float64
 	// fakeMode is how --fake's console is reached (tests run the
 	// examples through its proxy layout too).
 	fakeMode access.Mode
@@ -294,6 +297,10 @@ lists take --watch.
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "wide", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		a.rate = 0
+		if r, ok := a.rates[c]; ok {
+			a.rate = *r // only a command that declares --rate is paced
+		}
 		switch a.output {
 		case "", "table", "json", "jsonl", "yaml":
 		case "wide": // a table with every member (tableshape.go)

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // TestJSONOutputHasNoUnsentZeroes: a console that leaves members out of a
@@ -23,7 +23,7 @@ import (
 func TestJSONOutputHasNoUnsentZeroes(t *testing.T) {
 	t.Parallel()
 	const id = "3e763e5d-6804-437d-ae8d-3fee74119b80"
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testlog.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"code":"SUCCESS","msg":"success","data":{"id":"`+id+`","first_name":"Ada","last_name":"","user_email":"ada@example.com","status":"ACTIVE"}}`)
 	}))

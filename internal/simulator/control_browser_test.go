@@ -18,6 +18,7 @@ import (
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/internal/simulator"
+	"github.com/access-dev/access/internal/testlog"
 )
 
 // TestBrowserCrossSiteCannotChangeState: a page of another site (served
@@ -65,7 +66,7 @@ document.getElementById(forms[i++]).submit();
 	crossSite.Listener = ln
 	crossSite.Start()
 	t.Cleanup(crossSite.Close)
-	sameSite := httptest.NewTLSServer(page)
+	sameSite := testlog.NewTLSServer(t, page)
 	t.Cleanup(sameSite.Close)
 	for _, u := range []string{"http://localhost:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port) + "/", sameSite.URL + "/"} {
 		var tried int
