@@ -45,7 +45,8 @@ type Source interface {
 	// Name names the source in snapshots, errors and logs.
 	Name() string
 	// Read reads the whole directory. On error the snapshot, if not nil,
-	// has Complete false and no People; it keeps the counters and times.
+	// has Complete false and no People nor Skipped; it keeps the counters
+	// and times.
 	Read(ctx context.Context) (*Snapshot, error)
 }
 

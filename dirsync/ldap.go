@@ -302,13 +302,15 @@ func (s *LDAPSource) password() (Secret, error) {
 func (s *LDAPSource) Name() string { return s.cfg.Name }
 
 // Read binds and reads every entry under the base DN that the filter
-// selects, page by page. See [Source.Read] for what an error leaves.
+// selects, page by page. Referrals (Active Directory's other partitions)
+// are not followed. On error the snapshot has Complete false, no People
+// and no Skipped: only its counters and times.
 func (s *LDAPSource) Read(ctx context.Context) (*Snapshot, error) {
 	snap := &Snapshot{Source: s.cfg.Name, Started: time.Now()}
 	err := s.read(ctx, snap)
 	snap.Finished = time.Now()
 	if err != nil {
-		snap.People = nil
+		snap.People, snap.Skipped = nil, nil
 		snap.Complete = false
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w: source %s: %w (%v)", ErrIncomplete, s.cfg.Name, ctx.Err(), err)

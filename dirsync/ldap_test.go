@@ -44,8 +44,8 @@ func wantFailed(t *testing.T, snap *dirsync.Snapshot, err, want error) {
 	if !errors.Is(err, want) {
 		t.Fatalf("err = %v, want %v", err, want)
 	}
-	if snap != nil && (snap.Complete || len(snap.People) > 0) {
-		t.Fatalf("failed read left Complete=%v and %d people", snap.Complete, len(snap.People))
+	if snap != nil && (snap.Complete || len(snap.People) > 0 || len(snap.Skipped) > 0) {
+		t.Fatalf("failed read left Complete=%v, %d people, %d skipped", snap.Complete, len(snap.People), len(snap.Skipped))
 	}
 }
 
