@@ -66,9 +66,10 @@ type Snapshot struct {
 	// Started and Finished are when the read began and ended.
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
-	// Pages is the number of result pages read (1 without paging).
+	// Pages is the number of result pages read (1 a search without
+	// paging), those of group entries included.
 	Pages int `json:"pages"`
-	// Entries is the number of directory entries read.
+	// Entries is the number of entries the people's search answered.
 	Entries int `json:"entries"`
 }
 
@@ -105,7 +106,8 @@ type Person struct {
 	// Email is the person's email address, if the directory has one.
 	Email string `json:"email,omitempty"`
 	// Groups are the names of the groups the person is a member of (the
-	// value of the first RDN of each memberOf DN), sorted.
+	// value of the first RDN of each memberOf DN, and the groups whose
+	// entries list the person), sorted.
 	Groups []string `json:"groups,omitempty"`
 	// Active is false for a person the directory disables.
 	Active bool `json:"active"`

@@ -15,8 +15,8 @@
 // [NewLDAPSource] reads an LDAP directory or Active Directory with
 // github.com/go-ldap/ldap/v3: ldaps:// or StartTLS with a CA file or a
 // pinned certificate, a bind password from a file or the environment (a
-// [Secret], which never prints), a base DN, a filter and an attribute
-// mapping, and paged results (RFC 2696), without which Active Directory
+// [Secret], which never prints), a base DN, a filter, an attribute
+// mapping, groups from memberOf or from group entries, and paged results (RFC 2696), without which Active Directory
 // stops at 1,000 entries. Active Directory's disabled bit
 // (userAccountControl & 2) and, for other directories, a mapped attribute
 // with the values that mean "gone" make a person inactive.

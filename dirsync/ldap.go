@@ -25,6 +25,9 @@ import (
 const (
 	// DefaultLDAPFilter selects the entries read when Filter is empty.
 	DefaultLDAPFilter = "(objectClass=person)"
+	// DefaultLDAPGroupFilter selects the group entries when GroupFilter
+	// is empty: OpenLDAP's groupOfNames, Active Directory's group.
+	DefaultLDAPGroupFilter = "(|(objectClass=groupOfNames)(objectClass=group))"
 	// DefaultLDAPPageSize is the page size when PageSize is 0: below
 	// Active Directory's MaxPageSize of 1,000.
 	DefaultLDAPPageSize = 500
@@ -71,6 +74,13 @@ type LDAPConfig struct {
 	// Filter selects the people; DefaultLDAPFilter when empty. For Active
 	// Directory "(&(objectCategory=person)(objectClass=user))".
 	Filter string
+	// GroupBaseDN, if set, is where group entries are read (for
+	// directories without memberOf): a person is a member of each group
+	// whose Attributes.Member lists their DN, besides their memberOf.
+	GroupBaseDN string
+	// GroupFilter selects the group entries; DefaultLDAPGroupFilter when
+	// empty.
+	GroupFilter string
 	// PageSize is the number of entries per page of the paged results
 	// (RFC 2696); DefaultLDAPPageSize when 0.
 	PageSize int
@@ -106,6 +116,11 @@ type LDAPAttributes struct {
 	Status string
 	// Modified is the entry's time of change: "modifyTimestamp".
 	Modified string
+	// Member lists a group entry's members' DNs: "member".
+	Member string
+	// GroupName is a group entry's name: "cn" (the DN's first RDN when
+	// the entry has none).
+	GroupName string
 }
 
 func (a LDAPAttributes) withDefaults() LDAPAttributes {
@@ -121,6 +136,8 @@ func (a LDAPAttributes) withDefaults() LDAPAttributes {
 	def(&a.Groups, "memberOf")
 	def(&a.AccountControl, "userAccountControl")
 	def(&a.Modified, "modifyTimestamp")
+	def(&a.Member, "member")
+	def(&a.GroupName, "cn")
 	return a
 }
 
@@ -211,6 +228,19 @@ func NewLDAPSource(cfg LDAPConfig) (*LDAPSource, error) {
 	}
 	if _, err := ldap.ParseDN(cfg.BaseDN); err != nil {
 		return bad("base DN %q: %v", cfg.BaseDN, err)
+	}
+	if cfg.GroupBaseDN != "" {
+		if _, err := ldap.ParseDN(cfg.GroupBaseDN); err != nil {
+			return bad("group base DN %q: %v", cfg.GroupBaseDN, err)
+		}
+		if s.cfg.GroupFilter == "" {
+			s.cfg.GroupFilter = DefaultLDAPGroupFilter
+		}
+		if _, err := ldap.CompileFilter(s.cfg.GroupFilter); err != nil {
+			return bad("group filter %q: %v", s.cfg.GroupFilter, err)
+		}
+	} else if cfg.GroupFilter != "" {
+		return bad("a group filter without a group base DN")
 	}
 	if s.cfg.Filter == "" {
 		s.cfg.Filter = DefaultLDAPFilter
@@ -351,43 +381,32 @@ func (s *LDAPSource) read(ctx context.Context, snap *Snapshot) error {
 		}
 	}
 
-	paging := ldap.NewControlPaging(s.pageSize)
-	req := ldap.NewSearchRequest(s.cfg.BaseDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases,
-		0, 0, false, s.cfg.Filter, s.attrs.list(), []ldap.Control{paging})
 	seen := map[string]string{} // key -> DN
 	var dups []string
-	for {
-		res, err := conn.Search(req)
-		if err != nil {
-			return s.searchError(ctx, snap, err)
+	err = s.search(ctx, conn, snap, s.cfg.BaseDN, s.cfg.Filter, s.attrs.list(), func(e *ldap.Entry) error {
+		snap.Entries++
+		p, skip := s.person(e)
+		if skip != nil {
+			snap.Skipped = append(snap.Skipped, *skip)
+			return nil
 		}
-		snap.Pages++
-		snap.Entries += len(res.Entries)
-		for _, e := range res.Entries {
-			p, skip := s.person(e)
-			if skip != nil {
-				snap.Skipped = append(snap.Skipped, *skip)
-				continue
+		if dn, ok := seen[p.Key]; ok {
+			if len(dups) < 5 {
+				dups = append(dups, fmt.Sprintf("%q (%s and %s)", p.Key, dn, p.SourceID))
 			}
-			if dn, ok := seen[p.Key]; ok {
-				if len(dups) < 5 {
-					dups = append(dups, fmt.Sprintf("%q (%s and %s)", p.Key, dn, p.SourceID))
-				}
-				continue
-			}
-			seen[p.Key] = p.SourceID
-			snap.People = append(snap.People, p)
+			return nil
 		}
-		if s.afterPage != nil {
-			s.afterPage(snap.Pages)
+		seen[p.Key] = p.SourceID
+		snap.People = append(snap.People, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if s.cfg.GroupBaseDN != "" && len(snap.People) > 0 {
+		if err := s.groupEntries(ctx, conn, snap); err != nil {
+			return err
 		}
-		// No paging control in the answer: the server does not page, and
-		// its answer was whole (a size limit would have been an error).
-		c, _ := ldap.FindControl(res.Controls, ldap.ControlTypePaging).(*ldap.ControlPaging)
-		if c == nil || len(c.Cookie) == 0 {
-			break
-		}
-		paging.SetCookie(c.Cookie)
 	}
 	if ctx.Err() != nil { // the last page raced the context's end
 		return fmt.Errorf("%w: source %s: %w", ErrIncomplete, name, ctx.Err())
@@ -401,6 +420,89 @@ func (s *LDAPSource) read(ctx context.Context, snap *Snapshot) error {
 	}
 	slices.SortFunc(snap.People, func(a, b Person) int { return strings.Compare(a.Key, b.Key) })
 	return nil
+}
+
+// search reads every entry of a paged search, page by page, and gives
+// each to fn; any page's failure is the search's.
+func (s *LDAPSource) search(ctx context.Context, conn *ldap.Conn, snap *Snapshot, base, filter string, attrs []string, fn func(*ldap.Entry) error) error {
+	paging := ldap.NewControlPaging(s.pageSize)
+	req := ldap.NewSearchRequest(base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases,
+		0, 0, false, filter, attrs, []ldap.Control{paging})
+	entries := 0
+	for {
+		res, err := conn.Search(req)
+		if err != nil {
+			return s.searchError(ctx, snap, base, entries, err)
+		}
+		snap.Pages++
+		entries += len(res.Entries)
+		for _, e := range res.Entries {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if s.afterPage != nil {
+			s.afterPage(snap.Pages)
+		}
+		// No paging control in the answer: the server does not page, and
+		// its answer was whole (a size limit would have been an error).
+		c, _ := ldap.FindControl(res.Controls, ldap.ControlTypePaging).(*ldap.ControlPaging)
+		if c == nil || len(c.Cookie) == 0 {
+			return nil
+		}
+		paging.SetCookie(c.Cookie)
+	}
+}
+
+// groupEntries reads the group entries under GroupBaseDN and adds each
+// group's name to its members' Groups.
+func (s *LDAPSource) groupEntries(ctx context.Context, conn *ldap.Conn, snap *Snapshot) error {
+	byDN := make(map[string]*Person, len(snap.People))
+	for i := range snap.People {
+		byDN[normalDN(snap.People[i].SourceID)] = &snap.People[i]
+	}
+	a := s.attrs
+	err := s.search(ctx, conn, snap, s.cfg.GroupBaseDN, s.cfg.GroupFilter, []string{a.GroupName, a.Member}, func(e *ldap.Entry) error {
+		if r := rangedAttribute(e, a.Member); r != "" {
+			return fmt.Errorf("%w: source %s: group %s answers its %s in ranges (%s), which this source does not read: use memberOf",
+				ErrIncomplete, s.cfg.Name, e.DN, a.Member, r)
+		}
+		name := strings.TrimSpace(e.GetAttributeValue(a.GroupName))
+		if name == "" {
+			name = groupName(e.DN)
+		}
+		for _, m := range e.GetAttributeValues(a.Member) {
+			if p := byDN[normalDN(m)]; p != nil && !slices.Contains(p.Groups, name) {
+				p.Groups = append(p.Groups, name)
+			}
+		}
+		return nil
+	})
+	for i := range snap.People {
+		slices.Sort(snap.People[i].Groups)
+	}
+	return err
+}
+
+// rangedAttribute returns the name of the entry's ranged value of attr
+// ("member;range=0-1499"), or "". Active Directory answers a group of
+// more than 1,500 members in ranges: reading the first range only would
+// drop members without a word.
+func rangedAttribute(e *ldap.Entry, attr string) string {
+	for _, a := range e.Attributes {
+		if strings.HasPrefix(strings.ToLower(a.Name), strings.ToLower(attr)+";range=") {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+// normalDN is a DN's form for comparison: parsed, and lower case.
+func normalDN(dn string) string {
+	if d, err := ldap.ParseDN(dn); err == nil {
+		dn = d.String()
+	}
+	return strings.ToLower(dn)
 }
 
 // dial connects, with the TLS handshake for ldaps://, bounded by the
@@ -435,22 +537,22 @@ func startConn(c net.Conn, isTLS bool) *ldap.Conn {
 
 // searchError turns a failed page into an error: everything but a
 // missing base DN is an incomplete read.
-func (s *LDAPSource) searchError(ctx context.Context, snap *Snapshot, err error) error {
+func (s *LDAPSource) searchError(ctx context.Context, snap *Snapshot, base string, entries int, err error) error {
 	name := s.cfg.Name
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: source %s: %w after %d entries", ErrIncomplete, name, ctx.Err(), snap.Entries)
+		return fmt.Errorf("%w: source %s: %w after %d entries under %q", ErrIncomplete, name, ctx.Err(), entries, base)
 	}
 	switch {
-	case ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject):
-		return fmt.Errorf("%w: source %s: base DN %q does not exist: %v", ErrEmpty, name, s.cfg.BaseDN, err)
+	case ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) && base == s.cfg.BaseDN:
+		return fmt.Errorf("%w: source %s: base DN %q does not exist: %v", ErrEmpty, name, base, err)
 	case ldap.IsErrorWithCode(err, ldap.LDAPResultSizeLimitExceeded):
-		return fmt.Errorf("%w: source %s: the directory's size limit stopped the read after %d entries (page size %d above its limit?): %v",
-			ErrIncomplete, name, snap.Entries, s.pageSize, err)
+		return fmt.Errorf("%w: source %s: the directory's size limit stopped the read after %d entries under %q (page size %d above its limit?): %v",
+			ErrIncomplete, name, entries, base, s.pageSize, err)
 	case ldap.IsErrorWithCode(err, ldap.LDAPResultAdminLimitExceeded):
 		return fmt.Errorf("%w: source %s: the directory refuses page size %d (lower PageSize; Active Directory's limit is 1000): %v",
 			ErrIncomplete, name, s.pageSize, err)
 	}
-	return fmt.Errorf("%w: source %s: page %d after %d entries: %v", ErrIncomplete, name, snap.Pages+1, snap.Entries, err)
+	return fmt.Errorf("%w: source %s: page %d after %d entries under %q: %v", ErrIncomplete, name, snap.Pages+1, entries, base, err)
 }
 
 // person maps an entry to a person, or says why it is skipped.

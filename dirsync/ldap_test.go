@@ -202,6 +202,26 @@ sn: Contractor
 employeeNumber: C3
 employeeType: contractor
 
+dn: ou=teams,` + testSuffix + `
+objectClass: organizationalUnit
+ou: teams
+
+dn: cn=Contractors,ou=teams,` + testSuffix + `
+objectClass: groupOfNames
+cn: Contractors
+member: UID=C2, OU=Contractors, DC=example, DC=com
+member: uid=c3,ou=contractors,` + testSuffix + `
+
+dn: cn=Loading dock,ou=teams,` + testSuffix + `
+objectClass: groupOfNames
+cn: Loading dock
+member: uid=c3,ou=contractors,` + testSuffix + `
+
+dn: cn=Empty,ou=teams,` + testSuffix + `
+objectClass: groupOfNames
+cn: Empty
+member: uid=nobody,` + testSuffix + `
+
 dn: ou=dups,` + testSuffix + `
 objectClass: organizationalUnit
 ou: dups
@@ -370,7 +390,7 @@ func TestLDAPSource(t *testing.T) {
 		if len(snap.People) != 2 || len(snap.Skipped) != 1 || snap.Entries != 3 {
 			t.Fatalf("%s; people %+v", snap.Summary(), snap.People)
 		}
-		if p := snap.People[0]; p.Key != "C2" || p.Active || p.InactiveReason != `employeeType is "Former"` {
+		if p := snap.People[0]; p.Key != "C2" || p.Active || p.InactiveReason != `employeeType is "Former"` || p.Groups != nil {
 			t.Errorf("C2 = %+v", p)
 		}
 		if p := snap.People[1]; p.Key != "C3" || !p.Active {
@@ -379,6 +399,25 @@ func TestLDAPSource(t *testing.T) {
 		if s := snap.Skipped[0]; s.SourceID != "uid=c1,ou=contractors,"+testSuffix || s.Reason != "no employeeNumber" {
 			t.Errorf("skipped %+v", s)
 		}
+	})
+	t.Run("groups from group entries", func(t *testing.T) {
+		cfg := ldapConfig(srv)
+		cfg.BaseDN = "ou=contractors," + testSuffix
+		cfg.GroupBaseDN = "ou=teams," + testSuffix
+		cfg.PageSize = 2
+		snap := ok(t, cfg)
+		if g := snap.People[0].Groups; !slices.Equal(g, []string{"Contractors"}) {
+			t.Errorf("C2's groups %q", g)
+		}
+		if g := snap.People[1].Groups; !slices.Equal(g, []string{"Contractors", "Loading dock"}) {
+			t.Errorf("C3's groups %q", g)
+		}
+		if snap.Entries != 3 || snap.Pages != 4 { // people 2+1, groups 2+1 entries
+			t.Errorf("%s: want 3 entries in 4 pages", snap.Summary())
+		}
+		cfg.GroupBaseDN = "ou=nowhere," + testSuffix
+		snap, err := read(t, cfg)
+		wantFailed(t, snap, err, dirsync.ErrIncomplete)
 	})
 	t.Run("memberOf kept by the memberof overlay", func(t *testing.T) {
 		conn, err := ldap.DialURL(srv.URL)
@@ -447,6 +486,9 @@ func TestLDAPConfigErrors(t *testing.T) {
 		"negative page size":          func(c *dirsync.LDAPConfig) { c.PageSize = -1 },
 		"negative timeout":            func(c *dirsync.LDAPConfig) { c.Timeout = -1 },
 		"inactive values, no status":  func(c *dirsync.LDAPConfig) { c.InactiveValues = []string{"former"} },
+		"group filter, no group base": func(c *dirsync.LDAPConfig) { c.GroupFilter = "(objectClass=group)" },
+		"bad group base DN":           func(c *dirsync.LDAPConfig) { c.GroupBaseDN = "not a dn" },
+		"bad group filter":            func(c *dirsync.LDAPConfig) { c.GroupBaseDN, c.GroupFilter = "ou=g", "objectClass=group)" },
 	} {
 		cfg := base()
 		change(&cfg)
