@@ -164,6 +164,8 @@ type LDAPSource struct {
 	afterPage func(page int) // tests: called after each page read
 }
 
+var _ Source = (*LDAPSource)(nil)
+
 // NewLDAPSource checks cfg and returns its source. It connects to
 // nothing; an error matches [ErrConfig].
 func NewLDAPSource(cfg LDAPConfig) (*LDAPSource, error) {
