@@ -118,9 +118,8 @@ func ParseScenario(file string, b []byte) (*Scenario, error) {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			var line int
-			msg := te.Errors[0]
-			if _, err := fmt.Sscanf(msg, "line %d:", &line); err == nil {
-				_, msg, _ = strings.Cut(msg, ": ")
+			if _, err := fmt.Sscanf(te.Errors[0], "line %d:", &line); err != nil {
+				line = 0
 			}
 			return nil, errf(line, "this value does not fit the scenario format (version, name, description, steps)")
 		}
