@@ -83,7 +83,10 @@ func TokenFromEnv(name string) (string, error) {
 // list), PATCH, PUT and pagination, so that Okta and Microsoft Entra can
 // provision users and group memberships into a [Store]. A change is
 // answered only once the store has made it durable; one the store could
-// not save is answered 503 and not made.
+// not save is answered 503 and not made. Attributes the schemas do not
+// list are ignored and never echoed (RFC 7644 §3.3); a user created
+// without "active" is active; a DELETE removes the user from its groups
+// in the same durable write.
 type Handler struct {
 	store   *Store
 	tokenH  [32]byte
