@@ -30,3 +30,11 @@ func BreakDir(s *Store, path string) {
 	defer s.mu.Unlock()
 	s.path = path
 }
+
+// SetCompactAfter makes stores compact after n journal lines, and
+// returns a function that undoes it.
+func SetCompactAfter(n int) (restore func()) {
+	prev := compactAfter
+	compactAfter = n
+	return func() { compactAfter = prev }
+}

@@ -39,7 +39,7 @@ import (
 
 // compactAfter is the number of journal lines after which the state is
 // compacted.
-const compactAfter = 1000
+var compactAfter = 1000
 
 // ErrStore reports a change that could not be made durable: it was not
 // applied nor acknowledged.

@@ -221,3 +221,30 @@ func TestReadAsSource(t *testing.T) {
 		t.Errorf("keyed by userName: %+v %v", snap, err)
 	}
 }
+
+// TestCompactionKeepsEveryChange: with a compaction every two changes,
+// every acknowledged change is still on disk after each answer.
+func TestCompactionKeepsEveryChange(t *testing.T) {
+	defer scim.SetCompactAfter(2)()
+	s, h, path := newServer(t)
+	for i, body := range []string{
+		adaBody,
+		`{"userName":"grace@example.com","urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"employeeNumber":"1002"}}`,
+		`{"userName":"alan@example.com","urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"employeeNumber":"1003"}}`,
+	} {
+		if rec := do(h, "POST", "/scim/v2/Users", body); rec.Code != 201 {
+			t.Fatal(rec.Code)
+		}
+		if rec := do(h, "PATCH", "/scim/v2/Users/"+id(i+1), `{"Operations":[{"op":"replace","path":"active","value":false}]}`); rec.Code != 200 {
+			t.Fatal(rec.Code)
+		}
+		want, _ := s.Read(context.Background())
+		got, err := reopen(t, copyState(t, path)).Read(context.Background())
+		if err != nil || !reflect.DeepEqual(got.People, want.People) || len(got.People) != i+1 {
+			t.Fatalf("after %d users: %+v %v", i+1, got, err)
+		}
+	}
+	if b, _ := os.ReadFile(path + ".journal"); strings.Count(string(b), "\n") >= 2 {
+		t.Errorf("the journal was not compacted: %d lines", strings.Count(string(b), "\n"))
+	}
+}
