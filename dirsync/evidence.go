@@ -245,8 +245,12 @@ type Summary struct {
 	CredentialsRevoked int `json:"credentials_revoked"`
 	// Failed counts the records of failed changes.
 	Failed int `json:"failed"`
-	// P50, P95, P99 and Max are the leavers' latencies (nearest rank).
-	P50, P95, P99, Max time.Duration
+	// P50, P95, P99 and Max are the leavers' latencies (nearest rank;
+	// nanoseconds in JSON).
+	P50 time.Duration `json:"p50"`
+	P95 time.Duration `json:"p95"`
+	P99 time.Duration `json:"p99"`
+	Max time.Duration `json:"max"`
 	// Slowest are the slowest leavers, slowest first.
 	Slowest []Leaver `json:"slowest"`
 }
