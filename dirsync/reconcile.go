@@ -93,6 +93,7 @@ type Plan struct {
 	OutOfScope int
 
 	people map[string]*Person
+	held   map[string][]Credential // leaver key -> credentials as read
 	opts   ReconcileOptions
 }
 
@@ -228,16 +229,19 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 		return nil, err
 	}
 	p := &Plan{Site: sp, Source: snap.Source, Observed: snap.Finished, OutOfScope: sp.Summary.OutOfScope,
-		people: make(map[string]*Person, len(snap.People)), opts: o, Revoke: []Revocation{}}
+		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, opts: o, Revoke: []Revocation{}}
 	for i := range snap.People {
 		p.people[snap.People[i].Key] = &snap.People[i]
 	}
-	if !o.KeepCredentials && !o.DeleteUsers {
-		for _, u := range sp.Leavers() {
-			if creds := credentials(&u); len(creds) > 0 {
-				name := (&site.User{FirstName: u.FirstName, LastName: u.LastName}).FullName()
-				p.Revoke = append(p.Revoke, Revocation{Key: leaverKey(&u), Name: name, UserID: u.ID, Credentials: creds, user: u})
-			}
+	for _, u := range sp.Leavers() {
+		creds := credentials(&u)
+		if len(creds) == 0 {
+			continue
+		}
+		p.held[leaverKey(&u)] = creds
+		if !o.KeepCredentials && !o.DeleteUsers {
+			name := (&site.User{FirstName: u.FirstName, LastName: u.LastName}).FullName()
+			p.Revoke = append(p.Revoke, Revocation{Key: leaverKey(&u), Name: name, UserID: u.ID, Credentials: creds, user: u})
 		}
 	}
 	return p, err
@@ -328,7 +332,11 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 			r.Acknowledged = &t
 			r.setLatency()
 			switch r.Action {
-			case ActionDeactivate, ActionDelete:
+			case ActionDelete:
+				// The console frees what a deleted user held.
+				r.Credentials = p.held[ch.Key]
+				rep.Deactivated++
+			case ActionDeactivate:
 				rep.Deactivated++
 				deactivated[ch.Key] = true
 			case ActionReactivate:

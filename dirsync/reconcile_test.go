@@ -246,8 +246,8 @@ func TestReconcileDeleteOnlyWithOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := srv.User(ids["E2"]); ok || rep.Records[0].Action != dirsync.ActionDelete {
-		t.Errorf("Ben still there (%v) or record %+v", ok, rep.Records)
+	if _, ok := srv.User(ids["E2"]); ok || len(rep.Records) != 1 || rep.Records[0].Action != dirsync.ActionDelete || len(rep.Records[0].Credentials) != 4 {
+		t.Errorf("Ben still there (%v) or records %+v; want one delete listing his 4 credentials", ok, rep.Records)
 	}
 }
 
