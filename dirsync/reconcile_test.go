@@ -363,3 +363,36 @@ func TestReconcileRevokesLeftoverCredentials(t *testing.T) {
 		t.Errorf("Ben: %s holding %d; revoked %d, records %+v", st, n, rep.Revoked, rep.Records)
 	}
 }
+
+// TestReconcileFailures: a deactivation the console refuses leaves the
+// leaver's credentials alone (never taken from an active user) and is a
+// failed record; a credential the console refuses to unassign fails its
+// record, the others are still taken, and the next run takes the rest.
+func TestReconcileFailures(t *testing.T) {
+	srv, c, ids := console(t)
+	ctx := context.Background()
+	snap := people()
+	snap.People[1].Active = false
+	opts := &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}}
+	srv.Inject(accesstest.OpUsersUpdate, accesstest.Fault{Status: 400, Times: 1})
+	_, rep, err := dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Now: clock()})
+	if err == nil || rep.Failed != 1 || len(rep.Records) != 1 || rep.Records[0].Status != "failed" || rep.Records[0].Acknowledged != nil || rep.Records[0].Error == "" {
+		t.Fatalf("err %v, records %+v", err, rep.Records)
+	}
+	if st, n := held(t, srv, ids["E2"]); st != access.UserStatusActive || n != 4 {
+		t.Errorf("Ben: %s holding %d; want ACTIVE holding 4", st, n)
+	}
+
+	srv.Inject(accesstest.OpUsersUnassignPINCode, accesstest.Fault{Status: 400, Times: 1})
+	_, rep, err = dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Now: clock()})
+	if err == nil || rep.Failed != 1 || rep.Revoked != 3 || len(rep.Records) != 2 || rep.Records[1].Status != "failed" || len(rep.Records[1].Credentials) != 3 {
+		t.Fatalf("err %v, revoked %d, records %+v", err, rep.Revoked, rep.Records)
+	}
+	_, rep, err = dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Now: clock()})
+	if err != nil || rep.Revoked != 1 {
+		t.Fatalf("third run: err %v, revoked %d", err, rep.Revoked)
+	}
+	if st, n := held(t, srv, ids["E2"]); st != access.UserStatusDeactivated || n != 0 {
+		t.Errorf("Ben: %s holding %d; want DEACTIVATED holding none", st, n)
+	}
+}
