@@ -289,8 +289,9 @@ type Report struct {
 // deactivated by it or before it, the unassignment of each credential the
 // console answered for them. Every change is written to the evidence log
 // as it is acknowledged; a re-enabled person's record lists the
-// credentials taken from them earlier, to be re-issued. The error is nil
-// when everything was done.
+// credentials taken from them earlier, to be re-issued. A record that
+// cannot be written stops the run (the changes not yet started are
+// skipped) and is the error. The error is nil when everything was done.
 func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) (*Report, error) {
 	var o ApplyOptions
 	if opts != nil {
@@ -301,12 +302,18 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		now = time.Now
 	}
 	rep := &Report{}
+	// A change that cannot be written to the evidence log stops the run:
+	// no further change is made without its record.
+	parent := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	var werr error
 	write := func(r Record) {
 		r.Source = p.Source
 		if o.Evidence != nil {
 			if err := o.Evidence.Append(&r); err != nil && werr == nil {
 				werr = err
+				stop()
 			}
 		}
 		rep.Records = append(rep.Records, r)
@@ -390,12 +397,12 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		write(r)
 	}
 	switch {
+	case werr != nil:
+		return rep, fmt.Errorf("%w; the run was stopped", werr)
 	case err != nil:
 		return rep, err
-	case ctx.Err() != nil:
-		return rep, ctx.Err()
-	case werr != nil:
-		return rep, werr
+	case parent.Err() != nil:
+		return rep, parent.Err()
 	case rep.Failed > 0:
 		return rep, fmt.Errorf("dirsync: %d changes or credential revocations failed", rep.Failed)
 	}

@@ -396,3 +396,21 @@ func TestReconcileFailures(t *testing.T) {
 		t.Errorf("Ben: %s holding %d; want DEACTIVATED holding none", st, n)
 	}
 }
+
+// TestReconcileStopsWhenEvidenceCannotBeWritten: a change whose record
+// cannot be written stops the run; nothing more is changed.
+func TestReconcileStopsWhenEvidenceCannotBeWritten(t *testing.T) {
+	srv, c, ids := console(t)
+	snap := people()
+	snap.People[1].Active = false
+	log, _ := openLog(t)
+	log.Close()
+	_, rep, err := dirsync.Reconcile(context.Background(), c, snap, &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}},
+		&dirsync.ApplyOptions{Evidence: log, Now: clock()})
+	if !errors.Is(err, os.ErrClosed) || rep.Revoked != 0 {
+		t.Fatalf("err %v, revoked %d; want os.ErrClosed and nothing revoked", err, rep.Revoked)
+	}
+	if st, n := held(t, srv, ids["E2"]); st != access.UserStatusDeactivated || n != 4 {
+		t.Errorf("Ben: %s holding %d; want DEACTIVATED (done before the record failed) holding 4", st, n)
+	}
+}
