@@ -67,6 +67,10 @@ type ReconcileOptions struct {
 	// touch passes, licence plates — is unassigned once they are
 	// deactivated, and listed in the evidence to be re-issued.
 	KeepCredentials bool
+	// SuspendTouchPasses suspends a leaver's touch passes (status
+	// SUSPENDED, still theirs: a pass is bought, and a suspended one can
+	// be reactivated in their wallet) instead of unassigning them.
+	SuspendTouchPasses bool
 	// DeleteUsers deletes leavers from the console (after deactivating
 	// them) instead of keeping them deactivated. Off by default.
 	DeleteUsers bool
@@ -79,18 +83,18 @@ type Plan struct {
 	// Site is package site's plan: creates, updates (a re-enabled
 	// person's status among them), deactivations of leavers (or
 	// deletions), with site's guard and scope.
-	Site *site.Plan
+	Site *site.Plan `json:"site"`
 	// Revoke lists the leavers whose credentials are to be unassigned:
 	// those the plan deactivates and those already deactivated who still
 	// hold some (a run cut short before it took them). Empty with
 	// KeepCredentials or DeleteUsers.
-	Revoke []Revocation
+	Revoke []Revocation `json:"revoke"`
 	// Source, Observed and the people's change times come from the
 	// snapshot; Observed is when its read finished.
-	Source   string
-	Observed time.Time
+	Source   string    `json:"source"`
+	Observed time.Time `json:"observed"`
 	// OutOfScope counts the console users outside the scope, left alone.
-	OutOfScope int
+	OutOfScope int `json:"out_of_scope"`
 
 	people map[string]*Person
 	held   map[string][]Credential // leaver key -> credentials as read
@@ -119,6 +123,9 @@ type Credential struct {
 	// Token is an NFC card's token or a touch pass's id: what the API
 	// assigns again.
 	Token string `json:"token,omitempty"`
+	// Suspended is true for a touch pass suspended rather than unassigned
+	// ([ReconcileOptions].SuspendTouchPasses).
+	Suspended bool `json:"suspended,omitempty"`
 }
 
 // The credential types of [Credential].Type.
@@ -129,8 +136,9 @@ const (
 	CredentialLicensePlate = "license_plate"
 )
 
-// credentials lists what u holds, in a fixed order.
-func credentials(u *access.User) []Credential {
+// credentials lists what u holds, in a fixed order; with suspend, a
+// touch pass is to be suspended, and one suspended already is not listed.
+func credentials(u *access.User, suspend bool) []Credential {
 	var out []Credential
 	for _, c := range u.NFCCards {
 		id := c.ID
@@ -143,9 +151,10 @@ func credentials(u *access.User) []Credential {
 		out = append(out, Credential{Type: CredentialPINCode})
 	}
 	for _, tp := range u.TouchPass {
-		if tp.ID != "" {
-			out = append(out, Credential{Type: CredentialTouchPass, ID: tp.CardID, Token: tp.ID})
+		if tp.ID == "" || suspend && tp.Status == access.TouchPassSuspended {
+			continue
 		}
+		out = append(out, Credential{Type: CredentialTouchPass, ID: tp.CardID, Token: tp.ID, Suspended: suspend})
 	}
 	for _, p := range u.LicensePlates {
 		out = append(out, Credential{Type: CredentialLicensePlate, ID: p.Credential, Token: p.ID})
@@ -234,7 +243,7 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 		p.people[snap.People[i].Key] = &snap.People[i]
 	}
 	for _, u := range sp.Leavers() {
-		creds := credentials(&u)
+		creds := credentials(&u, o.SuspendTouchPasses && !o.DeleteUsers)
 		if len(creds) == 0 {
 			continue
 		}
@@ -418,6 +427,10 @@ func unassign(ctx context.Context, c *access.Client, id string, u *access.User, 
 	case CredentialPINCode:
 		_, err = c.Users.UnassignPINCode(ctx, id)
 	case CredentialTouchPass:
+		if cr.Suspended {
+			_, _, err = c.TouchPasses.Update(ctx, cr.Token, &access.TouchPassUpdate{Status: access.Ptr(access.TouchPassSuspended)})
+			break
+		}
 		_, _, err = c.Users.UnassignTouchPass(ctx, id, cr.Token)
 	case CredentialLicensePlate:
 		_, err = c.Users.UnassignLicensePlate(ctx, id, cr.Token)

@@ -414,3 +414,28 @@ func TestReconcileStopsWhenEvidenceCannotBeWritten(t *testing.T) {
 		t.Errorf("Ben: %s holding %d; want DEACTIVATED (done before the record failed) holding 4", st, n)
 	}
 }
+
+// TestReconcileSuspendTouchPasses: with SuspendTouchPasses a leaver's
+// touch pass is suspended, still theirs, and the next run leaves it.
+func TestReconcileSuspendTouchPasses(t *testing.T) {
+	srv, c, ids := console(t)
+	snap := people()
+	snap.People[1].Active = false
+	opts := &dirsync.ReconcileOptions{SuspendTouchPasses: true, Scope: &site.Scope{EmployeeNumber: true}}
+	_, rep, err := dirsync.Reconcile(context.Background(), c, snap, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := srv.TouchPasses()[0]
+	if tp.Status != access.TouchPassSuspended || tp.UserID != ids["E2"] {
+		t.Errorf("touch pass %s of %q; want SUSPENDED, still Ben's", tp.Status, tp.UserID)
+	}
+	if cr := rep.Records[1].Credentials; len(cr) != 4 || !cr[2].Suspended || cr[2].Type != dirsync.CredentialTouchPass {
+		t.Errorf("credentials %+v", cr)
+	}
+	srv.ResetRequests()
+	p, _, err := dirsync.Reconcile(context.Background(), c, snap, opts, nil)
+	if err != nil || p.Drift() || len(writes(srv)) != 0 {
+		t.Errorf("second run: err %v, revoke %+v, writes %v", err, p.Revoke, writes(srv))
+	}
+}
