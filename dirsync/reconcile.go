@@ -302,6 +302,9 @@ type Report struct {
 // cannot be written stops the run (the changes not yet started are
 // skipped) and is the error. The error is nil when everything was done.
 func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) (*Report, error) {
+	if p == nil || p.Site == nil {
+		return nil, errors.New("dirsync: no plan")
+	}
 	var o ApplyOptions
 	if opts != nil {
 		o = *opts
@@ -386,7 +389,7 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		}
 		var failed []string
 		for _, cr := range rv.Credentials {
-			if e := unassign(ctx, c, rv.UserID, &rv.user, cr); e != nil {
+			if e := unassign(ctx, c, rv.UserID, cr); e != nil {
 				failed = append(failed, fmt.Sprintf("%s %s: %v", cr.Type, cr.ID, e))
 				continue
 			}
@@ -419,7 +422,7 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 }
 
 // unassign takes one credential back from user id.
-func unassign(ctx context.Context, c *access.Client, id string, u *access.User, cr Credential) error {
+func unassign(ctx context.Context, c *access.Client, id string, cr Credential) error {
 	var err error
 	switch cr.Type {
 	case CredentialNFCCard:

@@ -439,3 +439,14 @@ func TestReconcileSuspendTouchPasses(t *testing.T) {
 		t.Errorf("second run: err %v, revoke %+v, writes %v", err, p.Revoke, writes(srv))
 	}
 }
+
+// TestApplyNoPlan: a nil plan is an error, not a panic.
+func TestApplyNoPlan(t *testing.T) {
+	var p *dirsync.Plan
+	if _, err := p.Apply(context.Background(), nil, nil); err == nil {
+		t.Error("Apply of a nil plan succeeded")
+	}
+	if _, err := (&dirsync.Plan{}).Apply(context.Background(), nil, nil); err == nil {
+		t.Error("Apply of an empty plan succeeded")
+	}
+}
