@@ -21,6 +21,25 @@
 // (userAccountControl & 2) and, for other directories, a mapped attribute
 // with the values that mean "gone" make a person inactive.
 //
-// The package changes nothing: turning a snapshot into console changes is
-// package site's plan and apply.
+// [MakePlan] and [Reconcile] turn a complete snapshot into console
+// changes with package site's plan and apply, its guard and its scope:
+// each active person is a user of a site document (key, names, email,
+// status ACTIVE, user groups through [ReconcileOptions].Groups), and a
+// person the directory disables or no longer lists is a leaver, whom
+// site deactivates — revocation by default, with no prune option to give
+// — and whose credentials (NFC cards, PIN, touch passes, licence plates)
+// are then unassigned unless KeepCredentials is set. A person re-enabled
+// gets their status back, never their credentials. Console users are
+// deleted only with DeleteUsers. Users outside the scope are never
+// touched, only counted; a plan that would deactivate more users than
+// site's guard allows is refused with a [*site.GuardError]; a nil,
+// incomplete or empty snapshot is refused with a [*SnapshotError] before
+// any request, so that a failed read is never taken for "everyone left".
+//
+// Every change is written, as the console acknowledges it, to an
+// [EvidenceLog]: one JSON [Record] per line, appended and synced to the
+// disk, saying who, what, the source's time of the change, the console's
+// acknowledgement, the credentials revoked (or to re-issue) and the
+// latency. [ReadEvidence] reads a log and [Summarize] counts its leavers
+// and their latencies (p50, p95, p99, the slowest by name) for a report.
 package dirsync

@@ -309,3 +309,38 @@ func TestScopeOfASite(t *testing.T) {
 		t.Errorf("east scope %+v", east.Scope)
 	}
 }
+
+// TestPlanLeavers: Plan.Leavers is the console users inside the scope
+// that the document does not list, deactivated ones included, with their
+// console id and credentials; users listed or outside the scope are not.
+func TestPlanLeavers(t *testing.T) {
+	srv, c := hrConsole(t)
+	ctx := context.Background()
+	chloe := ""
+	for _, u := range srv.Users() {
+		if u.EmployeeNumber == "E01003" {
+			chloe = u.ID
+		}
+	}
+	if _, err := c.Users.AssignLicensePlates(ctx, chloe, []string{"AB-123"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := site.MakePlan(ctx, c, &site.Document{Users: hrStaff()}, &site.PlanOptions{Scope: &site.Scope{EmployeeNumber: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range p.Leavers() {
+		got = append(got, fmt.Sprintf("%s %s %d", u.EmployeeNumber, u.Status, len(u.LicensePlates)))
+		if u.ID == "" {
+			t.Errorf("leaver %s has no id", u.EmployeeNumber)
+		}
+	}
+	want := []string{"E01003 ACTIVE 1", "E01005 DEACTIVATED 0", "G-7 ACTIVE 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Leavers() = %q, want %q", got, want)
+	}
+	if l := (&site.Plan{}).Leavers(); l != nil {
+		t.Errorf("a plan without users has leavers %v", l)
+	}
+}

@@ -225,6 +225,38 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 // ([Plan].Unlisted). Users outside the scope are not drift.
 func (p *Plan) Drift() bool { return len(p.Changes) > 0 || len(p.Unlisted) > 0 }
 
+// Leavers returns the console users a plan of users manages that its
+// document does not list — inside the scope, not ambiguous, deactivated
+// ones included — as the plan read them (with their id, status and
+// credentials), sorted by key. They are the users [PlanOptions].Prune
+// deactivates (or deletes) and, once deactivated, the users whose
+// credentials a directory sync takes back. Nil when the document does not
+// list users.
+func (p *Plan) Leavers() []access.User {
+	if p == nil || p.st == nil || p.st.users == nil || p.Document == nil || p.Document.Users == nil && p.Document.UsersCSV == nil {
+		return nil
+	}
+	listed := make(map[string]bool, len(p.Document.Users))
+	for i := range p.Document.Users {
+		listed[p.Document.Users[i].Key()] = true
+	}
+	for k, k2 := range p.st.alias {
+		if listed[k] {
+			listed[k2] = true
+		}
+	}
+	scope := p.scope()
+	out := []access.User{}
+	for _, k := range sortedKeys(p.st.users) {
+		e := p.st.users[k]
+		if listed[k] || !scope.holds(&e.obj) || e.raw == nil {
+			continue
+		}
+		out = append(out, *e.raw)
+	}
+	return out
+}
+
 // ErrNoClient is returned for a nil *access.Client, before anything else.
 var ErrNoClient = errors.New("site: no client")
 

@@ -23,6 +23,7 @@ type userEntry struct {
 	id     string
 	obj    User
 	plates map[string]string // plate number -> plate id
+	raw    *access.User      // as the users list answered it
 }
 
 // state is what was read of a console, in document form.
@@ -310,8 +311,8 @@ func readState(ctx context.Context, c *access.Client, full []Kind) (*state, erro
 			return nil, err
 		}
 		st.users = make(map[string]*userEntry, len(list))
-		for _, u := range list {
-			e := &userEntry{id: u.ID, plates: map[string]string{}}
+		for i, u := range list {
+			e := &userEntry{id: u.ID, plates: map[string]string{}, raw: &list[i]}
 			email := u.UserEmail
 			if email == "" {
 				email = u.Email
