@@ -1,0 +1,77 @@
+// Package review answers who can open which door of a UniFi Access
+// console, and when: can person P open door D at time T, and by which
+// policy and schedule, or why not ([Evaluator.CanOpen]); when can P open
+// D over the coming days, with the holidays that change it
+// ([Evaluator.Windows]); who can open D at T ([Evaluator.WhoCanOpen]).
+//
+// It evaluates a [State], the console's objects as the SDK's values,
+// which [Load] reads through the SDK; [New] builds an [Evaluator] of it in
+// a time zone. No REST operation returns the console's time zone, so the
+// caller gives it: schedules' "HH:MM:SS" ranges and holidays' dates are
+// read as wall-clock times in that zone. Once built, an answer costs
+// about a microsecond and makes no request.
+//
+// # Rules
+//
+// The rules the vendor's reference (the developer API of UniFi Access,
+// §3 users and user groups, §4 visitors, §5 access policies, schedules
+// and holiday groups, §7 door groups) states:
+//
+//   - A user opens only while their status is ACTIVE (§3.4: ACTIVE,
+//     PENDING, DEACTIVATED); the reason otherwise is "status PENDING" or
+//     "status DEACTIVATED".
+//   - A user holds their own policies (access_policy_ids, §3.4) and the
+//     policies of their user groups (§3.21, §3.22): the user's policy list
+//     (§3.20) includes "the groups' policies" unless only_user_policies is
+//     set.
+//   - A policy's resources are doors ("door") and door groups
+//     ("door_group"); the building is the door group of type "building"
+//     that the door-group list leaves out (§7.5) and the topology holds
+//     (§7.1): naming it names every door.
+//   - A policy opens in its schedule's week ranges; a range's end second
+//     is inclusive ("10:00:00" to "17:00:59", §5.16's sample).
+//   - A visitor opens the doors and door groups of their resources from
+//     start_time (inclusive) to end_time (exclusive), within the week
+//     ranges of their schedule; a visitor whose schedule has no week
+//     ranges (weekly null, "a one-time visit") opens throughout the visit
+//     (§4.2, §4.3). A visitor is not a user: their status is not ACTIVE or
+//     DEACTIVATED, and only CANCELLED (or CANCELED) closes the doors; the
+//     others follow from the times.
+//
+// The rules the reference leaves unsaid, and the choice made:
+//
+//   - Overlapping policies: the union. The door opens when any policy
+//     that covers it is in force; the decision names the first such, own
+//     policies first (in the user's order), then their groups' (groups in
+//     the order of the user-group list, each followed by its ancestors).
+//     Source: the reference lists a user's policies as their own plus
+//     their groups' (§3.20) and documents no deny rule or priority, so no
+//     policy can take access away. A refusal gives every distinct reason of the
+//     covering policies, joined by "; ".
+//   - Group parents: a member of a group also holds the policies of its
+//     ancestors (up_id, up_ids). Source: the reference documents the
+//     parent link (§3.11–3.14) and "members of a group and of all its
+//     subgroups" (§3.19, /users/all), which makes a subgroup's members
+//     members of the parent; the issue (37) asks for the parents.
+//   - A holiday in a schedule: while a holiday of the schedule's holiday
+//     group is in force, the schedule's holiday ranges (holiday_schedule)
+//     replace its week ranges; a schedule without holiday ranges is closed
+//     throughout the holiday. The refusal reason is "group: holiday"
+//     ("Public Holidays 2026: Good Friday"). Source: the schedule's
+//     holiday_schedule field (§5.14) is the only thing that gives a
+//     holiday a time of day, and the console's editor offers the holiday
+//     group as the days on which those ranges apply.
+//   - A holiday's times: the reference writes them as
+//     "2023-08-25 00:00:00Z" to "2023-08-26 00:00:00Z" for one day
+//     (§5.16's sample). They are read as wall-clock times in the console's
+//     zone, start inclusive, end exclusive, so that a one-day holiday is
+//     that calendar day where the console stands. A repeating holiday
+//     (repeat true) comes back on the same month, day and time every
+//     year.
+//   - A deactivated group member: status comes first. A user who is not
+//     ACTIVE opens nothing, whatever their groups grant. Source: the
+//     reference gives status per user only (§3.3) and no status to
+//     memberships.
+//   - A policy whose schedule is not on the console opens nothing (reason
+//     "policy P: schedule ID not found").
+package review
