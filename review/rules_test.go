@@ -106,10 +106,10 @@ func fixture(t testing.TB) *review.State {
 		},
 		Visitors: []access.Visitor{
 			{ID: "v-vic", FirstName: "Vic", LastName: "Tor", Status: "UPCOMING", StartTime: at("2026-04-06 10:00"), EndTime: at("2026-04-08 10:00"),
-				Resources: []access.Resource{{ID: mainDoor, Type: access.ResourceDoor}, {ID: "dg-floors", Type: access.ResourceDoorGroup}},
+				Resources:  []access.Resource{{ID: mainDoor, Type: access.ResourceDoor}, {ID: "dg-floors", Type: access.ResourceDoorGroup}},
 				ScheduleID: "s-visit", Schedule: &access.Schedule{ID: "s-visit", Name: "Visiting hours", WeekSchedule: weekdays("09:00:00", "17:00:59")}},
 			{ID: "v-vera", FirstName: "Vera", LastName: "Once", Status: "VISITING", StartTime: at("2026-04-05 01:00"), EndTime: at("2026-04-05 05:00"),
-				Resources: []access.Resource{{ID: mainDoor, Type: access.ResourceDoor}},
+				Resources:  []access.Resource{{ID: mainDoor, Type: access.ResourceDoor}},
 				ScheduleID: "s-vera", Schedule: &access.Schedule{ID: "s-vera", Name: "visitor-1690337152955"}},
 			{ID: "v-cal", FirstName: "Cal", LastName: "Off", Status: "CANCELLED", StartTime: at("2026-04-01 00:00"), EndTime: at("2026-04-30 00:00"),
 				Resources: []access.Resource{{ID: mainDoor, Type: access.ResourceDoor}}},
@@ -133,7 +133,7 @@ func TestVendorRules(t *testing.T) {
 	e, loc := evaluator(t)
 	cases := []struct {
 		name, person, door, at string // at: local time in Europe/Zurich
-		want                       review.Decision
+		want                   review.Decision
 	}{
 		{"own policy in its week range", "u-ada", mainDoor, "2026-04-01 10:00:00",
 			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
