@@ -94,6 +94,26 @@ type holiday struct {
 	name       string // "group: holiday"
 	repeat     bool
 	start, end int64
+	// A repeated holiday's month, day and second of the day of its start.
+	month, day, sod int64
+}
+
+// newHoliday returns the holiday from start to end, wall-clock seconds.
+func newHoliday(name string, repeat bool, start, end int64) holiday {
+	h := holiday{name: name, repeat: repeat, start: start, end: end}
+	days := floorDiv(start, 86400)
+	_, h.month, h.day = civil(days)
+	h.sod = start - days*86400
+	return h
+}
+
+// floorDiv divides rounding down.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
 }
 
 type schedule struct {
@@ -188,7 +208,7 @@ func New(st *State, loc *time.Location) (*Evaluator, error) {
 			if err1 != nil || err2 != nil {
 				return nil, fmt.Errorf("review: holiday group %q: holiday %q has an unreadable time", g.Name, h.Name)
 			}
-			hs = append(hs, holiday{name: g.Name + ": " + h.Name, repeat: h.Repeat, start: wallOf(start), end: wallOf(end)})
+			hs = append(hs, newHoliday(g.Name+": "+h.Name, h.Repeat, wallOf(start), wallOf(end)))
 		}
 		hgs[g.ID] = hs
 	}
@@ -201,7 +221,7 @@ func New(st *State, loc *time.Location) (*Evaluator, error) {
 				if err1 != nil || err2 != nil {
 					return nil, fmt.Errorf("review: schedule %q: holiday %q has an unreadable time", s.Name, h.Name)
 				}
-				sc.days = append(sc.days, holiday{name: s.HolidayGroup.Name + ": " + h.Name, repeat: h.Repeat, start: wallOf(start), end: wallOf(end)})
+				sc.days = append(sc.days, newHoliday(s.HolidayGroup.Name+": "+h.Name, h.Repeat, wallOf(start), wallOf(end)))
 			}
 		}
 		var err error
@@ -370,7 +390,7 @@ func holidayAt(days []holiday, w int64) *holiday {
 			continue
 		}
 		if y == -1<<62 {
-			y = int64(time.Unix(w, 0).UTC().Year())
+			y, _, _ = civil(floorDiv(w, 86400))
 		}
 		for _, yy := range [...]int64{y, y - 1} {
 			if s := h.in(yy); w >= s && w < s+h.end-h.start {
@@ -384,12 +404,7 @@ func holidayAt(days []holiday, w int64) *holiday {
 // in returns the start of a repeated holiday in year y, in wall-clock
 // seconds: the same month, day and time of day as its first year.
 func (h *holiday) in(y int64) int64 {
-	days := h.start / 86400
-	if h.start%86400 < 0 {
-		days--
-	}
-	_, m, d := civil(days)
-	return daysFromCivil(y, m, d)*86400 + (h.start - days*86400)
+	return daysFromCivil(y, h.month, h.day)*86400 + h.sod
 }
 
 // daysFromCivil returns the days since 1970-01-01 of a proleptic
