@@ -28,8 +28,9 @@
 //     ("door_group"); the building is the door group of type "building"
 //     that the door-group list leaves out (§7.5) and the topology holds
 //     (§7.1): naming it names every door.
-//   - A policy opens in its schedule's week ranges; a range's end second
-//     is inclusive ("10:00:00" to "17:00:59", §5.16's sample).
+//   - A policy opens in its schedule's week ranges. A range's end second
+//     is taken as inclusive: the reference's samples end ranges at
+//     "17:00:59" (§5.16), a minute's last second.
 //   - A visitor opens the doors and door groups of their resources from
 //     start_time (inclusive) to end_time (exclusive), within the week
 //     ranges of their schedule; a visitor whose schedule has no week
@@ -57,10 +58,10 @@
 //     group is in force, the schedule's holiday ranges (holiday_schedule)
 //     replace its week ranges; a schedule without holiday ranges is closed
 //     throughout the holiday. The refusal reason is "group: holiday"
-//     ("Public Holidays 2026: Good Friday"). Source: the schedule's
-//     holiday_schedule field (§5.14) is the only thing that gives a
-//     holiday a time of day, and the console's editor offers the holiday
-//     group as the days on which those ranges apply.
+//     ("Public Holidays 2026: Good Friday"). Source: the reference gives
+//     a schedule a holiday_group_id and holiday_schedule ranges (§5.14)
+//     and says no more; this is the one reading under which both fields
+//     mean something, and it errs on the side of a shut door.
 //   - A holiday's times: the reference writes them as
 //     "2023-08-25 00:00:00Z" to "2023-08-26 00:00:00Z" for one day
 //     (§5.16's sample). They are read as wall-clock times in the console's
