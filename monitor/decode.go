@@ -139,19 +139,29 @@ func unescapeKey(key []byte) []byte {
 	return key
 }
 
-// skipString returns the index after the string opening at b[i].
+// skipString returns the index after the string opening at b[i]. It
+// looks for the closing quote only (the SDK's reader has validated the
+// frame; the characters of a string the engine keeps are taken as they
+// are).
 func skipString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1, true
-		case c == '\\':
-			j++
-		case c < 0x20:
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
 			return 0, false
 		}
+		j += k
+		// The quote is escaped when an odd number of backslashes
+		// precedes it.
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+		j++
 	}
-	return 0, false
 }
 
 // skipValue returns the index after the JSON value starting at b[i],

@@ -38,6 +38,7 @@ func frameCases(t *testing.T) map[string]*access.Notification {
 		"v2 remain string":   `{"event":"access.data.v2.location.update","data":{"id":"d1","state":{"remain_unlock":"x","dps":1,"lock":true}}}`,
 		"v2 repeated":        `{"event":"access.data.v2.location.update","data":{"id":"d1","id":"d2","name":"A","name":null,"state":{"lock":"locked"},"state":{"dps":"open"}}}`,
 		"v2 escapes":         `{"event":"access.data.v2.location.update","data":{"i\u0064":"d\u00e9","name":"caf\u00e9 \"x\"","state":{"dps":"op\u0065n"}}}`,
+		"v2 backslashes":     `{"event":"access.data.v2.location.update","data":{"id":"d\\\\","name":"a\\\\\\\"b\\\\","state":{"dps":"open"}}}`,
 		"v2 not object":      `{"event":"access.data.v2.location.update","data":[1,2]}`,
 		"v2 data string":     `{"event":"access.data.v2.location.update","data":"x"}`,
 		"v1 extras":          `{"event":"access.data.location.update","data":{"unique_id":"d1","location_type":"DOOR","extras":{"UAH-input_state_dps":"off","uah-input_state_dps":"on"}}}`,
