@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -103,45 +102,47 @@ func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []In
 	e.lastFrame = at
 	e.frames++
 	f := Frame{Event: n.Event, Recognised: known[n.Event]}
+	// Each frame's data is read once, and only the members the engine
+	// uses (see decode.go).
 	var err error
 	switch n.Event {
 	case access.NotificationRemoteUnlock:
-		var loc *access.NotificationLocation
-		if loc, err = n.RemoteUnlock(); err == nil {
-			id := firstOf(loc.UniqueID, n.EventObjectID)
+		var loc locationV1
+		if loc, err = readLocationV1(n.Data); err == nil {
+			id := firstOf(loc.uniqueID, n.EventObjectID)
 			f.RemoteUnlock = id
 			e.unlocked(e.streamDoor(&f, id), at)
 		}
 	case access.NotificationRemoteView:
-		var v *access.RemoteViewData
-		if v, err = n.RemoteView(); err == nil {
-			f.IsDoorbell, f.Doorbell = true, v.RoomID
+		var room string
+		if room, err = readString(n.Data, "room_id"); err == nil {
+			f.IsDoorbell, f.Doorbell = true, room
 			e.doorbell(&f)
 		}
 	case access.NotificationDoorBell:
-		var v *access.DoorBellData
-		if v, err = n.DoorBell(); err == nil {
-			f.IsDoorbell, f.Doorbell = true, v.DoorID
+		var id string
+		if id, err = readString(n.Data, "door_id"); err == nil {
+			f.IsDoorbell, f.Doorbell = true, id
 			e.doorbell(&f)
 		}
 	case access.NotificationLocationUpdateV2, access.NotificationDeviceLocationUpdateV2:
-		var v *access.LocationUpdateV2Data
-		if v, err = n.LocationUpdateV2(); err == nil && v.State != nil && v.ID != "" {
-			if d := e.streamDoor(&f, v.ID); d != nil {
-				if v.Name != "" {
-					d.name = v.Name
+		var v locationV2
+		if v, err = readLocationV2(n.Data); err == nil && v.hasState {
+			if d := e.streamDoor(&f, firstOf(v.id, n.EventObjectID)); d != nil {
+				if v.name != "" {
+					d.name = v.name
 				}
-				out = e.doorState(out, d, v.State, at)
+				out = e.doorState(out, d, &v.state, at)
 			}
 		}
 	case access.NotificationLocationUpdate:
-		var v *access.NotificationLocation
-		if v, err = n.LocationUpdate(); err == nil && v.UniqueID != "" && strings.EqualFold(firstOf(v.LocationType, "door"), "door") {
-			if d := e.streamDoor(&f, v.UniqueID); d != nil {
-				if v.Name != "" {
-					d.name = v.Name
+		var v locationV1
+		if v, err = readLocationV1(n.Data); err == nil && v.uniqueID != "" && strings.EqualFold(firstOf(v.locationType, "door"), "door") {
+			if d := e.streamDoor(&f, v.uniqueID); d != nil {
+				if v.name != "" {
+					d.name = v.name
 				}
-				switch v.Extras["uah-input_state_dps"] {
+				switch v.dps {
 				case "on":
 					out = e.setPosition(out, d, PositionOpen, at, true)
 				case "off":
@@ -150,41 +151,41 @@ func (e *Engine) Notification(n *access.Notification, at time.Time) (Frame, []In
 			}
 		}
 	case access.NotificationDeviceUpdate:
-		var v *access.DeviceUpdateData
-		if v, err = n.DeviceUpdate(); err == nil && v.UniqueID != "" {
-			if dv := e.streamDevice(&f, v.UniqueID); dv != nil {
-				if v.Name != "" {
-					dv.name = v.Name
+		var v deviceUpdate
+		if v, err = readDeviceUpdate(n.Data, "unique_id"); err == nil && v.id != "" {
+			if dv := e.streamDevice(&f, v.id); dv != nil {
+				if v.name != "" {
+					dv.name = v.name
 				}
-				if hasOnline(n.Data) {
-					out = e.setOnline(out, dv, v.Online, at)
+				if v.hasOnline {
+					out = e.setOnline(out, dv, v.online, at)
 				}
 			}
 		}
 	case access.NotificationDeviceUpdateV2:
-		var v *access.DeviceUpdateV2Data
-		if v, err = n.DeviceUpdateV2(); err == nil {
-			if dv := e.streamDevice(&f, v.ID); dv != nil && hasOnline(n.Data) {
-				out = e.setOnline(out, dv, v.Online, at)
+		var v deviceUpdate
+		if v, err = readDeviceUpdate(n.Data, "id"); err == nil {
+			if dv := e.streamDevice(&f, v.id); dv != nil && v.hasOnline {
+				out = e.setOnline(out, dv, v.online, at)
 			}
-			for i := range v.LocationStates {
-				if s := &v.LocationStates[i]; s.LocationID != "" {
-					if d := e.streamDoor(&f, s.LocationID); d != nil {
+			for i := range v.states {
+				if s := &v.states[i]; s.locationID != "" {
+					if d := e.streamDoor(&f, s.locationID); d != nil {
 						out = e.doorState(out, d, s, at)
 					}
 				}
 			}
 		}
 	case access.NotificationSettingUpdate:
-		var v *access.SettingUpdateData
-		if v, err = n.SettingUpdate(); err == nil {
-			out = append(out, e.setEmergency(nil, v.Lockdown, v.Evacuation, at)...)
+		var lockdown, evacuation bool
+		if lockdown, evacuation, err = readSetting(n.Data); err == nil {
+			out = append(out, e.setEmergency(nil, lockdown, evacuation, at)...)
 		}
 	case access.NotificationLogsAdd:
-		var v *access.LogsAddData
-		if v, err = n.LogsAdd(); err == nil {
-			f.Decision = decisionOf(v)
-			out = e.logEntry(out, &f, v, at)
+		var l logEntry
+		if l, err = readLogEntry(n.Data); err == nil {
+			f.Decision = decisionOf(&l)
+			out = e.logEntry(out, &f, &l, at)
 		}
 	}
 	if err != nil {
@@ -218,36 +219,26 @@ func (e *Engine) Unrecognised(at time.Time) []Incident {
 	return out
 }
 
-// hasOnline reports whether a device update carries its online state.
-func hasOnline(data json.RawMessage) bool {
-	var w struct {
-		Online   *bool `json:"online"`
-		IsOnline *bool `json:"is_online"`
-	}
-	_ = json.Unmarshal(data, &w)
-	return w.Online != nil || w.IsOnline != nil
-}
-
-func (e *Engine) doorState(out []Incident, d *door, s *access.LocationState, at time.Time) []Incident {
+func (e *Engine) doorState(out []Incident, d *door, s *doorState, at time.Time) []Incident {
 	// The lock first: a door unlocked and opened in one update is not
 	// forced.
-	d.keptUnlocked = s.RemainUnlock != nil
+	d.keptUnlocked = s.remainUnlock
 	switch {
-	case s.Lock == "unlocked" || s.RemainUnlock != nil:
+	case s.lock == "unlocked" || s.remainUnlock:
 		e.setLock(d, LockUnlocked, at)
-	case s.Lock == "locked":
+	case s.lock == "locked":
 		e.setLock(d, LockLocked, at)
 	}
-	if s.Emergency != nil && (s.Emergency.Software == "evacuation" || s.Emergency.Hardware == "evacuation") {
+	if s.emergencySoftware == "evacuation" || s.emergencyHardware == "evacuation" {
 		e.unlocked(d, at)
 	}
-	switch s.DPS {
+	switch s.dps {
 	case "open":
 		out = e.setPosition(out, d, PositionOpen, at, true)
 	case "close", "closed":
 		out = e.setPosition(out, d, PositionClosed, at, true)
 	case "none":
-		if !d.sensorKnown || !s.DPSConnected {
+		if !d.sensorKnown || !s.dpsConnected {
 			d.sensor, d.sensorKnown = false, true
 		}
 	}
@@ -256,35 +247,34 @@ func (e *Engine) doorState(out []Incident, d *door, s *access.LocationState, at 
 
 // decisionOf reads an access decision from a log entry, nil when the
 // entry is not one.
-func decisionOf(l *access.SystemLog) *Decision {
-	ev := l.Source.Event
+func decisionOf(l *logEntry) *Decision {
 	var d Decision
 	switch {
-	case strings.HasPrefix(ev.DisplayMessage, "Access Denied"), strings.EqualFold(ev.Result, "BLOCKED"), strings.EqualFold(ev.Result, "DENIED"):
+	case strings.HasPrefix(l.displayMessage, "Access Denied"), strings.EqualFold(l.result, "BLOCKED"), strings.EqualFold(l.result, "DENIED"):
 		d.Result = ResultDenied
-	case ev.Type == string(access.EventDoorUnlock), strings.EqualFold(ev.Result, "ACCESS"), strings.HasPrefix(ev.DisplayMessage, "Access Granted"):
+	case l.eventType == string(access.EventDoorUnlock), strings.EqualFold(l.result, "ACCESS"), strings.HasPrefix(l.displayMessage, "Access Granted"):
 		d.Result = ResultGranted
 	default:
 		return nil
 	}
-	provider := l.Source.Authentication.CredentialProvider
+	provider := l.provider
 	if provider == "" {
 		// A refusal the fake logs: "Access Denied (NFC 1234 at Door): …".
-		if i := strings.IndexByte(ev.DisplayMessage, '('); i >= 0 {
-			provider = strings.Fields(ev.DisplayMessage[i+1:] + " ")[0]
+		if i := strings.IndexByte(l.displayMessage, '('); i >= 0 {
+			provider = strings.Fields(l.displayMessage[i+1:] + " ")[0]
 			provider = strings.TrimRight(provider, ")")
 		}
 	}
 	d.Method = methodOf(provider)
-	if t, ok := l.Target("door"); ok {
-		d.Door = t.ID
+	if l.hasDoor {
+		d.Door = l.door
 	}
 	return &d
 }
 
 // logEntry handles an access-log entry: a grant is an unlock, and a grant
 // to a user who is not active an incident.
-func (e *Engine) logEntry(out []Incident, f *Frame, l *access.SystemLog, at time.Time) []Incident {
+func (e *Engine) logEntry(out []Incident, f *Frame, l *logEntry, at time.Time) []Incident {
 	dec := f.Decision
 	if dec == nil || dec.Door == "" {
 		return out
@@ -297,17 +287,16 @@ func (e *Engine) logEntry(out []Incident, f *Frame, l *access.SystemLog, at time
 	}
 	d := e.streamDoor(f, dec.Door)
 	e.unlocked(d, at)
-	a := l.Source.Actor
-	if a.Type != "user" || a.ID == "" {
+	if l.actorType != "user" || l.actorID == "" {
 		return out
 	}
-	st, ok := e.users[a.ID]
+	st, ok := e.users[l.actorID]
 	if !ok || st == string(access.UserStatusActive) || d == nil {
 		// d is nil for a door that is not kept (MaxUnlisted others are).
 		return out
 	}
-	return e.openIncident(out, Incident{Kind: KindInactiveCredential, Door: d.id, User: a.ID, Start: at, At: at,
-		Detail: "door " + d.label() + " opened (" + string(dec.Method) + ") for user " + a.ID + ", whose status is " + st}, d.id)
+	return e.openIncident(out, Incident{Kind: KindInactiveCredential, Door: d.id, User: l.actorID, Start: at, At: at,
+		Detail: "door " + d.label() + " opened (" + string(dec.Method) + ") for user " + l.actorID + ", whose status is " + st}, d.id)
 }
 
 // doorbell marks f unlisted when the door (or device) of its ring is
