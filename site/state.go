@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/internal/bounded"
 )
 
 // entry is one console object in document form, with its id.
@@ -407,31 +408,7 @@ const readers = 2
 // each runs f for 0..n-1 with at most readers at once and returns the
 // first error; after an error no new call starts.
 func each(ctx context.Context, n int, f func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, readers)
-	var wg sync.WaitGroup
-	for i := range n {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := f(ctx, i); err != nil {
-				cancel(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && err != context.Canceled {
-		return err
-	}
-	return ctx.Err()
+	return bounded.Each(ctx, readers, n, f)
 }
 
 // sortedCopy returns a sorted copy of s.
