@@ -358,9 +358,13 @@ func (r *Runner) run(ctx context.Context, i int, trigger string) {
 		p, err = MakePlan(ctx, r.c, snap, opts)
 		res.Plan = p
 		var ge *site.GuardError
+		var de *site.DocumentError
 		switch {
 		case errors.Is(err, ErrUnusableSnapshot):
 			res.SourceFailed = true
+		case errors.As(err, &de):
+			// site refuses the document (every person inactive: pruning
+			// would deactivate every user): a refusal, nothing written.
 		case held != nil && (err == nil || errors.As(err, &ge)):
 			err = &HeldError{Source: res.Source, Guard: held}
 		case errors.As(err, &ge):

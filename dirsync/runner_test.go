@@ -268,6 +268,20 @@ func TestRunnerFailingSourceKeepsEveryone(t *testing.T) {
 	if !res.SourceFailed || !errors.Is(res.Err, dirsync.ErrUnusableSnapshot) {
 		t.Fatalf("empty read: %+v", res)
 	}
+	all := people() // everyone disabled at once: site refuses the document
+	for i := range all.People {
+		all.People[i].Active = false
+	}
+	src.set(all, nil)
+	ticks <- t0
+	res = next(t, results)
+	var de *site.DocumentError
+	if !errors.As(res.Err, &de) || res.SourceFailed || res.ConsoleFailed {
+		t.Fatalf("everyone disabled: %+v", res)
+	}
+	if st := r.Status()[0]; !st.ConsoleOK {
+		t.Errorf("status %+v", st)
+	}
 	if w := writes(srv); len(w) != 0 {
 		t.Fatalf("wrote %v", w)
 	}
