@@ -2,8 +2,12 @@ package dirsync_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -320,5 +324,60 @@ func TestNewRunnerRefusesBadOptions(t *testing.T) {
 	}
 	if a.reads+b.reads != 0 {
 		t.Error("read before Run")
+	}
+}
+
+// TestRunnerSCIMPushReconcilesAtOnce: with a real SCIM store as the
+// source, Entra's deactivation PATCH makes a run at once (no tick) that
+// deactivates the person on the console, as acknowledged by the store.
+func TestRunnerSCIMPushReconcilesAtOnce(t *testing.T) {
+	srv, c, ids := console(t)
+	store, err := scim.Open(filepath.Join(t.TempDir(), "scim.jsonl"), scim.Options{Name: "corp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	const token = "scim-test-token-0123456789abcdef"
+	h, err := scim.NewHandler(store, scim.Config{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, path, body string) map[string]any {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/scim+json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+		var out map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &out)
+		return out
+	}
+	scimID := map[string]string{}
+	for _, p := range people().People {
+		u := do("POST", "/scim/v2/Users", fmt.Sprintf(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User","urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+			"userName":%q,"active":true,"name":{"givenName":%q,"familyName":%q},"emails":[{"type":"work","primary":true,"value":%q}],
+			"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"employeeNumber":%q}}`, p.Email, p.FirstName, p.LastName, p.Email, p.Key))
+		scimID[p.Key], _ = u["id"].(string)
+	}
+	select { // the creations' signal: the start run reads them anyway
+	case <-store.Changed():
+	default:
+	}
+	// No group mapping: the pushes carry no group.
+	_, results, _, _, _ := startRunner(t, c, store, &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}}, nil)
+	if res := next(t, results); res.Trigger != dirsync.TriggerStart || res.Err != nil || res.Plan.Drift() {
+		t.Fatalf("first run: %+v (%v)", res, res.Plan.Site.Changes)
+	}
+	do("PATCH", "/scim/v2/Users/"+scimID["E2"], `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":"False"}]}`)
+	res := next(t, results)
+	if res.Trigger != dirsync.TriggerPush || res.Err != nil || res.Report == nil || res.Report.Deactivated != 1 {
+		t.Fatalf("push run: %+v", res)
+	}
+	if st, n := held(t, srv, ids["E2"]); st != access.UserStatusDeactivated || n != 0 {
+		t.Errorf("Ben: %s with %d credentials", st, n)
 	}
 }
