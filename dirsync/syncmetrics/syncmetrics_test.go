@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -281,5 +282,30 @@ func TestSyncmetricsDependencies(t *testing.T) {
 		if slices.Contains(got, m) {
 			t.Errorf("package syncmetrics depends on %s", m)
 		}
+	}
+}
+
+// TestMetricsPassPromtoolLint: the exposition passes "promtool check
+// metrics" (names, units, help). Without promtool the test skips, except
+// in CI (CI=true), whose .ci/run installs Debian's prometheus package.
+func TestMetricsPassPromtoolLint(t *testing.T) {
+	tool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no promtool in CI: .ci/run installs Debian's prometheus package")
+		}
+		t.Skip("promtool is not installed (apt-get install prometheus)")
+	}
+	g := start(t, noGuard())
+	g.next(t)
+	g.src.set(directory(false), nil)
+	g.ticks <- t0
+	g.next(t)
+	rec := httptest.NewRecorder()
+	syncmetrics.Handler(g.reg, g.r).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	cmd := exec.Command(tool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(rec.Body.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, rec.Body)
 	}
 }
