@@ -79,7 +79,8 @@ type RunnerOptions struct {
 	// too.
 	Interval time.Duration
 	// Ticks, when set, replaces the interval's ticker (tests, or a
-	// caller's own schedule): every source is read at each value.
+	// caller's own schedule): every source is read at each value. Once
+	// it is closed, only pushes and SetOptions make runs.
 	Ticks <-chan time.Time
 	// Apply tunes Plan.Apply: the evidence log, the acknowledgement
 	// clock, the concurrency.
@@ -308,7 +309,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-ticks:
+		case _, ok := <-ticks:
+			if !ok {
+				ticks = nil // closed: no more interval runs
+				continue
+			}
 			r.mark(-1, TriggerInterval)
 		case <-r.wake:
 		}

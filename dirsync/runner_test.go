@@ -381,3 +381,42 @@ func TestRunnerSCIMPushReconcilesAtOnce(t *testing.T) {
 		t.Errorf("Ben: %s with %d credentials", st, n)
 	}
 }
+
+// TestRunnerClosedTicks: a Ticks channel that is closed ends the interval
+// runs (it does not make a run of every source, again and again); pushes
+// still make runs.
+func TestRunnerClosedTicks(t *testing.T) {
+	_, c, _ := console(t)
+	src := pushSource{&fakeSource{snap: people(), ch: make(chan struct{}, 1)}}
+	ticks := make(chan time.Time)
+	results := make(chan dirsync.RunResult, 64)
+	r, err := dirsync.NewRunner(c, dirsync.RunnerOptions{
+		Sources: []dirsync.RunnerSource{{Source: src, Options: scoped()}},
+		Ticks:   ticks,
+		OnRun: func(res dirsync.RunResult) {
+			select {
+			case results <- res:
+			default:
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	next(t, results)
+	close(ticks)
+	src.ch <- struct{}{}
+	if res := next(t, results); res.Trigger != dirsync.TriggerPush {
+		t.Errorf("run after the ticks closed: %s", res.Trigger)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Status()[0].Runs; n != 2 {
+		t.Errorf("%d runs, want 2 (start, push)", n)
+	}
+}
