@@ -61,6 +61,7 @@ func directory(benActive bool) *dirsync.Snapshot {
 }
 
 type rig struct {
+	srv     *accesstest.Server
 	r       *dirsync.Runner
 	reg     *prometheus.Registry
 	results chan dirsync.RunResult
@@ -92,7 +93,7 @@ func start(t *testing.T, opts *dirsync.ReconcileOptions) *rig {
 	if m, err = syncmetrics.New(g.reg, r); err != nil {
 		t.Fatal(err)
 	}
-	g.r = r
+	g.r, g.srv = r, srv
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.Run(ctx) }()
@@ -218,7 +219,8 @@ func TestMetricsGuardTrip(t *testing.T) {
 }
 
 // TestHealthz: /healthz answers 503 while the source cannot be read, 200
-// once it can; /metrics serves the series.
+// once it can, 503 again while the console cannot be read; /metrics
+// serves the series.
 func TestHealthz(t *testing.T) {
 	g := start(t, noGuard())
 	g.next(t)
@@ -252,6 +254,23 @@ func TestHealthz(t *testing.T) {
 	g.next(t)
 	if code, _ := get("/healthz"); code != http.StatusOK {
 		t.Errorf("recovered: %d", code)
+	}
+	g.srv.Inject(accesstest.OpUsersList, accesstest.Fault{Status: http.StatusForbidden, Times: 1})
+	g.ticks <- t0
+	if res := g.next(t); !res.ConsoleFailed {
+		t.Fatalf("console down: %+v", res)
+	}
+	code, body = get("/healthz")
+	hb = syncmetrics.Health{}
+	if err := json.Unmarshal([]byte(body), &hb); err != nil || code != http.StatusServiceUnavailable || hb.OK ||
+		!hb.Sources[0].SourceOK || hb.Sources[0].ConsoleOK {
+		t.Errorf("console down: %d %s (%v)", code, body, err)
+	}
+	if v := value(t, g.reg, "access_sync_console_up", "source=corp"); v != 0 {
+		t.Errorf("console_up %v", v)
+	}
+	if v := value(t, g.reg, "access_sync_runs_total", "result=console_failed,source=corp"); v != 1 {
+		t.Errorf("console_failed runs %v", v)
 	}
 }
 
