@@ -42,4 +42,13 @@
 // acknowledgement, the credentials revoked (or to re-issue) and the
 // latency. [ReadEvidence] reads a log and [Summarize] counts its leavers
 // and their latencies (p50, p95, p99, the slowest by name) for a report.
+//
+// A [Runner] keeps a console equal to its sources for as long as it runs:
+// every source at an interval ([DefaultInterval], 30 s), a source that is a
+// [Notifier] (a SCIM store) at once when it signals a change, one
+// reconcile at a time. A failed read never reaches the console; a guard
+// trip holds the source ([ErrHeld]) until [Runner.SetOptions] changes its
+// options; [Runner.Status] gives each source's last success, people,
+// pending leavers and guard trips, for metrics (package
+// dirsync/syncmetrics).
 package dirsync
