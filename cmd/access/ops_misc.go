@@ -269,7 +269,7 @@ func runExport(x *inv) (any, error) {
 	fetch := func(w io.Writer) error {
 		p := x.a.newProgress("row")
 		defer p.done()
-		cw := &exportCounter{w: w, p: p, hook: x.a.exportHook}
+		cw := &exportCounter{w: w, p: p, hook: seamsOf(x.a.ctx).exportWrote}
 		for from, first := since, true; from.Before(until); first = false {
 			to := from.AddDate(0, 1, 0)
 			if to.After(until) {

@@ -72,6 +72,12 @@ func (a *app) emit(v any, cols []string) error {
 	return a.emitAs(a.format(), v, cols)
 }
 
+// emitNamed is emit with names for the ids of a table's cells (the
+// command's own, from loadTableNames).
+func (a *app) emitNamed(v any, cols []string, names idNames) error {
+	return a.render(a.stdout, a.format(), v, cols, names)
+}
+
 // emitAs is emit in a given format.
 func (a *app) emitAs(format string, v any, cols []string) error {
 	return a.emitTo(a.stdout, format, v, cols)
@@ -79,6 +85,11 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 
 // emitTo is emitAs to out (a table is still fitted to stdout's width).
 func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
+	return a.render(out, format, v, cols, nil)
+}
+
+// render is emitTo with names for the ids of a table's cells.
+func (a *app) render(out io.Writer, format string, v any, cols []string, names idNames) error {
 	if v == nil {
 		return nil
 	}
@@ -154,9 +165,9 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 		return enc.Close()
 	case "table":
 		if isStream { // rows written as they arrive (tablestream.go)
-			return a.writeTableStream(w, s, cols, lazy)
+			return a.writeTableStream(w, s, cols, lazy, names)
 		}
-		return a.writeTable(w, v, cols)
+		return a.writeTable(w, v, cols, names)
 	default: // json
 		if !isStream || jq != nil {
 			all, err := a.collect(v, s, isStream, lazy)
@@ -358,8 +369,8 @@ func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, inde
 }
 
 // writeTable writes records as aligned columns. A single record is
-// written as KEY: VALUE lines.
-func (a *app) writeTable(w io.Writer, v any, cols []string) error {
+// written as KEY: VALUE lines; names names the ids of its cells.
+func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error {
 	g, err := generic(v)
 	if err != nil {
 		return err
@@ -368,7 +379,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	switch x := g.(type) {
 	case []any: // a list: the rows of a streamed table (tablestream.go)
-		return a.writeTableStream(w, sliceStream(reflect.ValueOf(x)), cols, false)
+		return a.writeTableStream(w, sliceStream(reflect.ValueOf(x)), cols, false, names)
 	case map[string]any:
 		keys := cols
 		if len(keys) == 0 {
@@ -383,7 +394,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 			if named {
 				label = strings.ToLower(head)
 			}
-			table[i] = []string{label + ":", a.cellOf(path, a.withNames(path, lookup(x, path)))}
+			table[i] = []string{label + ":", a.cellOf(path, names.withNames(path, lookup(x, path)))}
 		}
 		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {

@@ -72,15 +72,16 @@ func (a *app) profileConnection(cfg *config, name string) (connection, error) {
 	return conn, nil
 }
 
-// profileClient builds the client of one profile ([app.profileConnection]).
-func (a *app) profileClient(cfg *config, name string) (*access.Client, error) {
+// profileClient builds the client of one profile ([app.profileConnection]),
+// paced by pc (apply's --rate; nil for plan).
+func (a *app) profileClient(cfg *config, name string, pc *pace) (*access.Client, error) {
 	conn, err := a.profileConnection(cfg, name)
 	if err != nil {
 		return nil, err
 	}
 	opts := clientOptions(conn)
-	if a.rate > 0 {
-		opts = append(opts, access.WithRateLimit(a.rate, 1)) // apply's --rate, per console
+	if pc != nil && pc.rate > 0 {
+		opts = append(opts, access.WithRateLimit(pc.rate, 1)) // apply's --rate, per console
 	}
 	return access.NewClient(conn.URL, conn.Token(), opts...)
 }
@@ -145,7 +146,7 @@ func problemText(err error) string {
 
 // planMany plans the document on each console: a section per console in
 // the order given, then one summary line; the worst exit code wins.
-func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun, error) {
+func (a *app) planMany(f *siteFlags, names []string, cfg *config, pc *pace) ([]*consoleRun, error) {
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
 	}
@@ -163,7 +164,7 @@ func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun
 	forEachConsole(runs, func(r *consoleRun) {
 		merged, back := doc.ForSite(r.name)
 		opts, _ := f.options(func(p string) site.Position { return loc(back(p)) }, a.getenv)
-		if r.client, r.err = a.profileClient(cfg, r.name); r.err != nil {
+		if r.client, r.err = a.profileClient(cfg, r.name, pc); r.err != nil {
 			return
 		}
 		r.plan, r.err = site.MakePlan(a.ctx, r.client, merged, opts)
@@ -208,7 +209,7 @@ func (a *app) codeOf(r *consoleRun) int {
 }
 
 func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detailed bool) error {
-	runs, err := a.planMany(f, names, cfg)
+	runs, err := a.planMany(f, names, cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -263,8 +264,8 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 	return nil
 }
 
-func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bool, concurrency int) error {
-	runs, err := a.planMany(f, names, cfg)
+func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bool, concurrency int, pc *pace) error {
+	runs, err := a.planMany(f, names, cfg, pc)
 	if err != nil {
 		return err
 	}

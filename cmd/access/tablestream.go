@@ -28,7 +28,7 @@ type tableWriter struct {
 	p      *progress // cleared before a block is written; nil: none
 	color  bool      // the heading in bold
 	cols   []string  // as given: "key" or "key:HEADING"; none: defaultColumns
-	// names shows a cell's ids as names (app.withNames); width, when
+	// names shows a cell's ids as names (idNames.withNames); width, when
 	// positive, is the width the table is fitted to (fit.go).
 	names func(col string, v any) any
 	width int
@@ -176,12 +176,12 @@ func (t *tableWriter) close() error {
 
 // writeTableStream writes the records of s as a table while they arrive
 // (see tableWriter), with a progress line of the records fetched when
-// lazy.
-func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) error {
+// lazy; names names the ids of its cells.
+func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool, names idNames) error {
 	p := a.newProgress("record")
 	p.active = p.active && lazy
 	defer p.done()
-	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth(), cellOf: a.cellOf,
+	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: names.withNames, width: a.tableWidth(), cellOf: a.cellOf,
 		wide: a.wide, noHeaders: a.noHeaders}
 	var err error
 	serr := s(func(rec any) bool {
