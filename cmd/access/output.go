@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
 )
@@ -153,7 +154,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 		if isStream {
 			return a.writeYAMLStream(w, s, lazy)
 		}
-		g, err := yamlNode(v) // in the order of JSON
+		g, err := output.YAMLNode(v) // in the order of JSON
 		if err != nil {
 			return err
 		}
@@ -383,7 +384,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error
 	case map[string]any:
 		keys := cols
 		if len(keys) == 0 {
-			keys = jsonOrder(v) // the order of JSON output
+			keys = output.JSONOrder(v) // the order of JSON output
 		}
 		table := make([][]string, len(keys))
 		for i, k := range keys {
@@ -396,7 +397,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error
 			}
 			table[i] = []string{label + ":", a.cellOf(path, names.withNames(path, lookup(x, path)))}
 		}
-		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
+		output.FitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {
 			fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 		}

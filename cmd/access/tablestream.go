@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -107,10 +108,10 @@ func (t *tableWriter) flush() error {
 		for i, k := range t.keys {
 			keep[i] = k == "id"
 		}
-		fitWidths(t.widths, keep, t.width, 2)
+		output.FitWidths(t.widths, keep, t.width, 2)
 		for _, r := range t.rows {
 			for i := range r {
-				r[i] = truncate(r[i], t.widths[i])
+				r[i] = output.Truncate(r[i], t.widths[i])
 			}
 		}
 	}
@@ -209,7 +210,7 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 	var err error
 	serr := s(func(rec any) bool {
 		var g *yaml.Node
-		if g, err = yamlNode(rec); err != nil { // in the order of JSON
+		if g, err = output.YAMLNode(rec); err != nil { // in the order of JSON
 			return false
 		}
 		enc := yaml.NewEncoder(w)
@@ -242,7 +243,7 @@ func wideColumns(cols []string, rec any) []string {
 		have[key] = true
 	}
 	out := append([]string(nil), cols...)
-	for _, k := range jsonOrder(rec) {
+	for _, k := range output.JSONOrder(rec) {
 		if !have[k] {
 			out = append(out, k)
 		}

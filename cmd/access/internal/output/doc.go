@@ -1,0 +1,12 @@
+// Package output is the command line's output machinery that knows no
+// command: the member order of JSON kept in YAML and in a record's table
+// (YAMLNode, JSONOrder), and the fitting of table columns to the
+// terminal's width (FitColumns, FitWidths, Truncate, TTYWidth).
+//
+// It is the first room of the command line's house (issue 35; the layout
+// is drawn in docs/development.md): the tables, JSON, jq and column shapes
+// of cmd/access move here next. It may import the standard library and
+// the output formats' modules (YAML, and later gojq), never the SDK's
+// commands, cmd/access itself or another of its internal command packages
+// (TestLayering in cmd/access keeps that).
+package output
