@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -127,7 +128,7 @@ func (r *importRun) finish() error {
 		return err
 	}
 	if r.counts["failed"] > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%s failed", count(r.counts["failed"], "row"))}
+		return &exitError{code: 1, err: fmt.Errorf("%s failed", output.Count(r.counts["failed"], "row"))}
 	}
 	return nil
 }

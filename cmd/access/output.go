@@ -10,8 +10,6 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -282,44 +280,6 @@ func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 	return all, err
 }
 
-// generic converts v to maps and slices through its JSON form, so that
-// YAML, jq and tables see the wire names.
-func generic(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var g any
-	if err := d.Decode(&g); err != nil {
-		return nil, err
-	}
-	return fixNumbers(g), nil
-}
-
-// fixNumbers turns json.Number into int64 or float64 (gojq and YAML need
-// plain numbers).
-func fixNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fixNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fixNumbers(e)
-		}
-	}
-	return v
-}
-
 // writeJSONValue writes v as JSON, or what the jq program makes of it.
 // The program runs with ctx: Ctrl-C ends one that computes for long.
 func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, indent bool) error {
@@ -338,7 +298,7 @@ func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, inde
 		_, err = w.Write(b)
 		return err
 	}
-	g, err := generic(v)
+	g, err := output.Generic(v)
 	if err != nil {
 		return err
 	}
@@ -372,7 +332,7 @@ func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, inde
 // writeTable writes records as aligned columns. A single record is
 // written as KEY: VALUE lines; names names the ids of its cells.
 func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error {
-	g, err := generic(v)
+	g, err := output.Generic(v)
 	if err != nil {
 		return err
 	}
@@ -395,7 +355,7 @@ func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error
 			if named {
 				label = strings.ToLower(head)
 			}
-			table[i] = []string{label + ":", a.cellOf(path, names.withNames(path, lookup(x, path)))}
+			table[i] = []string{label + ":", a.cellOf(path, names.withNames(path, output.Lookup(x, path)))}
 		}
 		output.FitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {
@@ -405,58 +365,24 @@ func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error
 		_, err = w.Write(buf.Bytes())
 		return err
 	default:
-		_, err = fmt.Fprintln(w, cell(x))
+		_, err = fmt.Fprintln(w, output.Cell(x))
 		return err
 	}
-}
-
-func defaultColumns(rec any) []string {
-	m, ok := rec.(map[string]any)
-	if !ok {
-		return []string{"."}
-	}
-	var cols []string
-	for _, k := range []string{"id", "name", "full_name", "type", "status"} {
-		if _, ok := m[k]; ok {
-			cols = append(cols, k)
-		}
-	}
-	if len(cols) == 0 {
-		for k := range m {
-			cols = append(cols, k)
-		}
-		sort.Strings(cols)
-	}
-	return cols
-}
-
-func lookup(v any, path string) any {
-	if path == "." {
-		return v
-	}
-	for _, p := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
 }
 
 // cellOf is the table cell of the member at path: a time as a local date
 // and time (the zone of $TZ, else the system's), anything else by cell.
 // JSON and YAML keep the console's values.
 func (a *app) cellOf(path string, v any) string {
-	if isTimeKey(path[strings.LastIndex(path, ".")+1:]) {
-		if t, ok := asTime(v); ok {
+	if output.IsTimeKey(path[strings.LastIndex(path, ".")+1:]) {
+		if t, ok := output.AsTime(v); ok {
 			if t.IsZero() {
 				return "-"
 			}
 			return t.In(a.location()).Format(time.DateTime)
 		}
 	}
-	return cell(v)
+	return output.Cell(v)
 }
 
 // location is the time zone of the tables: $TZ, else the system's.
@@ -467,96 +393,6 @@ func (a *app) location() *time.Location {
 		}
 	}
 	return time.Local
-}
-
-// isTimeKey reports whether a member holds a time, by its name.
-func isTimeKey(k string) bool {
-	switch k {
-	case "@timestamp", "published", "since", "until", "last_activity", "last_seen", "door_thumbnail_last_update":
-		return true
-	}
-	return strings.HasSuffix(k, "_time") || strings.HasSuffix(k, "_at")
-}
-
-// asTime reads the forms the console writes times in: Unix seconds or
-// milliseconds (a number or digits), RFC 3339, or "2006-01-02 15:04:05"
-// with a zone or Z. A zero number is the zero time (unset).
-func asTime(v any) (time.Time, bool) {
-	var n int64
-	switch x := v.(type) {
-	case int:
-		n = int64(x)
-	case int64:
-		n = x
-	case float64:
-		n = int64(x)
-	case string:
-		if d, err := strconv.ParseInt(x, 10, 64); err == nil {
-			n = d
-			break
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z"} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return t, true
-			}
-		}
-		return time.Time{}, false
-	default:
-		return time.Time{}, false
-	}
-	switch {
-	case n == 0:
-		return time.Time{}, true
-	case n > 1e11: // milliseconds
-		return time.UnixMilli(n), true
-	}
-	return time.Unix(n, 0), true
-}
-
-func cell(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "-"
-	case string:
-		if x == "" {
-			return "-"
-		}
-		return x
-	case bool:
-		if x {
-			return "yes"
-		}
-		return "no"
-	case []any:
-		if len(x) == 0 {
-			return "-"
-		}
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			if m, ok := e.(map[string]any); ok {
-				e = firstNonNil(m["name"], m["id"], m["token"])
-			}
-			parts = append(parts, cell(e))
-		}
-		return strings.Join(parts, ",")
-	case map[string]any:
-		if n := firstNonNil(x["name"], x["id"]); n != nil {
-			return cell(n)
-		}
-		b, _ := json.Marshal(x)
-		return string(b)
-	default:
-		return fmt.Sprint(x)
-	}
-}
-
-func firstNonNil(vs ...any) any {
-	for _, v := range vs {
-		if v != nil && v != "" {
-			return v
-		}
-	}
-	return nil
 }
 
 // countingWriter counts the bytes written through it.
@@ -627,12 +463,12 @@ func (p *progress) count() string {
 			}
 			bar += strings.Repeat(" ", progressWidth-n)
 		}
-		return fmt.Sprintf("[%s] %d/%s", bar, done, count(p.total, p.what))
+		return fmt.Sprintf("[%s] %d/%s", bar, done, output.Count(p.total, p.what))
 	}
 	if p.bytes > 0 {
-		return count(p.rows, p.what) + ", " + humanBytes(p.bytes)
+		return output.Count(p.rows, p.what) + ", " + output.HumanBytes(p.bytes)
 	}
-	return count(p.rows, p.what)
+	return output.Count(p.rows, p.what)
 }
 
 // draw writes the line over the one on the screen ("\r", then erase to
@@ -675,22 +511,4 @@ func (p *progress) done() {
 	}
 	p.draw()
 	fmt.Fprintln(p.w)
-}
-
-// count is n with the noun, singular for exactly one: "1 row", "2 rows".
-func count[N int | int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

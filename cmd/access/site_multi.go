@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/access-dev/access/site"
 )
 
@@ -257,9 +258,9 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 			worst = c
 		}
 	}
-	fmt.Fprintf(a.stderr, "%s: %d with changes, %d without, %d failed\n", count(len(runs), "console"), changed, len(runs)-changed-failed, failed)
+	fmt.Fprintf(a.stderr, "%s: %d with changes, %d without, %d failed\n", output.Count(len(runs), "console"), changed, len(runs)-changed-failed, failed)
 	if worst != 0 {
-		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, count(len(runs), "console"))}
+		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, output.Count(len(runs), "console"))}
 	}
 	return nil
 }
@@ -321,9 +322,9 @@ func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bo
 			}
 		}
 	}
-	fmt.Fprintf(a.stderr, "%s: %d applied, %d failed\n", count(len(runs), "console"), len(runs)-failed, failed)
+	fmt.Fprintf(a.stderr, "%s: %d applied, %d failed\n", output.Count(len(runs), "console"), len(runs)-failed, failed)
 	if worst != 0 {
-		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, count(len(runs), "console"))}
+		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, output.Count(len(runs), "console"))}
 	}
 	return nil
 }

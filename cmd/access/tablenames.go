@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 )
 
 // Tables show names for ids: a column that holds ids of records people
@@ -86,7 +87,7 @@ func (n idNames) withNames(col string, v any) any {
 		return out
 	case map[string]any:
 		id, _ := x["id"].(string)
-		if n := names[id]; n != "" && firstNonNil(x["name"]) == nil {
+		if n := names[id]; n != "" && output.FirstNonNil(x["name"]) == nil {
 			return map[string]any{"id": id, "name": n}
 		}
 	}

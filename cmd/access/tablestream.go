@@ -48,14 +48,14 @@ type tableWriter struct {
 
 // add adds a record (any value; its JSON form is what the columns name).
 func (t *tableWriter) add(rec any) error {
-	g, err := generic(rec)
+	g, err := output.Generic(rec)
 	if err != nil {
 		return err
 	}
 	if t.keys == nil {
 		cols := t.cols
 		if len(cols) == 0 {
-			cols = defaultColumns(g)
+			cols = output.DefaultColumns(g)
 		}
 		if t.wide {
 			cols = wideColumns(cols, rec)
@@ -75,14 +75,14 @@ func (t *tableWriter) add(rec any) error {
 	}
 	cells := make([]string, len(t.keys))
 	for i, k := range t.keys {
-		v := lookup(g, k)
+		v := output.Lookup(g, k)
 		if t.names != nil {
 			v = t.names(k, v)
 		}
 		if t.cellOf != nil {
 			cells[i] = t.cellOf(k, v)
 		} else {
-			cells[i] = cell(v)
+			cells[i] = output.Cell(v)
 		}
 	}
 	t.rows = append(t.rows, cells)

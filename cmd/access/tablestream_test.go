@@ -11,6 +11,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -228,7 +229,7 @@ func TestStreamedYAMLIsTheWholeSequence(t *testing.T) {
 	if err := a.emitAs("yaml", stream(s), nil); err != nil {
 		t.Fatal(err)
 	}
-	g, err := generic(recs)
+	g, err := output.Generic(recs)
 	if err != nil {
 		t.Fatal(err)
 	}

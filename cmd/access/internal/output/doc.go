@@ -1,6 +1,8 @@
 // Package output is the command line's output machinery that knows no
 // command: the member order of JSON kept in YAML and in a record's table
-// (YAMLNode, JSONOrder), and the fitting of table columns to the
+// (YAMLNode, JSONOrder), the cells of tables (Cell, Lookup, AsTime,
+// DefaultColumns, Generic: records through their JSON form), counts for
+// people (Count, HumanBytes), and the fitting of table columns to the
 // terminal's width (FitColumns, FitWidths, Truncate, TTYWidth).
 //
 // It is the first room of the command line's house (issue 35; the layout
