@@ -51,7 +51,7 @@ type importRun struct {
 	a      *app
 	text   bool
 	counts map[string]int
-	p      *progress
+	p      *output.Progress
 	// Of an interrupted import: the row in flight (sent, unanswered) and
 	// the rows never attempted.
 	inFlight     []importResult
@@ -62,14 +62,14 @@ type importRun struct {
 // terminal, stderr shows a progress bar of the rows done.
 func (a *app) newImportRun(total int, pc *pace) *importRun {
 	p := a.newProgress("row")
-	p.total = int64(total)
+	p.Total = int64(total)
 	if pc.rate > 0 {
-		p.note = fmt.Sprintf("paced at %g requests/s (--rate)", pc.rate)
+		p.Note = fmt.Sprintf("paced at %g requests/s (--rate)", pc.rate)
 	} else {
-		p.note = "not paced (--rate 0)"
+		p.Note = "not paced (--rate 0)"
 	}
-	if p.active {
-		p.draw()
+	if p.Active {
+		p.Draw()
 	}
 	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: p}
 }
@@ -79,7 +79,7 @@ func (r *importRun) report(res importResult) {
 	if res.Status == "interrupted" {
 		r.inFlight = append(r.inFlight, res)
 	}
-	r.p.rows++
+	r.p.Rows++
 	var line string
 	if r.text {
 		line = fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
@@ -93,12 +93,12 @@ func (r *importRun) report(res importResult) {
 		b, _ := json.Marshal(res)
 		line = string(b)
 	}
-	r.p.above(r.a.stdout, line)
+	r.p.Above(r.a.stdout, line)
 }
 
 // finish prints the summary on stderr; failed rows make the exit code 1.
 func (r *importRun) finish() error {
-	r.p.done()
+	r.p.Done()
 	fmt.Fprintf(r.a.stderr, "%d created, %d skipped, %d failed", r.counts["created"], r.counts["skipped"], r.counts["failed"])
 	if n := r.counts["would-create"]; n > 0 {
 		fmt.Fprintf(r.a.stderr, ", %d would be created (dry run)", n)

@@ -127,8 +127,8 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 			return writeJSONValue(a.ctx, w, v, jq, false)
 		}
 		p := a.newProgress("record")
-		p.active = p.active && lazy
-		defer p.done()
+		p.Active = p.Active && lazy
+		defer p.Done()
 		cw := &countingWriter{w: w}
 		// One encoder for every record: each line is encoded in the
 		// encoder's own buffer and written once, with no slice made per
@@ -144,7 +144,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 			if err != nil {
 				return false
 			}
-			p.add(1, cw.n)
+			p.Add(1, cw.n)
 			return true
 		})
 		return firstErr(serr, err)
@@ -177,8 +177,8 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 		}
 		// Stream the array: records are written as they arrive.
 		p := a.newProgress("record")
-		p.active = p.active && lazy
-		defer p.done()
+		p.Active = p.Active && lazy
+		defer p.Done()
 		cw := &countingWriter{w: w}
 		first := true
 		var err error
@@ -199,7 +199,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 			first = false
 			io.WriteString(cw, "\n  ")
 			cw.Write(rb.Bytes()[:rb.Len()-1])
-			p.add(1, cw.n)
+			p.Add(1, cw.n)
 			return true
 		})
 		if e := firstErr(serr, err); e != nil {
@@ -269,12 +269,12 @@ func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 		return v, nil
 	}
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
+	p.Active = p.Active && lazy
+	defer p.Done()
 	all := []any{}
 	err := s(func(rec any) bool {
 		all = append(all, rec)
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	return all, err
@@ -407,108 +407,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// progress draws a progress line on stderr, only when stderr is a
-// terminal, redrawn in place at most ten times a second. With a known
-// total (an import: the CSV's rows) it is a bar, "[=====>    ] 3/8 rows",
-// cleared at the end; without one (a list, an export) a counter of rows
-// and bytes, "76 rows, 12.3 KiB", left as the last line.
-type progress struct {
-	w      io.Writer
-	what   string // the singular noun: "row", "record"
-	note   string // said after the count ("paced at 10 requests/s (--rate)")
-	total  int64  // the rows expected; 0: unknown
-	rows   int64
-	bytes  int64
-	last   time.Time
-	drawn  bool // the line is on the screen
-	active bool
-}
-
-// progressWidth is the number of cells of the bar.
-const progressWidth = 30
-
-func (a *app) newProgress(what string) *progress {
-	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
-}
-
-func (p *progress) add(rows int64, bytes int64) {
-	p.rows += rows
-	p.bytes = bytes
-	if !p.active {
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
-		p.last = now
-		p.draw()
-	}
-}
-
-// line is the text of the progress line, with its note.
-func (p *progress) line() string {
-	if p.note != "" {
-		return p.count() + ", " + p.note
-	}
-	return p.count()
-}
-
-// count is the progress line's bar or counter.
-func (p *progress) count() string {
-	if p.total > 0 {
-		done := min(p.rows, p.total)
-		n := int(done * progressWidth / p.total)
-		bar := strings.Repeat("=", n)
-		if n < progressWidth {
-			if n > 0 {
-				bar = bar[:n-1] + ">"
-			}
-			bar += strings.Repeat(" ", progressWidth-n)
-		}
-		return fmt.Sprintf("[%s] %d/%s", bar, done, output.Count(p.total, p.what))
-	}
-	if p.bytes > 0 {
-		return output.Count(p.rows, p.what) + ", " + output.HumanBytes(p.bytes)
-	}
-	return output.Count(p.rows, p.what)
-}
-
-// draw writes the line over the one on the screen ("\r", then erase to
-// the end of the line).
-func (p *progress) draw() {
-	fmt.Fprint(p.w, "\r\x1b[K"+p.line())
-	p.drawn = true
-}
-
-// clear erases the line, so that other output can take its place.
-func (p *progress) clear() {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.drawn = false
-	}
-}
-
-// above prints a line on w above the progress line: the progress line is
-// erased, the line written and the progress line drawn again below it.
-func (p *progress) above(w io.Writer, line string) {
-	if !p.active {
-		fmt.Fprintln(w, line)
-		return
-	}
-	p.clear()
-	fmt.Fprintln(w, line)
-	p.last = time.Now()
-	p.draw()
-}
-
-// done ends the progress line: a bar is erased; a counter is drawn a last
-// time and kept.
-func (p *progress) done() {
-	if !p.active || !p.drawn {
-		return
-	}
-	if p.total > 0 {
-		p.clear()
-		return
-	}
-	p.draw()
-	fmt.Fprintln(p.w)
+// newProgress is the progress line of what ("row", "record") on stderr,
+// drawn only when stderr is a terminal that takes escape sequences.
+func (a *app) newProgress(what string) *output.Progress {
+	return &output.Progress{W: a.stderr, What: what, Active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
 }

@@ -479,20 +479,20 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			}
 			fmt.Fprintln(a.stdout)
 			prog := a.newProgress("change")
-			prog.total = int64(len(p.Changes))
+			prog.Total = int64(len(p.Changes))
 			rep, err := p.Apply(a.ctx, cl, &site.ApplyOptions{Concurrency: concurrency,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(a.getenv, k) },
 				Progress: func(r site.Result) {
-					prog.rows++
-					if prog.active { // live on a terminal; in plan order otherwise (below)
-						prog.above(a.stdout, resultLine(r))
+					prog.Rows++
+					if prog.Active { // live on a terminal; in plan order otherwise (below)
+						prog.Above(a.stdout, resultLine(r))
 					}
 				}})
-			prog.done()
+			prog.Done()
 			if rep == nil {
 				return a.documentError(err)
 			}
-			if !prog.active {
+			if !prog.Active {
 				for _, r := range rep.Results {
 					fmt.Fprintln(a.stdout, resultLine(r))
 				}

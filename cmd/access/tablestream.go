@@ -26,9 +26,9 @@ const tableBlock = 1000
 type tableWriter struct {
 	w      io.Writer
 	stderr io.Writer
-	p      *progress // cleared before a block is written; nil: none
-	color  bool      // the heading in bold
-	cols   []string  // as given: "key" or "key:HEADING"; none: defaultColumns
+	p      *output.Progress // cleared before a block is written; nil: none
+	color  bool             // the heading in bold
+	cols   []string         // as given: "key" or "key:HEADING"; none: output.DefaultColumns
 	// names shows a cell's ids as names (idNames.withNames); width, when
 	// positive, is the width the table is fitted to (fit.go).
 	names func(col string, v any) any
@@ -134,18 +134,18 @@ func (t *tableWriter) flush() error {
 	}
 	clear(t.rows)
 	t.rows = t.rows[:0]
-	if t.p == nil || !t.p.drawn {
+	if t.p == nil || !t.p.Drawn() {
 		_, err := t.w.Write(t.buf.Bytes())
 		return err
 	}
 	// The progress line is on the terminal: the rows take its place and
 	// it is drawn again below them.
-	t.p.clear()
+	t.p.Clear()
 	_, err := t.w.Write(t.buf.Bytes())
 	if f, ok := t.w.(interface{ Flush() error }); ok && err == nil {
 		err = f.Flush()
 	}
-	t.p.draw()
+	t.p.Draw()
 	return err
 }
 
@@ -180,8 +180,8 @@ func (t *tableWriter) close() error {
 // lazy; names names the ids of its cells.
 func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool, names idNames) error {
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
+	p.Active = p.Active && lazy
+	defer p.Done()
 	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: names.withNames, width: a.tableWidth(), cellOf: a.cellOf,
 		wide: a.wide, noHeaders: a.noHeaders}
 	var err error
@@ -189,7 +189,7 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool, 
 		if err = t.add(rec); err != nil {
 			return false
 		}
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	if e := firstErr(serr, err); e != nil {
@@ -204,8 +204,8 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool, 
 // item as the whole sequence would hold it; no records is "[]".
 func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
+	p.Active = p.Active && lazy
+	defer p.Done()
 	n := 0
 	var err error
 	serr := s(func(rec any) bool {
@@ -222,7 +222,7 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 			return false
 		}
 		n++
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	if e := firstErr(serr, err); e != nil {
