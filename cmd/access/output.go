@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -124,7 +123,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 	switch format {
 	case "jsonl":
 		if !isStream {
-			return writeJSONValue(a.ctx, w, v, jq, false)
+			return output.WriteJSON(a.ctx, w, v, jq, false)
 		}
 		p := a.newProgress("record")
 		p.Active = p.Active && lazy
@@ -137,7 +136,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 		var err error
 		serr := s(func(rec any) bool {
 			if jq != nil {
-				err = writeJSONValue(a.ctx, cw, rec, jq, false)
+				err = output.WriteJSON(a.ctx, cw, rec, jq, false)
 			} else {
 				err = enc.Encode(rec)
 			}
@@ -173,7 +172,7 @@ func (a *app) render(out io.Writer, format string, v any, cols []string, names i
 			if err != nil {
 				return err
 			}
-			return writeJSONValue(a.ctx, w, all, jq, true)
+			return output.WriteJSON(a.ctx, w, all, jq, true)
 		}
 		// Stream the array: records are written as they arrive.
 		p := a.newProgress("record")
@@ -278,55 +277,6 @@ func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 		return true
 	})
 	return all, err
-}
-
-// writeJSONValue writes v as JSON, or what the jq program makes of it.
-// The program runs with ctx: Ctrl-C ends one that computes for long.
-func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, indent bool) error {
-	if jq == nil {
-		var b []byte
-		var err error
-		if indent {
-			b, err = json.MarshalIndent(v, "", "  ")
-		} else {
-			b, err = json.Marshal(v)
-		}
-		if err != nil {
-			return err
-		}
-		b = append(b, '\n')
-		_, err = w.Write(b)
-		return err
-	}
-	g, err := output.Generic(v)
-	if err != nil {
-		return err
-	}
-	it := jq.RunWithContext(ctx, g)
-	for {
-		out, ok := it.Next()
-		if !ok {
-			return nil
-		}
-		if err, isErr := out.(error); isErr {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if h, ok := err.(*gojq.HaltError); ok && h.Value() == nil {
-				return nil
-			}
-			return &exitError{code: 1, err: fmt.Errorf("--jq: %v", err)}
-		}
-		if s, ok := out.(string); ok {
-			fmt.Fprintln(w, s)
-			continue
-		}
-		b, err := gojq.Marshal(out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s\n", b)
-	}
 }
 
 // writeTable writes records as aligned columns. A single record is
