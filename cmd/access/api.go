@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -114,7 +115,7 @@ func (a *app) apiCommand() *cobra.Command {
 			if err := d.Decode(&v); err != nil {
 				return err
 			}
-			return a.emitAs(format, fixNumbers(v), nil)
+			return a.emitAs(format, output.FixNumbers(v), nil)
 		},
 	}
 	fs := cmd.Flags()

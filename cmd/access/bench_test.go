@@ -17,6 +17,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/output"
 )
 
 // benchUsers is the number of users the list benchmarks page through.
@@ -184,7 +185,7 @@ func BenchmarkCLIUsersListAllJSONL(b *testing.B) {
 
 // newLineEncoder writes values as JSON lines, as -o jsonl does.
 func newLineEncoder(w io.Writer) func(any) error {
-	return func(v any) error { return writeJSONValue(context.Background(), w, v, nil, false) }
+	return func(v any) error { return output.WriteJSON(context.Background(), w, v, nil, false) }
 }
 
 // BenchmarkVersionStartup execs a built binary's "access --version": the

@@ -435,8 +435,14 @@ func clientOptions(c connection) []access.Option {
 	return opts
 }
 
-// Client returns the client of this run, built on first use.
-func (a *app) Client() (*access.Client, error) {
+// Client returns the client of this run, built on first use, unpaced.
+func (a *app) Client() (*access.Client, error) { return a.pacedClient(nil) }
+
+// pacedClient returns the client of this run, built on first use and
+// paced by pc, the --rate of the bulk command that runs (nil: unpaced).
+// The pace is the command's own option, passed here, never kept on the
+// app: one run runs one command, whose calls all pass the same pc.
+func (a *app) pacedClient(pc *pace) (*access.Client, error) {
 	if a.client != nil {
 		return a.client, nil
 	}
@@ -451,8 +457,8 @@ func (a *app) Client() (*access.Client, error) {
 	}
 	a.sent = &sentKeys{}
 	opts := a.sdkOptions(c, a.sent.wrap)
-	if a.rate > 0 {
-		opts = append(opts, access.WithRateLimit(a.rate, 1)) // --rate of the bulk commands
+	if pc != nil && pc.rate > 0 {
+		opts = append(opts, access.WithRateLimit(pc.rate, 1)) // --rate of the bulk commands
 	}
 	cl, err := access.NewClient(c.URL, c.Token(), opts...)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -263,7 +264,7 @@ func (a *app) authStatus() error {
 	took := time.Since(start).Round(time.Millisecond)
 	switch {
 	case err == nil:
-		fmt.Fprintf(tw, "accepted:\tyes (listed %s in %s)\n", count(len(doors), "door"), took)
+		fmt.Fprintf(tw, "accepted:\tyes (listed %s in %s)\n", output.Count(len(doors), "door"), took)
 	case permissionRefused(err):
 		fmt.Fprintf(tw, "accepted:\tyes, but the token may not list doors (view:space)\n")
 	case errors.Is(err, access.ErrUnauthorized):

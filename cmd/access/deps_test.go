@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLibraryStaysLean fails when the SDK's root package depends on a module
@@ -41,4 +46,91 @@ func TestLibraryStaysLean(t *testing.T) {
 	if !seen["github.com/access-dev/access"] {
 		t.Fatalf("go list printed no module of the package itself:\n%s", out)
 	}
+}
+
+// machinery are the packages under cmd/access/internal that every command
+// may import: they know no command. Every other package there is a
+// command package (one family of commands).
+var machinery = map[string]bool{
+	"output": true, // tables, JSON, YAML order, column fitting
+}
+
+// layeringProblems returns what breaks the command line's layering in
+// imports (package path to the paths it imports): a command package
+// imports another command package, or a machinery package imports a
+// command package or a machinery package declared after it (cmdutil
+// may use output, output nothing of the command line).
+func layeringProblems(imports map[string][]string) []string {
+	const base = "github.com/access-dev/access/cmd/access/internal/"
+	room := func(path string) (string, bool) {
+		rest, ok := strings.CutPrefix(path, base)
+		if !ok {
+			return "", false
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		return name, true
+	}
+	var problems []string
+	for pkg, deps := range imports {
+		from, ok := room(pkg)
+		if !ok {
+			continue
+		}
+		for _, dep := range deps {
+			to, ok := room(dep)
+			if !ok || to == from {
+				if dep == "github.com/access-dev/access/cmd/access" {
+					problems = append(problems, pkg+" imports the command line's main package")
+				}
+				continue
+			}
+			switch {
+			case machinery[from]:
+				problems = append(problems, fmt.Sprintf("%s (machinery) imports %s: machinery imports no other room of the command line", pkg, dep))
+			case !machinery[to]:
+				problems = append(problems, fmt.Sprintf("%s imports %s: a command package imports the machinery (%s), never another command package", pkg, dep, strings.Join(sortedKeys(machinery), ", ")))
+			}
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TestLayering: no package under cmd/access/internal imports another
+// command package, or a command package at all when it is machinery
+// (issue 35, docs/development.md).
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	const base = "github.com/access-dev/access/cmd/access/internal/"
+	// The rule itself, on a made-up tree.
+	assert.Equal(t, []string{
+		base + "monitor imports " + base + "site: a command package imports the machinery (output), never another command package",
+		base + "output (machinery) imports " + base + "site: machinery imports no other room of the command line",
+	}, layeringProblems(map[string][]string{
+		base + "site":    {base + "output", "github.com/access-dev/access/site"},
+		base + "monitor": {base + "output", base + "site", base + "monitor/internal/x"},
+		base + "output":  {base + "site"},
+	}))
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}}", "github.com/access-dev/access/cmd/access/...").CombinedOutput()
+	require.NoError(t, err, "go list: %s", out)
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[f[0]] = f[1:]
+	}
+	require.Contains(t, imports, base+"output", "go list: %s", out)
+	assert.Empty(t, layeringProblems(imports))
 }

@@ -82,7 +82,7 @@ up, or an unknown card is held to the main reader.
 		Example: "  access --fake events tail --type doorbell,door.unlock --count 3",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.subscribe(types, count, func(n *access.Notification) (bool, error) { return true, a.printNotification(n) })
+			return a.subscribe(types, count, false, func(n *access.Notification) (bool, error) { return true, a.printNotification(n) })
 		},
 	}
 	tail.Flags().StringSliceVar(&types, "type", nil, "only these events (comma separated)")
@@ -133,7 +133,7 @@ With --fake the demo site is busy while the command listens (see events tail).
 				fmt.Fprintf(a.stderr, "signing with the new secret %s\n", secret)
 			}
 			f := &forwarder{a: a, url: forward, secret: secret, all: all, hc: &http.Client{Timeout: 10 * time.Second}}
-			return a.subscribe(ltypes, lcount, f.forward)
+			return a.subscribe(ltypes, lcount, false, f.forward)
 		},
 	}
 	lf := listen.Flags()
@@ -150,7 +150,8 @@ With --fake the demo site is busy while the command listens (see events tail).
 
 // subscribe runs the notifications stream, calling fn for each matching
 // notification until count of them were handled or the context ends.
-func (a *app) subscribe(types []string, count int, fn func(*access.Notification) (bool, error)) error {
+// With resyncOnGap (--watch), fn is called with nil after a gap.
+func (a *app) subscribe(types []string, count int, resyncOnGap bool, fn func(*access.Notification) (bool, error)) error {
 	if err := checkEventTypes(types); err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (a *app) subscribe(types []string, count int, fn func(*access.Notification)
 				fmt.Fprintf(a.stderr, "gap: %v\n", err)
 			}
 			if errors.Is(err, access.ErrReconnected) {
-				if stop, err := a.resync(fn, &seen, count); stop || err != nil {
+				if stop, err := a.resync(fn, &seen, count, resyncOnGap); stop || err != nil {
 					return err
 				}
 				continue

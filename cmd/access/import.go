@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -17,24 +18,20 @@ import (
 // about what integrators report consoles tolerate (vendor-notes §7).
 const defaultRate = 10.0
 
-// rateFlag adds --rate to a bulk command: it paces the command's client
-// (access.WithRateLimit, through app.Client). The flag has a variable of
-// its own (cobra writes a flag's default into its variable when the flag
-// is declared, for every command of the tree, run or not); app.rate takes
-// its value only when this command runs (see rootCommand's
-// PersistentPreRunE), so that no other command is paced (issue 34).
-func (a *app) rateFlag(cmd *cobra.Command) {
-	rate := new(float64)
-	cmd.Flags().Float64Var(rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
-	if a.rates == nil {
-		a.rates = map[*cobra.Command]*float64{}
-	}
-	a.rates[cmd] = rate
+// pace is the --rate of a bulk command, in requests per second: the
+// command's own option, declared by pace.add and passed to the client the
+// command builds (app.pacedClient), never kept on the shared app, so that
+// no other command is paced (issue 34; TestNoFlagLeaksIntoAnotherCommand).
+type pace struct{ rate float64 }
+
+// add declares --rate on a bulk command, into p.
+func (p *pace) add(cmd *cobra.Command) {
+	cmd.Flags().Float64Var(&p.rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
 }
 
-// checkRate refuses a negative --rate.
-func (a *app) checkRate() error {
-	if a.rate < 0 {
+// check refuses a negative --rate.
+func (p *pace) check() error {
+	if p.rate < 0 {
 		return usageErrorf("--rate must not be negative")
 	}
 	return nil
@@ -54,25 +51,25 @@ type importRun struct {
 	a      *app
 	text   bool
 	counts map[string]int
-	p      *progress
+	p      *output.Progress
 	// Of an interrupted import: the row in flight (sent, unanswered) and
 	// the rows never attempted.
 	inFlight     []importResult
 	notAttempted []int
 }
 
-// newImportRun starts the results of an import of total rows; on a
+// newImportRun starts the results of an import of total rows paced by pc; on a
 // terminal, stderr shows a progress bar of the rows done.
-func (a *app) newImportRun(total int) *importRun {
+func (a *app) newImportRun(total int, pc *pace) *importRun {
 	p := a.newProgress("row")
-	p.total = int64(total)
-	if a.rate > 0 {
-		p.note = fmt.Sprintf("paced at %g requests/s (--rate)", a.rate)
+	p.Total = int64(total)
+	if pc.rate > 0 {
+		p.Note = fmt.Sprintf("paced at %g requests/s (--rate)", pc.rate)
 	} else {
-		p.note = "not paced (--rate 0)"
+		p.Note = "not paced (--rate 0)"
 	}
-	if p.active {
-		p.draw()
+	if p.Active {
+		p.Draw()
 	}
 	return &importRun{a: a, text: a.format() == "table", counts: map[string]int{}, p: p}
 }
@@ -82,7 +79,7 @@ func (r *importRun) report(res importResult) {
 	if res.Status == "interrupted" {
 		r.inFlight = append(r.inFlight, res)
 	}
-	r.p.rows++
+	r.p.Rows++
 	var line string
 	if r.text {
 		line = fmt.Sprintf("row %d: %s %s", res.Row, res.Status, res.Key)
@@ -96,12 +93,12 @@ func (r *importRun) report(res importResult) {
 		b, _ := json.Marshal(res)
 		line = string(b)
 	}
-	r.p.above(r.a.stdout, line)
+	r.p.Above(r.a.stdout, line)
 }
 
 // finish prints the summary on stderr; failed rows make the exit code 1.
 func (r *importRun) finish() error {
-	r.p.done()
+	r.p.Done()
 	fmt.Fprintf(r.a.stderr, "%d created, %d skipped, %d failed", r.counts["created"], r.counts["skipped"], r.counts["failed"])
 	if n := r.counts["would-create"]; n > 0 {
 		fmt.Fprintf(r.a.stderr, ", %d would be created (dry run)", n)
@@ -131,7 +128,7 @@ func (r *importRun) finish() error {
 		return err
 	}
 	if r.counts["failed"] > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%s failed", count(r.counts["failed"], "row"))}
+		return &exitError{code: 1, err: fmt.Errorf("%s failed", output.Count(r.counts["failed"], "row"))}
 	}
 	return nil
 }
@@ -229,6 +226,7 @@ func readCSV(path string, stdin io.Reader, required, known []string) ([]map[stri
 
 func (a *app) usersImportCommand() *cobra.Command {
 	var dry bool
+	var pc pace
 	cmd := &cobra.Command{
 		Use:   "import FILE.csv",
 		Short: "Onboard users from a CSV file (idempotent)",
@@ -250,7 +248,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake users import people.csv --dry-run",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkRate(); err != nil {
+			if err := pc.check(); err != nil {
 				return err
 			}
 			rows, err := readCSV(args[0], a.stdin, []string{"first_name", "last_name"},
@@ -258,7 +256,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 			if err != nil {
 				return err
 			}
-			cl, err := a.Client()
+			cl, err := a.pacedClient(&pc)
 			if err != nil {
 				return err
 			}
@@ -279,7 +277,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 			// email or employee number is skipped in both.
 			onRow := map[string]int{}
 			created := map[int]string{}
-			run := a.newImportRun(len(rows))
+			run := a.newImportRun(len(rows), &pc)
 			for i, row := range rows {
 				if a.ctx.Err() != nil {
 					for j := i; j < len(rows); j++ {
@@ -356,11 +354,12 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
-	a.rateFlag(cmd)
+	pc.add(cmd)
 	return cmd
 }
 
 func (a *app) nfcImportCommand() *cobra.Command {
+	var pc pace
 	var dry bool
 	cmd := &cobra.Command{
 		Use:   "import FILE.csv",
@@ -381,14 +380,14 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake nfc-cards import cards.csv",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkRate(); err != nil {
+			if err := pc.check(); err != nil {
 				return err
 			}
 			rows, err := readCSV(args[0], a.stdin, []string{"nfc_id", "alias"}, []string{"nfc_id", "alias"})
 			if err != nil {
 				return err
 			}
-			cl, err := a.Client()
+			cl, err := a.pacedClient(&pc)
 			if err != nil {
 				return err
 			}
@@ -402,7 +401,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 					aliases[card.Alias] = card.Token
 				}
 			}
-			run := a.newImportRun(len(rows))
+			run := a.newImportRun(len(rows), &pc)
 			results := make([]importResult, len(rows))
 			idRow, aliasRow := map[string]int{}, map[string]int{} // the row of each id and alias to import
 			dupOf := make([]int, len(rows))                       // the earlier row a row repeats
@@ -458,7 +457,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
-	a.rateFlag(cmd)
+	pc.add(cmd)
 	return cmd
 }
 

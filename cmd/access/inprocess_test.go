@@ -160,8 +160,8 @@ func TestExportInterruptedRemovesPartialFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	a := newApp(ctx, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
-	a.exportHook = func(int64) { cancel() } // Ctrl-C as the first bytes arrive
+	hooked := withSeams(ctx, &seams{exportWrote: func(int64) { cancel() }}) // Ctrl-C as the first bytes arrive
+	a := newApp(hooked, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
 	code := a.execute([]string{"system-logs", "export", "--since", "24h", "-O", out})
 	assert.Equal(t, 130, code, "stderr: %s", stderr.String())
 	assert.Contains(t, stderr.String(), "context canceled")
@@ -289,9 +289,9 @@ func TestNFCEnroll(t *testing.T) {
 	t.Parallel()
 	srv := accesstest.New(t, accesstest.WithDemoData())
 	var stdout, stderr bytes.Buffer
-	a := newApp(context.Background(), strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
 	started := make(chan string, 1)
-	a.enrollStarted = func(id string) { started <- id }
+	ctx := withSeams(context.Background(), &seams{enrollStarted: func(id string) { started <- id }})
+	a := newApp(ctx, strings.NewReader(""), &stdout, &stderr, fakeEnv(srv, nil))
 	code := make(chan int, 1)
 	go func() {
 		code <- a.execute([]string{"nfc-cards", "enroll", "--device", "UA Reader Main", "--jq", ".card_id"})

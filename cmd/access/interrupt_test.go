@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/itchyny/gojq"
 )
 
@@ -56,9 +57,9 @@ func TestJQRunsWithTheContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = writeJSONValue(ctx, io.Discard, []int{1}, code, false)
+	err = output.WriteJSON(ctx, io.Discard, []int{1}, code, false)
 	if !errors.Is(err, context.Canceled) || exitCode(ctx, err) != 130 {
-		t.Errorf("writeJSONValue = %v, want context.Canceled (exit 130)", err)
+		t.Errorf("output.WriteJSON = %v, want context.Canceled (exit 130)", err)
 	}
 }
 

@@ -170,8 +170,8 @@ type way struct {
 // on 443 (X-API-KEY), and the older proxy path that NVR Pro consoles are
 // reported to serve (vendor-notes §7). With a port in host, every way is
 // tried on that port. It is the one place the candidates come from: tests
-// replace it through app.ways, since loopback tests cannot bind 443 or
-// 12445.
+// replace it through the run's seams (seams.go), since loopback tests
+// cannot bind 443 or 12445.
 func consoleWays(host string) []way {
 	direct, proxied := net.JoinHostPort(host, "12445"), host
 	if _, _, err := net.SplitHostPort(host); err == nil {
@@ -188,8 +188,8 @@ func consoleWays(host string) []way {
 
 // waysInto returns the ways into host: consoleWays, or the tests'.
 func (a *app) waysInto(host string) []way {
-	if a.ways != nil {
-		return a.ways(host)
+	if ways := seamsOf(a.ctx).ways; ways != nil {
+		return ways(host)
 	}
 	return consoleWays(host)
 }

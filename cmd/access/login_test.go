@@ -40,8 +40,8 @@ func waysTo(direct, proxy, older string) func(string) []way {
 func runWith(t *testing.T, ways func(string) []way, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	a := newApp(context.Background(), strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
-	a.ways = ways
+	ctx := withSeams(context.Background(), &seams{ways: ways})
+	a := newApp(ctx, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
 	code := a.execute(args)
 	return code, stdout.String(), stderr.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 )
 
 var logTopics = []string{"all", "door_openings", "critical", "updates", "device_events", "admin_activity", "visitor"}
@@ -268,8 +269,8 @@ func runExport(x *inv) (any, error) {
 	}
 	fetch := func(w io.Writer) error {
 		p := x.a.newProgress("row")
-		defer p.done()
-		cw := &exportCounter{w: w, p: p, hook: x.a.exportHook}
+		defer p.Done()
+		cw := &exportCounter{w: w, p: p, hook: seamsOf(x.a.ctx).exportWrote}
 		for from, first := since, true; from.Before(until); first = false {
 			to := from.AddDate(0, 1, 0)
 			if to.After(until) {
@@ -300,7 +301,7 @@ func runExport(x *inv) (any, error) {
 // continuation chunk.
 type exportCounter struct {
 	w          io.Writer
-	p          *progress
+	p          *output.Progress
 	bytes      int64
 	skipHeader bool
 	hook       func(int64)
@@ -331,7 +332,7 @@ func (c *exportCounter) Write(b []byte) (int, error) {
 			c.lines++
 		}
 	}
-	c.p.add(c.rows()-before, c.bytes)
+	c.p.Add(c.rows()-before, c.bytes)
 	if c.hook != nil {
 		c.hook(c.bytes)
 	}

@@ -257,8 +257,8 @@ func visitorOps(r *registry) {
 				v, _, err := x.c.NFCCards.Enroll(x.a.ctx, dev, &access.EnrollOptions{ResetUACard: x.b("reset"),
 					Started: func(id string) {
 						x.a.info("tap a card on the reader…")
-						if x.a.enrollStarted != nil {
-							x.a.enrollStarted(id)
+						if started := seamsOf(x.a.ctx).enrollStarted; started != nil {
+							started(id)
 						}
 						if x.a.fakeSrv != nil { // --fake: the demo holds a card to the reader
 							_, _ = x.a.fakeSrv.PresentCard(dev, fakeDemoCard)

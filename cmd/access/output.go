@@ -3,20 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
 	"runtime/debug"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
 )
@@ -72,6 +70,12 @@ func (a *app) emit(v any, cols []string) error {
 	return a.emitAs(a.format(), v, cols)
 }
 
+// emitNamed is emit with names for the ids of a table's cells (the
+// command's own, from loadTableNames).
+func (a *app) emitNamed(v any, cols []string, names idNames) error {
+	return a.render(a.stdout, a.format(), v, cols, names)
+}
+
 // emitAs is emit in a given format.
 func (a *app) emitAs(format string, v any, cols []string) error {
 	return a.emitTo(a.stdout, format, v, cols)
@@ -79,6 +83,11 @@ func (a *app) emitAs(format string, v any, cols []string) error {
 
 // emitTo is emitAs to out (a table is still fitted to stdout's width).
 func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
+	return a.render(out, format, v, cols, nil)
+}
+
+// render is emitTo with names for the ids of a table's cells.
+func (a *app) render(out io.Writer, format string, v any, cols []string, names idNames) error {
 	if v == nil {
 		return nil
 	}
@@ -114,11 +123,11 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 	switch format {
 	case "jsonl":
 		if !isStream {
-			return writeJSONValue(a.ctx, w, v, jq, false)
+			return output.WriteJSON(a.ctx, w, v, jq, false)
 		}
 		p := a.newProgress("record")
-		p.active = p.active && lazy
-		defer p.done()
+		p.Active = p.Active && lazy
+		defer p.Done()
 		cw := &countingWriter{w: w}
 		// One encoder for every record: each line is encoded in the
 		// encoder's own buffer and written once, with no slice made per
@@ -127,14 +136,14 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 		var err error
 		serr := s(func(rec any) bool {
 			if jq != nil {
-				err = writeJSONValue(a.ctx, cw, rec, jq, false)
+				err = output.WriteJSON(a.ctx, cw, rec, jq, false)
 			} else {
 				err = enc.Encode(rec)
 			}
 			if err != nil {
 				return false
 			}
-			p.add(1, cw.n)
+			p.Add(1, cw.n)
 			return true
 		})
 		return firstErr(serr, err)
@@ -142,7 +151,7 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 		if isStream {
 			return a.writeYAMLStream(w, s, lazy)
 		}
-		g, err := yamlNode(v) // in the order of JSON
+		g, err := output.YAMLNode(v) // in the order of JSON
 		if err != nil {
 			return err
 		}
@@ -154,21 +163,21 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 		return enc.Close()
 	case "table":
 		if isStream { // rows written as they arrive (tablestream.go)
-			return a.writeTableStream(w, s, cols, lazy)
+			return a.writeTableStream(w, s, cols, lazy, names)
 		}
-		return a.writeTable(w, v, cols)
+		return a.writeTable(w, v, cols, names)
 	default: // json
 		if !isStream || jq != nil {
 			all, err := a.collect(v, s, isStream, lazy)
 			if err != nil {
 				return err
 			}
-			return writeJSONValue(a.ctx, w, all, jq, true)
+			return output.WriteJSON(a.ctx, w, all, jq, true)
 		}
 		// Stream the array: records are written as they arrive.
 		p := a.newProgress("record")
-		p.active = p.active && lazy
-		defer p.done()
+		p.Active = p.Active && lazy
+		defer p.Done()
 		cw := &countingWriter{w: w}
 		first := true
 		var err error
@@ -189,7 +198,7 @@ func (a *app) emitTo(out io.Writer, format string, v any, cols []string) error {
 			first = false
 			io.WriteString(cw, "\n  ")
 			cw.Write(rb.Bytes()[:rb.Len()-1])
-			p.add(1, cw.n)
+			p.Add(1, cw.n)
 			return true
 		})
 		if e := firstErr(serr, err); e != nil {
@@ -259,108 +268,21 @@ func (a *app) collect(v any, s stream, isStream, lazy bool) (any, error) {
 		return v, nil
 	}
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
+	p.Active = p.Active && lazy
+	defer p.Done()
 	all := []any{}
 	err := s(func(rec any) bool {
 		all = append(all, rec)
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	return all, err
 }
 
-// generic converts v to maps and slices through its JSON form, so that
-// YAML, jq and tables see the wire names.
-func generic(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var g any
-	if err := d.Decode(&g); err != nil {
-		return nil, err
-	}
-	return fixNumbers(g), nil
-}
-
-// fixNumbers turns json.Number into int64 or float64 (gojq and YAML need
-// plain numbers).
-func fixNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fixNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fixNumbers(e)
-		}
-	}
-	return v
-}
-
-// writeJSONValue writes v as JSON, or what the jq program makes of it.
-// The program runs with ctx: Ctrl-C ends one that computes for long.
-func writeJSONValue(ctx context.Context, w io.Writer, v any, jq *gojq.Code, indent bool) error {
-	if jq == nil {
-		var b []byte
-		var err error
-		if indent {
-			b, err = json.MarshalIndent(v, "", "  ")
-		} else {
-			b, err = json.Marshal(v)
-		}
-		if err != nil {
-			return err
-		}
-		b = append(b, '\n')
-		_, err = w.Write(b)
-		return err
-	}
-	g, err := generic(v)
-	if err != nil {
-		return err
-	}
-	it := jq.RunWithContext(ctx, g)
-	for {
-		out, ok := it.Next()
-		if !ok {
-			return nil
-		}
-		if err, isErr := out.(error); isErr {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if h, ok := err.(*gojq.HaltError); ok && h.Value() == nil {
-				return nil
-			}
-			return &exitError{code: 1, err: fmt.Errorf("--jq: %v", err)}
-		}
-		if s, ok := out.(string); ok {
-			fmt.Fprintln(w, s)
-			continue
-		}
-		b, err := gojq.Marshal(out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s\n", b)
-	}
-}
-
 // writeTable writes records as aligned columns. A single record is
-// written as KEY: VALUE lines.
-func (a *app) writeTable(w io.Writer, v any, cols []string) error {
-	g, err := generic(v)
+// written as KEY: VALUE lines; names names the ids of its cells.
+func (a *app) writeTable(w io.Writer, v any, cols []string, names idNames) error {
+	g, err := output.Generic(v)
 	if err != nil {
 		return err
 	}
@@ -368,11 +290,11 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	switch x := g.(type) {
 	case []any: // a list: the rows of a streamed table (tablestream.go)
-		return a.writeTableStream(w, sliceStream(reflect.ValueOf(x)), cols, false)
+		return a.writeTableStream(w, sliceStream(reflect.ValueOf(x)), cols, false, names)
 	case map[string]any:
 		keys := cols
 		if len(keys) == 0 {
-			keys = jsonOrder(v) // the order of JSON output
+			keys = output.JSONOrder(v) // the order of JSON output
 		}
 		table := make([][]string, len(keys))
 		for i, k := range keys {
@@ -383,9 +305,9 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 			if named {
 				label = strings.ToLower(head)
 			}
-			table[i] = []string{label + ":", a.cellOf(path, a.withNames(path, lookup(x, path)))}
+			table[i] = []string{label + ":", a.cellOf(path, names.withNames(path, output.Lookup(x, path)))}
 		}
-		fitColumns(table, []bool{true, false}, a.tableWidth(), 2)
+		output.FitColumns(table, []bool{true, false}, a.tableWidth(), 2)
 		for _, row := range table {
 			fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 		}
@@ -393,58 +315,24 @@ func (a *app) writeTable(w io.Writer, v any, cols []string) error {
 		_, err = w.Write(buf.Bytes())
 		return err
 	default:
-		_, err = fmt.Fprintln(w, cell(x))
+		_, err = fmt.Fprintln(w, output.Cell(x))
 		return err
 	}
-}
-
-func defaultColumns(rec any) []string {
-	m, ok := rec.(map[string]any)
-	if !ok {
-		return []string{"."}
-	}
-	var cols []string
-	for _, k := range []string{"id", "name", "full_name", "type", "status"} {
-		if _, ok := m[k]; ok {
-			cols = append(cols, k)
-		}
-	}
-	if len(cols) == 0 {
-		for k := range m {
-			cols = append(cols, k)
-		}
-		sort.Strings(cols)
-	}
-	return cols
-}
-
-func lookup(v any, path string) any {
-	if path == "." {
-		return v
-	}
-	for _, p := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
 }
 
 // cellOf is the table cell of the member at path: a time as a local date
 // and time (the zone of $TZ, else the system's), anything else by cell.
 // JSON and YAML keep the console's values.
 func (a *app) cellOf(path string, v any) string {
-	if isTimeKey(path[strings.LastIndex(path, ".")+1:]) {
-		if t, ok := asTime(v); ok {
+	if output.IsTimeKey(path[strings.LastIndex(path, ".")+1:]) {
+		if t, ok := output.AsTime(v); ok {
 			if t.IsZero() {
 				return "-"
 			}
 			return t.In(a.location()).Format(time.DateTime)
 		}
 	}
-	return cell(v)
+	return output.Cell(v)
 }
 
 // location is the time zone of the tables: $TZ, else the system's.
@@ -455,96 +343,6 @@ func (a *app) location() *time.Location {
 		}
 	}
 	return time.Local
-}
-
-// isTimeKey reports whether a member holds a time, by its name.
-func isTimeKey(k string) bool {
-	switch k {
-	case "@timestamp", "published", "since", "until", "last_activity", "last_seen", "door_thumbnail_last_update":
-		return true
-	}
-	return strings.HasSuffix(k, "_time") || strings.HasSuffix(k, "_at")
-}
-
-// asTime reads the forms the console writes times in: Unix seconds or
-// milliseconds (a number or digits), RFC 3339, or "2006-01-02 15:04:05"
-// with a zone or Z. A zero number is the zero time (unset).
-func asTime(v any) (time.Time, bool) {
-	var n int64
-	switch x := v.(type) {
-	case int:
-		n = int64(x)
-	case int64:
-		n = x
-	case float64:
-		n = int64(x)
-	case string:
-		if d, err := strconv.ParseInt(x, 10, 64); err == nil {
-			n = d
-			break
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z"} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return t, true
-			}
-		}
-		return time.Time{}, false
-	default:
-		return time.Time{}, false
-	}
-	switch {
-	case n == 0:
-		return time.Time{}, true
-	case n > 1e11: // milliseconds
-		return time.UnixMilli(n), true
-	}
-	return time.Unix(n, 0), true
-}
-
-func cell(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "-"
-	case string:
-		if x == "" {
-			return "-"
-		}
-		return x
-	case bool:
-		if x {
-			return "yes"
-		}
-		return "no"
-	case []any:
-		if len(x) == 0 {
-			return "-"
-		}
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			if m, ok := e.(map[string]any); ok {
-				e = firstNonNil(m["name"], m["id"], m["token"])
-			}
-			parts = append(parts, cell(e))
-		}
-		return strings.Join(parts, ",")
-	case map[string]any:
-		if n := firstNonNil(x["name"], x["id"]); n != nil {
-			return cell(n)
-		}
-		b, _ := json.Marshal(x)
-		return string(b)
-	default:
-		return fmt.Sprint(x)
-	}
-}
-
-func firstNonNil(vs ...any) any {
-	for _, v := range vs {
-		if v != nil && v != "" {
-			return v
-		}
-	}
-	return nil
 }
 
 // countingWriter counts the bytes written through it.
@@ -559,126 +357,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// progress draws a progress line on stderr, only when stderr is a
-// terminal, redrawn in place at most ten times a second. With a known
-// total (an import: the CSV's rows) it is a bar, "[=====>    ] 3/8 rows",
-// cleared at the end; without one (a list, an export) a counter of rows
-// and bytes, "76 rows, 12.3 KiB", left as the last line.
-type progress struct {
-	w      io.Writer
-	what   string // the singular noun: "row", "record"
-	note   string // said after the count ("paced at 10 requests/s (--rate)")
-	total  int64  // the rows expected; 0: unknown
-	rows   int64
-	bytes  int64
-	last   time.Time
-	drawn  bool // the line is on the screen
-	active bool
-}
-
-// progressWidth is the number of cells of the bar.
-const progressWidth = 30
-
-func (a *app) newProgress(what string) *progress {
-	return &progress{w: a.stderr, what: what, active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
-}
-
-func (p *progress) add(rows int64, bytes int64) {
-	p.rows += rows
-	p.bytes = bytes
-	if !p.active {
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
-		p.last = now
-		p.draw()
-	}
-}
-
-// line is the text of the progress line, with its note.
-func (p *progress) line() string {
-	if p.note != "" {
-		return p.count() + ", " + p.note
-	}
-	return p.count()
-}
-
-// count is the progress line's bar or counter.
-func (p *progress) count() string {
-	if p.total > 0 {
-		done := min(p.rows, p.total)
-		n := int(done * progressWidth / p.total)
-		bar := strings.Repeat("=", n)
-		if n < progressWidth {
-			if n > 0 {
-				bar = bar[:n-1] + ">"
-			}
-			bar += strings.Repeat(" ", progressWidth-n)
-		}
-		return fmt.Sprintf("[%s] %d/%s", bar, done, count(p.total, p.what))
-	}
-	if p.bytes > 0 {
-		return count(p.rows, p.what) + ", " + humanBytes(p.bytes)
-	}
-	return count(p.rows, p.what)
-}
-
-// draw writes the line over the one on the screen ("\r", then erase to
-// the end of the line).
-func (p *progress) draw() {
-	fmt.Fprint(p.w, "\r\x1b[K"+p.line())
-	p.drawn = true
-}
-
-// clear erases the line, so that other output can take its place.
-func (p *progress) clear() {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.drawn = false
-	}
-}
-
-// above prints a line on w above the progress line: the progress line is
-// erased, the line written and the progress line drawn again below it.
-func (p *progress) above(w io.Writer, line string) {
-	if !p.active {
-		fmt.Fprintln(w, line)
-		return
-	}
-	p.clear()
-	fmt.Fprintln(w, line)
-	p.last = time.Now()
-	p.draw()
-}
-
-// done ends the progress line: a bar is erased; a counter is drawn a last
-// time and kept.
-func (p *progress) done() {
-	if !p.active || !p.drawn {
-		return
-	}
-	if p.total > 0 {
-		p.clear()
-		return
-	}
-	p.draw()
-	fmt.Fprintln(p.w)
-}
-
-// count is n with the noun, singular for exactly one: "1 row", "2 rows".
-func count[N int | int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+// newProgress is the progress line of what ("row", "record") on stderr,
+// drawn only when stderr is a terminal that takes escape sequences.
+func (a *app) newProgress(what string) *output.Progress {
+	return &output.Progress{W: a.stderr, What: what, Active: a.isTerminal(a.stderr) && !a.dumbTerminal()}
 }

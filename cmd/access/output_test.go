@@ -5,78 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/access-dev/access/cmd/access/internal/output"
 )
-
-func TestCountSingularAndPlural(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		n    int
-		want string
-	}{{0, "0 rows"}, {1, "1 row"}, {2, "2 rows"}, {76, "76 rows"}} {
-		if got := count(tc.n, "row"); got != tc.want {
-			t.Errorf("count(%d, row) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}
-
-func TestProgressLineGrammar(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	p := &progress{w: &b, what: "row", rows: 1, bytes: 76}
-	p.draw()
-	if got, want := b.String(), "\r\x1b[K1 row, 76 B"; got != want {
-		t.Errorf("progress line %q, want %q", got, want)
-	}
-	b.Reset()
-	p.rows = 2
-	p.draw()
-	if got, want := b.String(), "\r\x1b[K2 rows, 76 B"; got != want {
-		t.Errorf("progress line %q, want %q", got, want)
-	}
-	b.Reset()
-	p = &progress{w: &b, what: "record", rows: 1}
-	p.draw()
-	if got, want := b.String(), "\r\x1b[K1 record"; got != want {
-		t.Errorf("progress line %q, want %q", got, want)
-	}
-}
-
-// TestProgressBar: with a total the line is a bar of rows done out of the
-// total; each result line is printed above it (the bar erased, the line
-// written, the bar drawn again), and done erases it.
-func TestProgressBar(t *testing.T) {
-	t.Parallel()
-	var errb, out bytes.Buffer
-	p := &progress{w: &errb, what: "row", total: 3, active: true}
-	p.draw()
-	for i, line := range []string{"row 2: created A", "row 3: created B", "row 4: created C"} {
-		p.rows = int64(i + 1)
-		p.above(&out, line)
-	}
-	p.done()
-	const clr = "\r\x1b[K"
-	want := clr + "[" + strings.Repeat(" ", 30) + "] 0/3 rows" +
-		clr + clr + "[=========>" + strings.Repeat(" ", 20) + "] 1/3 rows" +
-		clr + clr + "[===================>" + strings.Repeat(" ", 10) + "] 2/3 rows" +
-		clr + clr + "[" + strings.Repeat("=", 30) + "] 3/3 rows" +
-		clr
-	if got := errb.String(); got != want {
-		t.Errorf("stderr\n%q, want\n%q", got, want)
-	}
-	if got, want := out.String(), "row 2: created A\nrow 3: created B\nrow 4: created C\n"; got != want {
-		t.Errorf("stdout %q, want %q", got, want)
-	}
-
-	// Not on a terminal: the lines only.
-	errb.Reset()
-	out.Reset()
-	p = &progress{w: &errb, what: "row", total: 3}
-	p.above(&out, "row 2: created A")
-	p.done()
-	if errb.Len() != 0 || out.String() != "row 2: created A\n" {
-		t.Errorf("inactive progress wrote %q on stderr and %q on stdout", errb.String(), out.String())
-	}
-}
 
 // TestExportCounterRows: the header line is no row, a continuation
 // chunk's header is dropped, and a newline inside a quoted field ends no
@@ -84,20 +15,20 @@ func TestProgressBar(t *testing.T) {
 func TestExportCounterRows(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	p := &progress{what: "row"}
+	p := &output.Progress{What: "row"}
 	c := &exportCounter{w: &out, p: p}
 	for _, chunk := range []string{"Time,Topic,Mess", "age\n", "1,door_openings,\"two\nlines\"\n2,critical,\"say \"\"hi\"\"\"\n"} {
 		c.Write([]byte(chunk))
 	}
-	if p.rows != 2 {
-		t.Errorf("after the first chunk: %d rows, want 2", p.rows)
+	if p.Rows != 2 {
+		t.Errorf("after the first chunk: %d rows, want 2", p.Rows)
 	}
 	c.skipHeader = true
 	for _, chunk := range []string{"Time,Topic,", "Message\n3,visitor,x\n"} {
 		c.Write([]byte(chunk))
 	}
-	if p.rows != 3 {
-		t.Errorf("after the second chunk: %d rows, want 3", p.rows)
+	if p.Rows != 3 {
+		t.Errorf("after the second chunk: %d rows, want 3", p.Rows)
 	}
 	if want := "Time,Topic,Message\n1,door_openings,\"two\nlines\"\n2,critical,\"say \"\"hi\"\"\"\n3,visitor,x\n"; out.String() != want {
 		t.Errorf("wrote %q, want %q", out.String(), want)

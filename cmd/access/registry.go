@@ -579,8 +579,9 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 		if spec.write {
 			a.sent.fillSent(res) // a record the write answered: what it lacked, as sent
 		}
-		if names := tableNameCols[spec.path]; names != nil && a.format() == "table" {
-			a.loadTableNames(c.Context(), cl, names)
+		var names idNames // this command's names of its table's ids
+		if cols := tableNameCols[spec.path]; cols != nil && a.format() == "table" {
+			names = loadTableNames(c.Context(), cl, cols)
 		}
 		if d, ok := res.(done); ok {
 			if a.format() == "table" {
@@ -594,15 +595,15 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			} else {
 				w.Record = a.sent.pruneResult(w.Record)
 			}
-			return a.emit(w.Record, w.Cols)
+			return a.emitNamed(w.Record, w.Cols, names)
 		}
 		if a.format() != "table" {
 			res = a.sent.pruneResult(res)
 		}
 		if watch, _ := c.Flags().GetBool("watch"); watch {
-			return a.watch(x, res, cols)
+			return a.watch(x, res, cols, names)
 		}
-		return a.emit(res, cols)
+		return a.emitNamed(res, cols, names)
 	}
 	return cmd
 }

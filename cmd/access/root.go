@@ -44,48 +44,54 @@ its own console). A pin (--fingerprint or ACCESS_FINGERPRINT) may be added to ei
 Profiles live in the user's config directory (access/config.yaml or access/config.toml) and are
 written with mode 0600 by "access login". --fake runs the command against an embedded demo console.`
 
-// app is one run of the command line: its streams, environment, global
-// flags and the client it builds on first use.
+// app is the factory of one run of the command line: what every command
+// shares and nothing one command alone needs (as gh's Factory and
+// IOStreams). It holds the standard streams and environment (streams),
+// the global flags that choose the console (connFlags), the output
+// options (outputOptions), and the client it builds on first use with the
+// connection it resolved. A command's own flags and state live in the
+// command's own options (siteFlags, monitorFlags, pace for --rate, the
+// idNames of a table), passed to what needs them (app.pacedClient,
+// app.emitNamed); tests reach inside a command through the run's context
+// (seams.go). TestNoFlagLeaksIntoAnotherCommand keeps it so.
 type app struct {
-	ctx            context.Context
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-
-	// Global flags.
-	urlFlag, profile, tokenFile, fingerprint string
-	cacert                                   string
-	insecure, fake, allowHTTP, debugFlag     bool
-	timeout                                  time.Duration
-	output, jq                               string
-	wide, noHeaders                          bool // -o wide (output is then "table"), --no-headers (tableshape.go)
-	resyncOnGap                              bool // subscribe calls its fn with nil after a gap (--watch)
+	streams
+	connFlags
+	outputOptions
 
 	client  *access.Client
 	sent    *sentKeys // the member names of the console's answers (made with the client)
 	fakeSrv *accesstest.Server
 	conn    connection // what the client was built from
 
-	idNames map[string]map[string]string // tables: column key to id to name (tablenames.go)
-
 	configWarned bool // the config file's mode was warned about
 
-	// exportHook, when set (by tests), sees the bytes an export has written.
-	exportHook func(int64)
-	// enrollStarted, when set (by tests), sees an enrollment session open.
-	enrollStarted func(sessionID string)
-	// ways, when set (by tests), replaces consoleWays: the candidate
-	// URLs login and doctor probe for a bare host.
-	ways func(host string) []way
-	// rate, when positive, paces the client's requests: the --rate of
-	// the command that runs, set just before it runs when it declares one
-	// (rateFlag), 0 for every other command.
-	rate float64
-	// rates are the --rate variables of the commands that declare one.
-	rates map[*cobra.Command]*float64
 	// fakeMode is how --fake's console is reached (tests run the
 	// examples through its proxy layout too).
 	fakeMode access.Mode
+}
+
+// streams are a run's context, standard streams and environment.
+type streams struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// connFlags are the global flags that choose the console and how it is
+// reached.
+type connFlags struct {
+	urlFlag, profile, tokenFile, fingerprint string
+	cacert                                   string
+	insecure, fake, allowHTTP, debugFlag     bool
+	timeout                                  time.Duration
+}
+
+// outputOptions are the global flags that shape output.
+type outputOptions struct {
+	output, jq      string
+	wide, noHeaders bool // -o wide (output is then "table"), --no-headers (tableshape.go)
 }
 
 // run executes the command line args and returns the process's exit code.
@@ -94,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
-	return &app{ctx: ctx, stdin: newCtxReader(ctx, stdin), stdout: stdout, stderr: stderr, getenv: getenv}
+	return &app{streams: streams{ctx: ctx, stdin: newCtxReader(ctx, stdin), stdout: stdout, stderr: stderr, getenv: getenv}}
 }
 
 // execute runs the command line args and returns the exit code.
@@ -297,10 +303,6 @@ lists take --watch.
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "wide", "json", "jsonl", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		a.rate = 0
-		if r, ok := a.rates[c]; ok {
-			a.rate = *r // only a command that declares --rate is paced
-		}
 		switch a.output {
 		case "", "table", "json", "jsonl", "yaml":
 		case "wide": // a table with every member (tableshape.go)

@@ -181,7 +181,8 @@ func (f *siteFlags) options(loc site.Locator, getenv func(string) string) (*site
 // makePlan reads and checks the document, then plans it against the
 // console; problems of the document are exit 2, printed one per line. A
 // plan refused by the guard comes back with its exit-6 error, to be shown.
-func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
+// The client is paced by pc (apply's --rate; nil for plan).
+func (a *app) makePlan(f *siteFlags, pc *pace) (*site.Plan, error) {
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
 	}
@@ -198,7 +199,7 @@ func (a *app) makePlan(f *siteFlags) (*site.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := a.Client()
+	cl, err := a.pacedClient(pc)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +302,7 @@ or outside the document's scope does not), and 0 when there are none. Errors kee
 				}
 				return a.planManyCommand(&f, names, cfg, detailed)
 			}
-			p, err := a.makePlan(&f)
+			p, err := a.makePlan(&f, nil)
 			if p == nil {
 				return err
 			}
@@ -409,6 +410,7 @@ func renderUnlisted(w io.Writer, p *site.Plan, after bool) {
 
 func (a *app) applyCommand() *cobra.Command {
 	var f siteFlags
+	var pc pace
 	var yes, allProfiles bool
 	var planFile string
 	var concurrency int
@@ -432,7 +434,7 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			if concurrency < 1 || concurrency > 64 {
 				return usageErrorf("--concurrency must be between 1 and 64")
 			}
-			if err := a.checkRate(); err != nil {
+			if err := pc.check(); err != nil {
 				return err
 			}
 			if names, cfg, multi, err := a.siteProfiles(allProfiles); multi {
@@ -442,7 +444,7 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 				case planFile != "":
 					return usageErrorf("--plan applies the saved plan of one console: not with several")
 				}
-				return a.applyManyCommand(&f, names, cfg, yes, concurrency)
+				return a.applyManyCommand(&f, names, cfg, yes, concurrency, &pc)
 			}
 			var p *site.Plan
 			var err error
@@ -456,7 +458,7 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 				if p, err = a.loadPlan(planFile); err != nil {
 					return err
 				}
-			} else if p, err = a.makePlan(&f); p == nil {
+			} else if p, err = a.makePlan(&f, &pc); p == nil {
 				return err
 			}
 			renderPlan(a.stdout, p)
@@ -471,26 +473,26 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 					return err
 				}
 			}
-			cl, err := a.Client()
+			cl, err := a.pacedClient(&pc)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout)
 			prog := a.newProgress("change")
-			prog.total = int64(len(p.Changes))
+			prog.Total = int64(len(p.Changes))
 			rep, err := p.Apply(a.ctx, cl, &site.ApplyOptions{Concurrency: concurrency,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(a.getenv, k) },
 				Progress: func(r site.Result) {
-					prog.rows++
-					if prog.active { // live on a terminal; in plan order otherwise (below)
-						prog.above(a.stdout, resultLine(r))
+					prog.Rows++
+					if prog.Active { // live on a terminal; in plan order otherwise (below)
+						prog.Above(a.stdout, resultLine(r))
 					}
 				}})
-			prog.done()
+			prog.Done()
 			if rep == nil {
 				return a.documentError(err)
 			}
-			if !prog.active {
+			if !prog.Active {
 				for _, r := range rep.Results {
 					fmt.Fprintln(a.stdout, resultLine(r))
 				}
@@ -503,7 +505,7 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	c.Flags().StringVar(&planFile, "plan", "", "apply the plan saved in `FILE` by plan -O, refused if stale")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "writes in flight at once (per console)")
-	a.rateFlag(c)
+	pc.add(c)
 	c.Flags().BoolVar(&allProfiles, "all-profiles", false, "apply to every console of the config file (or give --profile a,b)")
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/access-dev/access/site"
 )
 
@@ -72,15 +73,16 @@ func (a *app) profileConnection(cfg *config, name string) (connection, error) {
 	return conn, nil
 }
 
-// profileClient builds the client of one profile ([app.profileConnection]).
-func (a *app) profileClient(cfg *config, name string) (*access.Client, error) {
+// profileClient builds the client of one profile ([app.profileConnection]),
+// paced by pc (apply's --rate; nil for plan).
+func (a *app) profileClient(cfg *config, name string, pc *pace) (*access.Client, error) {
 	conn, err := a.profileConnection(cfg, name)
 	if err != nil {
 		return nil, err
 	}
 	opts := clientOptions(conn)
-	if a.rate > 0 {
-		opts = append(opts, access.WithRateLimit(a.rate, 1)) // apply's --rate, per console
+	if pc != nil && pc.rate > 0 {
+		opts = append(opts, access.WithRateLimit(pc.rate, 1)) // apply's --rate, per console
 	}
 	return access.NewClient(conn.URL, conn.Token(), opts...)
 }
@@ -145,7 +147,7 @@ func problemText(err error) string {
 
 // planMany plans the document on each console: a section per console in
 // the order given, then one summary line; the worst exit code wins.
-func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun, error) {
+func (a *app) planMany(f *siteFlags, names []string, cfg *config, pc *pace) ([]*consoleRun, error) {
 	if f.file == "" {
 		return nil, usageErrorf("a site document is required: -f FILE")
 	}
@@ -163,7 +165,7 @@ func (a *app) planMany(f *siteFlags, names []string, cfg *config) ([]*consoleRun
 	forEachConsole(runs, func(r *consoleRun) {
 		merged, back := doc.ForSite(r.name)
 		opts, _ := f.options(func(p string) site.Position { return loc(back(p)) }, a.getenv)
-		if r.client, r.err = a.profileClient(cfg, r.name); r.err != nil {
+		if r.client, r.err = a.profileClient(cfg, r.name, pc); r.err != nil {
 			return
 		}
 		r.plan, r.err = site.MakePlan(a.ctx, r.client, merged, opts)
@@ -208,7 +210,7 @@ func (a *app) codeOf(r *consoleRun) int {
 }
 
 func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detailed bool) error {
-	runs, err := a.planMany(f, names, cfg)
+	runs, err := a.planMany(f, names, cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -256,15 +258,15 @@ func (a *app) planManyCommand(f *siteFlags, names []string, cfg *config, detaile
 			worst = c
 		}
 	}
-	fmt.Fprintf(a.stderr, "%s: %d with changes, %d without, %d failed\n", count(len(runs), "console"), changed, len(runs)-changed-failed, failed)
+	fmt.Fprintf(a.stderr, "%s: %d with changes, %d without, %d failed\n", output.Count(len(runs), "console"), changed, len(runs)-changed-failed, failed)
 	if worst != 0 {
-		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, count(len(runs), "console"))}
+		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, output.Count(len(runs), "console"))}
 	}
 	return nil
 }
 
-func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bool, concurrency int) error {
-	runs, err := a.planMany(f, names, cfg)
+func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bool, concurrency int, pc *pace) error {
+	runs, err := a.planMany(f, names, cfg, pc)
 	if err != nil {
 		return err
 	}
@@ -320,9 +322,9 @@ func (a *app) applyManyCommand(f *siteFlags, names []string, cfg *config, yes bo
 			}
 		}
 	}
-	fmt.Fprintf(a.stderr, "%s: %d applied, %d failed\n", count(len(runs), "console"), len(runs)-failed, failed)
+	fmt.Fprintf(a.stderr, "%s: %d applied, %d failed\n", output.Count(len(runs), "console"), len(runs)-failed, failed)
 	if worst != 0 {
-		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, count(len(runs), "console"))}
+		return &exitError{code: worst, err: fmt.Errorf("%d of %s failed", failed, output.Count(len(runs), "console"))}
 	}
 	return nil
 }

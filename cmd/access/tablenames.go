@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/output"
 )
 
 // Tables show names for ids: a column that holds ids of records people
@@ -31,13 +32,18 @@ var tableNameCols = map[string]map[string]string{
 	"user-groups policies":   {"schedule_id": "schedule", "resources": "door,door-group"},
 }
 
+// idNames are the names of the ids a table's cells hold: column key to
+// id to name. A command loads its own (loadTableNames) and passes them to
+// its output (app.emitNamed); a nil idNames names nothing.
+type idNames map[string]map[string]string
+
 // loadTableNames fetches the names of the kinds cols names (column key to
-// kinds, "door,door-group" for a list of either) for the table of this
-// run. A kind whose list cannot be read (a token without the permission)
-// leaves its ids as they are.
-func (a *app) loadTableNames(ctx context.Context, c *access.Client, cols map[string]string) {
+// kinds, "door,door-group" for a list of either) for the table of a
+// command. A kind whose list cannot be read (a token without the
+// permission) leaves its ids as they are.
+func loadTableNames(ctx context.Context, c *access.Client, cols map[string]string) idNames {
 	lists := map[string]map[string]string{}
-	a.idNames = map[string]map[string]string{}
+	idn := idNames{}
 	for col, kinds := range cols {
 		names := map[string]string{}
 		for _, kind := range strings.Split(kinds, ",") {
@@ -55,15 +61,16 @@ func (a *app) loadTableNames(ctx context.Context, c *access.Client, cols map[str
 				names[id] = n
 			}
 		}
-		a.idNames[col] = names
+		idn[col] = names
 	}
+	return idn
 }
 
 // withNames replaces the ids in a table cell's value of column col by
 // their names, where known: an id, a list of ids, records with an id and
 // no name.
-func (a *app) withNames(col string, v any) any {
-	names := a.idNames[col]
+func (n idNames) withNames(col string, v any) any {
+	names := n[col]
 	if names == nil {
 		return v
 	}
@@ -75,12 +82,12 @@ func (a *app) withNames(col string, v any) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = a.withNames(col, e)
+			out[i] = n.withNames(col, e)
 		}
 		return out
 	case map[string]any:
 		id, _ := x["id"].(string)
-		if n := names[id]; n != "" && firstNonNil(x["name"]) == nil {
+		if n := names[id]; n != "" && output.FirstNonNil(x["name"]) == nil {
 			return map[string]any{"id": id, "name": n}
 		}
 	}

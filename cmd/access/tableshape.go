@@ -237,7 +237,8 @@ func members(t reflect.Type) memberSet {
 // watch(1)); otherwise each changed list follows the last (as kubectl -w
 // does when piped), tables and YAML documents a blank line or "---"
 // apart. It ends after count changed lists (0: never) or on Ctrl-C.
-func (a *app) watch(x *inv, first any, cols []string) error {
+// names names the ids of the table's cells.
+func (a *app) watch(x *inv, first any, cols []string, names idNames) error {
 	count, _ := x.cmd.Flags().GetInt("watch-count")
 	if count < 0 {
 		return usageErrorf("--watch-count %d: give 0 (until interrupted) or more", count)
@@ -245,7 +246,7 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 	format := a.format()
 	render := func(v any) (string, error) {
 		var b bytes.Buffer
-		err := a.emitTo(&b, format, v, cols)
+		err := a.render(&b, format, v, cols, names)
 		return b.String(), err
 	}
 	last, err := render(first)
@@ -258,8 +259,7 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 	redraw := format == "table" && a.isTerminal(a.stdout)
 	// After a gap in the stream a change may have been missed: the list
 	// is fetched again then too.
-	a.resyncOnGap = true
-	return a.subscribe(nil, count, func(*access.Notification) (bool, error) {
+	return a.subscribe(nil, count, true, func(*access.Notification) (bool, error) {
 		v, err := x.spec.run(x)
 		if err != nil {
 			return false, inUserWords(x.cmd, x.spec, err)
@@ -288,8 +288,8 @@ func (a *app) watch(x *inv, first any, cols []string) error {
 // resync is what subscribe does after a gap in the stream: with
 // resyncOnGap, fn is called with nil (its caller fetches its state again),
 // counted as a notification it handled. stop reports that count is reached.
-func (a *app) resync(fn func(*access.Notification) (bool, error), seen *int, count int) (stop bool, err error) {
-	if !a.resyncOnGap {
+func (a *app) resync(fn func(*access.Notification) (bool, error), seen *int, count int, resyncOnGap bool) (stop bool, err error) {
+	if !resyncOnGap {
 		return false, nil
 	}
 	handled, err := fn(nil)

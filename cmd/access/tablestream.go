@@ -1,201 +1,34 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"io"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"go.yaml.in/yaml/v3"
 )
 
-// tableBlock is how many rows a table holds before it writes them: a
-// table streams in blocks, so that a list of 100,000 records never is in
-// memory at once.
-const tableBlock = 1000
-
-// tableWriter writes a list as aligned columns as its records arrive, in
-// blocks of tableBlock rows. A column is as wide as the widest of its
-// cells so far (its heading included) plus two spaces; the last column is
-// not padded. A block is aligned within itself and with the blocks before
-// it, except where a cell is wider than every one before it: its column
-// widens from that block on. A list of up to tableBlock records is
-// therefore laid out exactly as text/tabwriter lays out the whole table.
-type tableWriter struct {
-	w      io.Writer
-	stderr io.Writer
-	p      *progress // cleared before a block is written; nil: none
-	color  bool      // the heading in bold
-	cols   []string  // as given: "key" or "key:HEADING"; none: defaultColumns
-	// names shows a cell's ids as names (app.withNames); width, when
-	// positive, is the width the table is fitted to (fit.go).
-	names func(col string, v any) any
-	width int
-	// cellOf writes a cell (app.cellOf: times as local date and time).
-	cellOf func(col string, v any) string
-	// wide adds every other member of the records, in the order of JSON,
-	// after the columns (-o wide); noHeaders leaves the heading out.
-	wide, noHeaders bool
-
-	keys, heads []string
-	widths      []int
-	rows        [][]string
-	started     bool // the heading is written
-	buf         bytes.Buffer
-}
-
-// add adds a record (any value; its JSON form is what the columns name).
-func (t *tableWriter) add(rec any) error {
-	g, err := generic(rec)
-	if err != nil {
-		return err
-	}
-	if t.keys == nil {
-		cols := t.cols
-		if len(cols) == 0 {
-			cols = defaultColumns(g)
-		}
-		if t.wide {
-			cols = wideColumns(cols, rec)
-		}
-		t.keys, t.heads = make([]string, len(cols)), make([]string, len(cols))
-		t.widths = make([]int, len(cols))
-		for i, c := range cols {
-			key, head, named := strings.Cut(c, ":")
-			if !named {
-				head = strings.ToUpper(strings.ReplaceAll(c[strings.LastIndex(c, ".")+1:], "_", " "))
-			}
-			t.keys[i], t.heads[i] = key, head
-			if !t.noHeaders {
-				t.widths[i] = utf8.RuneCountInString(head)
-			}
-		}
-	}
-	cells := make([]string, len(t.keys))
-	for i, k := range t.keys {
-		v := lookup(g, k)
-		if t.names != nil {
-			v = t.names(k, v)
-		}
-		if t.cellOf != nil {
-			cells[i] = t.cellOf(k, v)
-		} else {
-			cells[i] = cell(v)
-		}
-	}
-	t.rows = append(t.rows, cells)
-	if len(t.rows) >= tableBlock {
-		return t.flush()
-	}
-	return nil
-}
-
-// flush writes the rows held, after the heading if it is not written
-// yet.
-func (t *tableWriter) flush() error {
-	if len(t.rows) == 0 {
-		return nil
-	}
-	for _, r := range t.rows {
-		for i, c := range r {
-			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	if t.width > 0 {
-		keep := make([]bool, len(t.keys))
-		for i, k := range t.keys {
-			keep[i] = k == "id"
-		}
-		fitWidths(t.widths, keep, t.width, 2)
-		for _, r := range t.rows {
-			for i := range r {
-				r[i] = truncate(r[i], t.widths[i])
-			}
-		}
-	}
-	t.buf.Reset()
-	if !t.started {
-		t.started = true
-		if !t.noHeaders {
-			if t.color {
-				t.buf.WriteString("\x1b[1m")
-			}
-			t.line(t.heads)
-			if t.color {
-				t.buf.Truncate(t.buf.Len() - 1)
-				t.buf.WriteString("\x1b[0m\n")
-			}
-		}
-	}
-	for _, r := range t.rows {
-		t.line(r)
-	}
-	clear(t.rows)
-	t.rows = t.rows[:0]
-	if t.p == nil || !t.p.drawn {
-		_, err := t.w.Write(t.buf.Bytes())
-		return err
-	}
-	// The progress line is on the terminal: the rows take its place and
-	// it is drawn again below them.
-	t.p.clear()
-	_, err := t.w.Write(t.buf.Bytes())
-	if f, ok := t.w.(interface{ Flush() error }); ok && err == nil {
-		err = f.Flush()
-	}
-	t.p.draw()
-	return err
-}
-
-// line adds one row of cells to the buffer.
-func (t *tableWriter) line(cells []string) {
-	for i, c := range cells {
-		t.buf.WriteString(c)
-		if i < len(cells)-1 {
-			for n := t.widths[i] + 2 - utf8.RuneCountInString(c); n > 0; n-- {
-				t.buf.WriteByte(' ')
-			}
-		}
-	}
-	t.buf.WriteByte('\n')
-}
-
-// close writes what is left; a list without records is "no records" on
-// stderr.
-func (t *tableWriter) close() error {
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if !t.started {
-		_, err := fmt.Fprintln(t.stderr, "no records")
-		return err
-	}
-	return nil
-}
-
 // writeTableStream writes the records of s as a table while they arrive
-// (see tableWriter), with a progress line of the records fetched when
-// lazy.
-func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) error {
+// (see output.TableWriter), with a progress line of the records fetched when
+// lazy; names names the ids of its cells.
+func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool, names idNames) error {
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
-	t := &tableWriter{w: w, stderr: a.stderr, p: p, color: a.color(), cols: cols, names: a.withNames, width: a.tableWidth(), cellOf: a.cellOf,
-		wide: a.wide, noHeaders: a.noHeaders}
+	p.Active = p.Active && lazy
+	defer p.Done()
+	t := &output.TableWriter{W: w, Stderr: a.stderr, Progress: p, Color: a.color(), Cols: cols, Names: names.withNames, Width: a.tableWidth(), CellOf: a.cellOf,
+		Wide: a.wide, NoHeaders: a.noHeaders}
 	var err error
 	serr := s(func(rec any) bool {
-		if err = t.add(rec); err != nil {
+		if err = t.Add(rec); err != nil {
 			return false
 		}
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	if e := firstErr(serr, err); e != nil {
-		_ = t.flush() // the rows that arrived before the error
+		_ = t.Flush() // the rows that arrived before the error
 		return e
 	}
-	return t.close()
+	return t.Close()
 }
 
 // writeYAMLStream writes the records of s as one YAML sequence while they
@@ -203,13 +36,13 @@ func (a *app) writeTableStream(w io.Writer, s stream, cols []string, lazy bool) 
 // item as the whole sequence would hold it; no records is "[]".
 func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 	p := a.newProgress("record")
-	p.active = p.active && lazy
-	defer p.done()
+	p.Active = p.Active && lazy
+	defer p.Done()
 	n := 0
 	var err error
 	serr := s(func(rec any) bool {
 		var g *yaml.Node
-		if g, err = yamlNode(rec); err != nil { // in the order of JSON
+		if g, err = output.YAMLNode(rec); err != nil { // in the order of JSON
 			return false
 		}
 		enc := yaml.NewEncoder(w)
@@ -221,7 +54,7 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 			return false
 		}
 		n++
-		p.add(1, 0)
+		p.Add(1, 0)
 		return true
 	})
 	if e := firstErr(serr, err); e != nil {
@@ -231,21 +64,4 @@ func (a *app) writeYAMLStream(w io.Writer, s stream, lazy bool) error {
 		_, err = io.WriteString(w, "[]\n")
 	}
 	return err
-}
-
-// wideColumns is cols and then every other top-level member of rec, in
-// the order of JSON (-o wide).
-func wideColumns(cols []string, rec any) []string {
-	have := map[string]bool{}
-	for _, c := range cols {
-		key, _, _ := strings.Cut(c, ":")
-		have[key] = true
-	}
-	out := append([]string(nil), cols...)
-	for _, k := range jsonOrder(rec) {
-		if !have[k] {
-			out = append(out, k)
-		}
-	}
-	return out
 }

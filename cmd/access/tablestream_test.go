@@ -11,6 +11,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/access-dev/access/cmd/access/internal/output"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -117,12 +118,12 @@ func TestTableStreamsInBlocks(t *testing.T) {
 	// Rows of about 100 bytes: a block is more than the 64 KiB the
 	// output buffers.
 	long := strings.Repeat("n", 90)
-	n := 2*tableBlock + 10
+	n := 2*output.TableBlock + 10
 	big := streamRecs(n, func(int) string { return long })
 	out.Reset()
 	written := -1
 	err := a.emitAs("table", recStream(big, func(i int) {
-		if i == tableBlock {
+		if i == output.TableBlock {
 			written = out.Len()
 		}
 	}), []string{"id", "name"})
@@ -133,11 +134,11 @@ func TestTableStreamsInBlocks(t *testing.T) {
 	if len(lines) != n+1 {
 		t.Fatalf("%d lines, want %d", len(lines), n+1)
 	}
-	first := len(strings.Join(lines[:tableBlock+1], "\n")) + 1 // the heading and the first block
+	first := len(strings.Join(lines[:output.TableBlock+1], "\n")) + 1 // the heading and the first block
 	if written <= 0 || written > first {
-		t.Errorf("when record %d was fetched, %d bytes were written, want some of the first block's %d and nothing after", tableBlock+1, written, first)
+		t.Errorf("when record %d was fetched, %d bytes were written, want some of the first block's %d and nothing after", output.TableBlock+1, written, first)
 	}
-	if got, want := out.String()[:first], tabwriterTable(big[:tableBlock]); got != want {
+	if got, want := out.String()[:first], tabwriterTable(big[:output.TableBlock]); got != want {
 		t.Errorf("the first block is not laid out as tabwriter lays it out")
 	}
 	if got, want := lines[n], fmt.Sprintf("r%05d  %s", n-1, long); got != want {
@@ -149,9 +150,9 @@ func TestTableStreamsInBlocks(t *testing.T) {
 // cell in the second block is padded to it from that block on.
 func TestTableWidensAColumnFromItsBlock(t *testing.T) {
 	t.Parallel()
-	n := tableBlock + 3
+	n := output.TableBlock + 3
 	recs := streamRecs(n, func(int) string { return "n" })
-	recs[tableBlock+1].ID = "a-much-longer-id"
+	recs[output.TableBlock+1].ID = "a-much-longer-id"
 	var out bytes.Buffer
 	a, _ := testApp(&out)
 	if err := a.emitAs("table", recStream(recs, nil), []string{"id", "name"}); err != nil {
@@ -161,10 +162,10 @@ func TestTableWidensAColumnFromItsBlock(t *testing.T) {
 	if got, want := lines[1], "r00000  n"; got != want {
 		t.Errorf("first block row %q, want %q", got, want)
 	}
-	if got, want := lines[tableBlock+1], "r01000            n"; got != want {
+	if got, want := lines[output.TableBlock+1], "r01000            n"; got != want {
 		t.Errorf("second block row %q, want %q", got, want)
 	}
-	if got, want := lines[tableBlock+2], "a-much-longer-id  n"; got != want {
+	if got, want := lines[output.TableBlock+2], "a-much-longer-id  n"; got != want {
 		t.Errorf("wide row %q, want %q", got, want)
 	}
 }
@@ -228,7 +229,7 @@ func TestStreamedYAMLIsTheWholeSequence(t *testing.T) {
 	if err := a.emitAs("yaml", stream(s), nil); err != nil {
 		t.Fatal(err)
 	}
-	g, err := generic(recs)
+	g, err := output.Generic(recs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,10 +291,11 @@ proxy. --jq and -o filter and format the answers.
 	c.Flags().StringVar(&reader, "reader", "", "the reader (name or id)")
 	c.Flags().StringVar(&card, "card", "", "the number printed on the card (the demo site's 100000, 100050 and 100100 open the main entrance at any hour; while an enrollment session is open at the reader, the tap enrolls the card instead)")
 	must(c, "reader", "card")
+	var failReader string // each command's flags have variables of their own (TestNoFlagLeaksIntoAnotherCommand)
 	c = sub("fail-tap", "Fail the tap of a reader's enrollment session with an enrollment code", func(cmd *cobra.Command) error {
-		return post(cmd, "/card/fail", map[string]string{"device": reader, "code": code})
+		return post(cmd, "/card/fail", map[string]string{"device": failReader, "code": code})
 	})
-	c.Flags().StringVar(&reader, "reader", "", "the reader (name or id)")
+	c.Flags().StringVar(&failReader, "reader", "", "the reader (name or id)")
 	c.Flags().StringVar(&code, "code", "CODE_CREDS_NFC_CARD_INVALID", "CODE_CREDS_NFC_CARD_IS_PROVISION, CODE_CREDS_NFC_CARD_PROVISION_FAILED or CODE_CREDS_NFC_CARD_INVALID")
 	must(c, "reader")
 
@@ -324,15 +325,17 @@ proxy. --jq and -o filter and format the answers.
 	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
 	c.Flags().DurationVar(&hold, "hold", 0, "close it again after this long on the fake's clock (e.g. 90s)")
 	must(c, "door")
+	var closeDoor string
 	c = sub("door-close", "Close a door", func(cmd *cobra.Command) error {
-		return post(cmd, "/door/close", map[string]string{"door": door})
+		return post(cmd, "/door/close", map[string]string{"door": closeDoor})
 	})
-	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
+	c.Flags().StringVar(&closeDoor, "door", "", "the door (name or id)")
 	must(c, "door")
+	var exitDoor string
 	c = sub("exit-button", "Press a door's request-to-exit button", func(cmd *cobra.Command) error {
-		return post(cmd, "/door/exit", map[string]string{"door": door})
+		return post(cmd, "/door/exit", map[string]string{"door": exitDoor})
 	})
-	c.Flags().StringVar(&door, "door", "", "the door (name or id)")
+	c.Flags().StringVar(&exitDoor, "door", "", "the door (name or id)")
 	must(c, "door")
 
 	var offline bool

@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 // show members in the order the JSON output has them (the SDK's field
 // order), not sorted.
 
-// yamlNode converts v, through its JSON form, to a YAML node that keeps
+// YAMLNode converts v, through its JSON form, to a YAML node that keeps
 // the order of every object's members.
-func yamlNode(v any) (*yaml.Node, error) {
+func YAMLNode(v any) (*yaml.Node, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -84,9 +84,9 @@ func yamlValue(d *json.Decoder) (*yaml.Node, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// jsonOrder returns the member names of v's JSON form, when it is an
+// JSONOrder returns the member names of v's JSON form, when it is an
 // object, in their order.
-func jsonOrder(v any) []string {
+func JSONOrder(v any) []string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
