@@ -1,10 +1,10 @@
 package dirsync_test
 
 import (
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/access-dev/access/internal/depstest"
 )
 
 // TestDirsyncDependencies fails when package dirsync (its non-test code)
@@ -13,19 +13,7 @@ import (
 // modules (cobra, YAML, …) and test modules (testify, …) stay out of a
 // program that reads a directory.
 func TestDirsyncDependencies(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	mods := func(pkg string) []string {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{if .Module}}{{.Module.Path}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		m := strings.Fields(string(out))
-		slices.Sort(m)
-		return slices.Compact(m)
-	}
+	mods := func(pkg string) []string { return depstest.Modules(t, pkg) }
 	allowed := append(mods("github.com/access-dev/access"), mods("github.com/access-dev/access/site")...)
 	allowed = append(allowed, mods("github.com/go-ldap/ldap/v3")...)
 	got := mods("github.com/access-dev/access/dirsync")

@@ -1,10 +1,11 @@
 package review_test
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/access-dev/access/internal/depstest"
 )
 
 // TestReviewImportsOnlyTheSDK fails when package review imports anything
@@ -12,30 +13,13 @@ import (
 // helpers (internal/bounded), or depends on a module
 // the access package does not.
 func TestReviewImportsOnlyTheSDK(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	list := func(format, pkg string) []string {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", format, pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		m := strings.Fields(string(out))
-		slices.Sort(m)
-		return slices.Compact(m)
-	}
-	out, err := exec.Command(goTool, "list", "-f", `{{join .Imports " "}}`, "github.com/access-dev/access/review").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	std := list(`{{if .Standard}}{{.ImportPath}}{{end}}`, "std")
-	for _, imp := range strings.Fields(string(out)) {
+	std := depstest.Standard(t)
+	for _, imp := range depstest.Imports(t, "github.com/access-dev/access/review") {
 		if imp != "github.com/access-dev/access" && !strings.HasPrefix(imp, "github.com/access-dev/access/internal/") && !slices.Contains(std, imp) {
 			t.Errorf("package review imports %s: only the SDK and the standard library are allowed", imp)
 		}
 	}
-	mods := func(pkg string) []string { return list("{{if .Module}}{{.Module.Path}}{{end}}", pkg) }
+	mods := func(pkg string) []string { return depstest.Modules(t, pkg) }
 	lib := mods("github.com/access-dev/access")
 	for _, m := range mods("github.com/access-dev/access/review") {
 		if !slices.Contains(lib, m) {

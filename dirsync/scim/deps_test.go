@@ -1,10 +1,10 @@
 package scim_test
 
 import (
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/access-dev/access/internal/depstest"
 )
 
 // TestSCIMDependencies fails when package dirsync/scim (its non-test
@@ -13,19 +13,7 @@ import (
 // module it is built on): no web framework, no SCIM server library, and
 // none of the command's or the tests' modules.
 func TestSCIMDependencies(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	mods := func(pkg string) []string {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{if .Module}}{{.Module.Path}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		m := strings.Fields(string(out))
-		slices.Sort(m)
-		return slices.Compact(m)
-	}
+	mods := func(pkg string) []string { return depstest.Modules(t, pkg) }
 	allowed := append(mods("github.com/access-dev/access/dirsync"), mods("github.com/scim2/filter-parser/v2")...)
 	got := mods("github.com/access-dev/access/dirsync/scim")
 	for _, m := range got {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/access-dev/access/internal/depstest"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -277,19 +279,7 @@ func TestHealthz(t *testing.T) {
 // TestSyncmetricsDependencies: the package adds the Prometheus client
 // (and what it brings) to dirsync's modules, nothing of the command's.
 func TestSyncmetricsDependencies(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	mods := func(pkg string) []string {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{if .Module}}{{.Module.Path}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		m := strings.Fields(string(out))
-		slices.Sort(m)
-		return slices.Compact(m)
-	}
+	mods := func(pkg string) []string { return depstest.Modules(t, pkg) }
 	allowed := append(mods("github.com/access-dev/access/dirsync"), mods("github.com/prometheus/client_golang/prometheus/promhttp")...)
 	got := mods("github.com/access-dev/access/dirsync/syncmetrics")
 	for _, m := range got {

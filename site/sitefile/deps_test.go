@@ -1,10 +1,10 @@
 package sitefile_test
 
 import (
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/access-dev/access/internal/depstest"
 )
 
 // TestSitefileDependsOnYAMLOnly fails when package sitefile depends on a
@@ -12,19 +12,7 @@ import (
 // command's modules (cobra and the rest) stay in the command, and a Go
 // program that reads a document takes in nothing else.
 func TestSitefileDependsOnYAMLOnly(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	mods := func(pkg string) []string {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{if .Module}}{{.Module.Path}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		m := strings.Fields(string(out))
-		slices.Sort(m)
-		return slices.Compact(m)
-	}
+	mods := func(pkg string) []string { return depstest.Modules(t, pkg) }
 	allowed := append(mods("github.com/access-dev/access"), "go.yaml.in/yaml/v3")
 	got := mods("github.com/access-dev/access/site/sitefile")
 	for _, m := range got {
