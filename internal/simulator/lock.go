@@ -2,59 +2,36 @@ package simulator
 
 import (
 	"errors"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/access-dev/access/internal/filelock"
 )
 
 // stateLock is the exclusive lock a running simulator holds on a state
 // file for its whole life, so that two processes never save over each
 // other's changes. It is an OS lock on path + ".lock" (the state file
 // itself is replaced by every save, and a lock on it would go with the
-// old file), which the OS lets go when the process ends, however it
-// ends; the file, holding the owner's pid, stays.
-type stateLock struct {
-	f *os.File
-}
-
-// errLocked is what tryLock reports when another process holds the lock.
-var errLocked = errors.New("locked by another process")
+// old file); see package filelock.
+type stateLock = filelock.Lock
 
 // lockState takes the lock of the state file path (already resolved) or
 // returns a usage error: "in use by another access fake (pid N)" when
 // another process holds it.
 func lockState(path string) (*stateLock, error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	l, err := filelock.TryLock(path + ".lock")
+	var held *filelock.LockedError
+	var open *fs.PathError
+	switch {
+	case errors.As(err, &held):
+		return nil, usageErrorf("state file %s is in use by another access fake (pid %s)", path, held.Pid)
+	case errors.As(err, &open):
 		return nil, usageErrorf("state file %s: cannot create its lock file: %v", path, errors.Unwrap(err))
-	}
-	if err := tryLock(f); err != nil {
-		pid := "unknown"
-		if errors.Is(err, errLocked) {
-			if b, rerr := io.ReadAll(io.LimitReader(f, 32)); rerr == nil && strings.TrimSpace(string(b)) != "" {
-				pid = strings.TrimSpace(string(b))
-			}
-			_ = f.Close()
-			return nil, usageErrorf("state file %s is in use by another access fake (pid %s)", path, pid)
-		}
-		_ = f.Close()
+	case err != nil:
 		return nil, usageErrorf("state file %s: cannot lock it: %v", path, err)
 	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return &stateLock{f: f}, nil
-}
-
-// unlock lets the lock go.
-func (l *stateLock) unlock() {
-	if l != nil && l.f != nil {
-		_ = unlockFile(l.f)
-		_ = l.f.Close()
-		l.f = nil
-	}
+	return l, nil
 }
 
 // resolveStatePath follows the symbolic links of a state path once, at

@@ -601,7 +601,7 @@ func (sim *Simulator) Close() error {
 			}
 		}
 		for _, l := range sim.locks {
-			l.unlock()
+			l.Unlock()
 		}
 		sim.err = errors.Join(errs...)
 	})

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package simulator
+package filelock
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ func tryLock(f *os.File) error {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.EWOULDBLOCK):
-			return errLocked
+			return ErrLocked
 		}
 		return err
 	}
