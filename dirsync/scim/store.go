@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/access-dev/access/internal/filelock"
+
 	"github.com/access-dev/access/dirsync"
 	"github.com/access-dev/access/internal/atomicfile"
 )
@@ -151,6 +153,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	journal *os.File
+	lock    *filelock.Lock // on path + ".lock", held until Close
 	lines   int
 	broken  bool // the journal's end may be torn: compact before the next append
 	seq     uint64
@@ -182,11 +185,20 @@ func Open(path string, opts Options) (*Store, error) {
 		changed: make(chan struct{}, 1),
 		now:     time.Now, newID: randomID,
 	}
+	// One process at a time: a second one would compact over the first's
+	// acknowledged changes. The error matches filelock.ErrLocked.
+	lock, err := filelock.TryLock(path + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("scim: open %s: %w", path, err)
+	}
+	s.lock = lock
 	if err := s.load(); err != nil {
+		lock.Unlock()
 		return nil, fmt.Errorf("scim: open %s: %w", path, err)
 	}
 	// Start from a compacted state: the journal's end may be torn.
 	if err := s.compact(); err != nil {
+		lock.Unlock()
 		return nil, fmt.Errorf("scim: open %s: %w", path, err)
 	}
 	return s, nil
@@ -320,10 +332,11 @@ func (s *Store) commit(cs ...change) error {
 	return nil
 }
 
-// Close closes the store's journal.
+// Close closes the store's journal and lets its lock go.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { s.lock.Unlock(); s.lock = nil }()
 	if s.journal == nil {
 		return nil
 	}

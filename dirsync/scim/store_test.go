@@ -3,6 +3,7 @@ package scim_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/access-dev/access/dirsync"
 	"github.com/access-dev/access/dirsync/scim"
+	"github.com/access-dev/access/internal/filelock"
 )
 
 // copyState copies the store's files as they are on disk now to a new
@@ -246,5 +248,48 @@ func TestCompactionKeepsEveryChange(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path + ".journal"); strings.Count(string(b), "\n") >= 2 {
 		t.Errorf("the journal was not compacted: %d lines", strings.Count(string(b), "\n"))
+	}
+}
+
+// TestTwoProcessesNeverShareAStore: a second Open of a store that is open
+// is refused (matching filelock.ErrLocked) before it reads or compacts
+// anything, so it cannot write over the first's acknowledged changes; once
+// the first is closed, the store opens again with what it holds.
+func TestTwoProcessesNeverShareAStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scim.json")
+	first, err := scim.Open(path, scim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := scim.NewHandler(first, scim.Config{Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/scim/v2/Users", strings.NewReader(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"ada@example.com","externalId":"E1","name":{"givenName":"Ada","familyName":"Lovelace"},"active":true,"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"employeeNumber":"E1"}}`))
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Content-Type", "application/scim+json")
+	h.ServeHTTP(rec, req)
+	if rec.Code != 201 {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	second, err := scim.Open(path, scim.Options{})
+	if !errors.Is(err, filelock.ErrLocked) {
+		if second != nil {
+			second.Close()
+		}
+		t.Fatalf("a second Open of an open store = %v, want filelock.ErrLocked", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := scim.Open(path, scim.Options{})
+	if err != nil {
+		t.Fatalf("Open after Close = %v", err)
+	}
+	defer again.Close()
+	snap, err := again.Read(context.Background())
+	if err != nil || len(snap.People) != 1 || snap.People[0].Key != "E1" {
+		t.Fatalf("the reopened store reads %+v, %v; want the one user pushed", snap, err)
 	}
 }
