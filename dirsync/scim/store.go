@@ -166,6 +166,11 @@ type Store struct {
 
 var _ dirsync.Source = (*Store)(nil)
 
+// ErrLocked is matched by the error of [Open] when the store is open in
+// another process (or not yet closed in this one): two would compact
+// over each other's acknowledged changes.
+var ErrLocked = filelock.ErrLocked
+
 // Open opens the store kept in the file at path (and path + ".journal"),
 // creating it if it does not exist.
 func Open(path string, opts Options) (*Store, error) {
@@ -186,7 +191,7 @@ func Open(path string, opts Options) (*Store, error) {
 		now:     time.Now, newID: randomID,
 	}
 	// One process at a time: a second one would compact over the first's
-	// acknowledged changes. The error matches filelock.ErrLocked.
+	// acknowledged changes. The error matches ErrLocked.
 	lock, err := filelock.TryLock(path + ".lock")
 	if err != nil {
 		return nil, fmt.Errorf("scim: open %s: %w", path, err)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/access-dev/access/dirsync"
 	"github.com/access-dev/access/dirsync/scim"
-	"github.com/access-dev/access/internal/filelock"
 )
 
 // copyState copies the store's files as they are on disk now to a new
@@ -252,7 +251,7 @@ func TestCompactionKeepsEveryChange(t *testing.T) {
 }
 
 // TestTwoProcessesNeverShareAStore: a second Open of a store that is open
-// is refused (matching filelock.ErrLocked) before it reads or compacts
+// is refused (matching scim.ErrLocked) before it reads or compacts
 // anything, so it cannot write over the first's acknowledged changes; once
 // the first is closed, the store opens again with what it holds.
 func TestTwoProcessesNeverShareAStore(t *testing.T) {
@@ -274,11 +273,11 @@ func TestTwoProcessesNeverShareAStore(t *testing.T) {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
 	second, err := scim.Open(path, scim.Options{})
-	if !errors.Is(err, filelock.ErrLocked) {
+	if !errors.Is(err, scim.ErrLocked) {
 		if second != nil {
 			second.Close()
 		}
-		t.Fatalf("a second Open of an open store = %v, want filelock.ErrLocked", err)
+		t.Fatalf("a second Open of an open store = %v, want scim.ErrLocked", err)
 	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
