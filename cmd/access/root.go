@@ -12,6 +12,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
@@ -131,6 +132,30 @@ func (a *app) execute(args []string) int {
 	return code
 }
 
+// factory is the cmdutil.Factory of this run, for the command packages
+// under cmd/access/internal: its functions are the app's own.
+func (a *app) factory() *cmdutil.Factory {
+	return &cmdutil.Factory{
+		IOStreams: cmdutil.IOStreams{In: a.stdin, Out: a.stdout, ErrOut: a.stderr},
+		Getenv:    a.getenv,
+		Client:    a.Client,
+		PacedClient: func(rate float64) (*access.Client, error) {
+			return a.pacedClient(&pace{rate: rate})
+		},
+		Print: a.emit,
+		PrintAs: func(w io.Writer, format string, v any, cols []string) error {
+			return a.emitTo(w, format, v, cols)
+		},
+		Format:     a.format,
+		IsTerminal: a.isTerminal,
+		Location:   a.location,
+		Confirm: func(_ context.Context, cmdPath, question string, yes bool) error {
+			return a.confirmWrite(cmdPath, question, yes)
+		},
+		ReadSecretFile: a.readSecretFile,
+	}
+}
+
 func (a *app) close() {
 	if a.fakeSrv != nil {
 		a.fakeSrv.Close()
@@ -218,7 +243,7 @@ func exitCode(ctx context.Context, err error) int {
 	return 1
 }
 
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = cmdutil.ErrInterrupted
 
 // permissionRefused reports whether err is the console refusing the
 // token the permission of the operation: HTTP 403, or the vendor's
