@@ -67,6 +67,8 @@ type app struct {
 
 	configWarned bool // the config file's mode was warned about
 
+	others []*app // the runs of other profiles' clients (clientFor)
+
 	// fakeMode is how --fake's console is reached (tests run the
 	// examples through its proxy layout too).
 	fakeMode access.Mode
@@ -146,6 +148,14 @@ func (a *app) factory() *cmdutil.Factory {
 		PrintAs: func(w io.Writer, format string, v any, cols []string) error {
 			return a.emitTo(w, format, v, cols)
 		},
+		Profiles: func() ([]string, error) {
+			cfg, _, err := a.loadConfig()
+			if err != nil {
+				return nil, err
+			}
+			return profileNames(cfg), nil
+		},
+		ClientFor:  a.clientFor,
 		Format:     a.format,
 		IsTerminal: a.isTerminal,
 		Location:   a.location,
@@ -156,9 +166,27 @@ func (a *app) factory() *cmdutil.Factory {
 	}
 }
 
+// clientFor is the client of the named profile ("" is the run's own
+// client): a run of its own with --profile set, closed with this one.
+func (a *app) clientFor(name string) (*access.Client, error) {
+	if name == "" || (name == a.profile && a.client == nil) {
+		return a.Client()
+	}
+	if a.fake {
+		return nil, usageErrorf("--fake has no profiles: give one console")
+	}
+	b := &app{streams: a.streams, connFlags: a.connFlags, outputOptions: a.outputOptions, configWarned: true}
+	b.profile = name
+	a.others = append(a.others, b)
+	return b.Client()
+}
+
 func (a *app) close() {
 	if a.fakeSrv != nil {
 		a.fakeSrv.Close()
+	}
+	for _, b := range a.others {
+		b.close()
 	}
 }
 

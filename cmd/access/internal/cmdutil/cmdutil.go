@@ -46,6 +46,16 @@ type Factory struct {
 	// built on first use and unpaced.
 	Client func() (*access.Client, error)
 
+	// Profiles lists the names of the config file's profiles, sorted.
+	Profiles func() ([]string, error)
+
+	// ClientFor returns a client of the named profile of the config file
+	// (its URL, token, pin and insecure; the global --timeout and --debug
+	// kept), for a command that reads many consoles (--profile a,b). ""
+	// is Client. A URL or token from the flags or the environment mixed
+	// with a profile is a usage error, as for Client.
+	ClientFor func(profile string) (*access.Client, error)
+
 	// PacedClient is Client paced at rate requests per second (0:
 	// unpaced), for a command that declares --rate. The first call of
 	// Client or PacedClient in a run fixes the client.
