@@ -457,8 +457,8 @@ func (a *app) pacedClient(pc *pace) (*access.Client, error) {
 	}
 	a.sent = &sentKeys{}
 	opts := a.sdkOptions(c, a.sent.wrap)
-	if pc != nil && pc.rate > 0 {
-		opts = append(opts, access.WithRateLimit(pc.rate, 1)) // --rate of the bulk commands
+	if pc != nil && pc.Rate > 0 {
+		opts = append(opts, access.WithRateLimit(pc.Rate, 1)) // --rate of the bulk commands
 	}
 	cl, err := access.NewClient(c.URL, c.Token(), opts...)
 	if err != nil {

@@ -10,32 +10,16 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
-// defaultRate is the bulk commands' default pace, in requests per second:
-// about what integrators report consoles tolerate (vendor-notes §7).
-const defaultRate = 10.0
+// defaultRate is the bulk commands' default pace, in requests per second.
+const defaultRate = cmdutil.DefaultRate
 
-// pace is the --rate of a bulk command, in requests per second: the
-// command's own option, declared by pace.add and passed to the client the
-// command builds (app.pacedClient), never kept on the shared app, so that
-// no other command is paced (issue 34; TestNoFlagLeaksIntoAnotherCommand).
-type pace struct{ rate float64 }
-
-// add declares --rate on a bulk command, into p.
-func (p *pace) add(cmd *cobra.Command) {
-	cmd.Flags().Float64Var(&p.rate, "rate", defaultRate, "send at most `N` requests per second (0: unpaced)")
-}
-
-// check refuses a negative --rate.
-func (p *pace) check() error {
-	if p.rate < 0 {
-		return usageErrorf("--rate must not be negative")
-	}
-	return nil
-}
+// pace is the --rate of a bulk command (cmdutil.Pace).
+type pace = cmdutil.Pace
 
 // importResult is the outcome of one CSV row.
 type importResult struct {
@@ -63,8 +47,8 @@ type importRun struct {
 func (a *app) newImportRun(total int, pc *pace) *importRun {
 	p := a.newProgress("row")
 	p.Total = int64(total)
-	if pc.rate > 0 {
-		p.Note = fmt.Sprintf("paced at %g requests/s (--rate)", pc.rate)
+	if pc.Rate > 0 {
+		p.Note = fmt.Sprintf("paced at %g requests/s (--rate)", pc.Rate)
 	} else {
 		p.Note = "not paced (--rate 0)"
 	}
@@ -248,7 +232,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake users import people.csv --dry-run",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := pc.check(); err != nil {
+			if err := pc.Check(); err != nil {
 				return err
 			}
 			rows, err := readCSV(args[0], a.stdin, []string{"first_name", "last_name"},
@@ -354,7 +338,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
-	pc.add(cmd)
+	pc.Add(cmd)
 	return cmd
 }
 
@@ -380,7 +364,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		Example: "  access --fake nfc-cards import cards.csv",
 		Args:    exactArgs(1, "FILE.csv"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := pc.check(); err != nil {
+			if err := pc.Check(); err != nil {
 				return err
 			}
 			rows, err := readCSV(args[0], a.stdin, []string{"nfc_id", "alias"}, []string{"nfc_id", "alias"})
@@ -457,7 +441,7 @@ FILE.csv is the CSV file's path, or - for standard input.
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print what would be done; change nothing")
-	pc.add(cmd)
+	pc.Add(cmd)
 	return cmd
 }
 

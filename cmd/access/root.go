@@ -13,6 +13,7 @@ import (
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/sitecmd"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ written with mode 0600 by "access login". --fake runs the command against an emb
 // the global flags that choose the console (connFlags), the output
 // options (outputOptions), and the client it builds on first use with the
 // connection it resolved. A command's own flags and state live in the
-// command's own options (siteFlags, monitorFlags, pace for --rate, the
+// command's own options (monitorFlags, pace for --rate, the
 // idNames of a table), passed to what needs them (app.pacedClient,
 // app.emitNamed); tests reach inside a command through the run's context
 // (seams.go). TestNoFlagLeaksIntoAnotherCommand keeps it so.
@@ -142,7 +143,7 @@ func (a *app) factory() *cmdutil.Factory {
 		Getenv:    a.getenv,
 		Client:    a.Client,
 		PacedClient: func(rate float64) (*access.Client, error) {
-			return a.pacedClient(&pace{rate: rate})
+			return a.pacedClient(&pace{Rate: rate})
 		},
 		Print: a.emit,
 		PrintAs: func(w io.Writer, format string, v any, cols []string) error {
@@ -163,6 +164,11 @@ func (a *app) factory() *cmdutil.Factory {
 			return a.confirmWrite(cmdPath, question, yes)
 		},
 		ReadSecretFile: a.readSecretFile,
+		Output:         func() (string, string) { return a.output, a.jq },
+		Progress:       a.newProgress,
+		ExitCode:       exitCode,
+		ConsoleName:    a.consoleName,
+		Consoles:       a.consoles,
 	}
 }
 
@@ -385,7 +391,7 @@ lists take --watch.
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
 	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
-	root.AddCommand(a.siteCommands()...)
+	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
 	// cobra's completion command, made now so that an unknown shell is
