@@ -13,6 +13,7 @@ import (
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
 	"github.com/access-dev/access/cmd/access/internal/sitecmd"
 	"github.com/access-dev/access/internal/clierr"
@@ -216,7 +217,7 @@ func trustHint(err error) string {
 func (a *app) untrustedHint(err error) string {
 	c := a.conn
 	var mm *access.CertificateMismatchError
-	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !untrustedCertificate(err) {
+	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !connect.UntrustedCertificate(err) {
 		return ""
 	}
 	u, perr := url.Parse(c.URL)
