@@ -22,6 +22,9 @@ const (
 	ActionDeactivate        = "deactivate"
 	ActionDelete            = "delete"
 	ActionRevokeCredentials = "revoke_credentials"
+	// ActionReentry flags a leaver who opened a door after the console
+	// acknowledged their deactivation (a record of status "flagged").
+	ActionReentry = "reentry"
 )
 
 // Record is one line of the evidence log: one change to one console
@@ -37,7 +40,8 @@ type Record struct {
 	Action string `json:"action"`
 	// Fields are the user's members changed (site's field names).
 	Fields []string `json:"fields,omitempty"`
-	// Status is "done", "failed" or "skipped"; Error says why.
+	// Status is "done", "failed" or "skipped" ("flagged" for a
+	// re-entry); Error says why.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// SourceChanged is the source's time of the change (LDAP
@@ -56,6 +60,12 @@ type Record struct {
 	// Reissue are the credentials taken from a re-enabled person earlier,
 	// to be issued again (reactivate).
 	Reissue []Credential `json:"reissue,omitempty"`
+	// Revoked, Opened and Door are a re-entry's: the console's
+	// acknowledgement of the person's deactivation, when a door opened
+	// for them after it, and which door.
+	Revoked *time.Time `json:"revoked,omitempty"`
+	Opened  *time.Time `json:"opened,omitempty"`
+	Door    string     `json:"door,omitempty"`
 }
 
 func (r *Record) setLatency() {
@@ -253,12 +263,28 @@ type Summary struct {
 	Max time.Duration `json:"max"`
 	// Slowest are the slowest leavers, slowest first.
 	Slowest []Leaver `json:"slowest"`
+	// Reentries are the leavers flagged for opening a door after their
+	// revocation, in the order of the log.
+	Reentries []Reentry `json:"reentries"`
+}
+
+// Reentry is a leaver who opened a door after the console acknowledged
+// their deactivation (a reader's offline cache honouring a revoked card).
+type Reentry struct {
+	Key    string `json:"key"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Revoked is the console's acknowledgement of the deactivation.
+	Revoked time.Time `json:"revoked"`
+	// Opened is when the door opened for them; Door names it.
+	Opened time.Time `json:"opened"`
+	Door   string    `json:"door,omitempty"`
 }
 
 // Summarize summarises the records acknowledged (or failed) at or after
 // since, with at most slowest leavers named.
 func Summarize(records []Record, since time.Time, slowest int) Summary {
-	s := Summary{Since: since, Slowest: []Leaver{}}
+	s := Summary{Since: since, Slowest: []Leaver{}, Reentries: []Reentry{}}
 	var leavers []Leaver
 	creds := map[string]int{}
 	for i := range records {
@@ -266,6 +292,19 @@ func Summarize(records []Record, since time.Time, slowest int) Summary {
 		t := r.Observed
 		if r.Acknowledged != nil {
 			t = *r.Acknowledged
+		}
+		if r.Action == ActionReentry {
+			if r.Opened != nil {
+				t = *r.Opened
+			}
+			if !t.Before(since) {
+				e := Reentry{Key: r.Key, Name: r.Name, Source: r.Source, Opened: t, Door: r.Door}
+				if r.Revoked != nil {
+					e.Revoked = *r.Revoked
+				}
+				s.Reentries = append(s.Reentries, e)
+			}
+			continue
 		}
 		if t.Before(since) {
 			continue
