@@ -44,6 +44,10 @@
 // and their latencies (p50, p95, p99, the slowest by name) and lists the
 // leavers flagged for opening a door after their revocation;
 // [WriteReport] writes the summary as text, CSV, JSON or an HTML page.
+// [CheckReentries] reads the console's door openings and
+// [EvidenceLog.FlagReentries] flags, in the log, each leaver a door opened
+// for after the console acknowledged their deactivation (a reader's
+// offline cache honouring a revoked card).
 //
 // A [Runner] keeps a console equal to its sources for as long as it runs:
 // every source at an interval ([DefaultInterval], 30 s), a source that is a

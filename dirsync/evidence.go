@@ -35,6 +35,10 @@ type Record struct {
 	// Key and Name are who: the employee number (or email) and full name.
 	Key  string `json:"key"`
 	Name string `json:"name,omitempty"`
+	// UserID is the console user's id, for a leaver's records
+	// (deactivate, delete, revoke_credentials, reentry): what a
+	// system-log entry names them by.
+	UserID string `json:"user_id,omitempty"`
 	// Action is what: create, update, reactivate, deactivate, delete or
 	// revoke_credentials.
 	Action string `json:"action"`
@@ -60,12 +64,14 @@ type Record struct {
 	// Reissue are the credentials taken from a re-enabled person earlier,
 	// to be issued again (reactivate).
 	Reissue []Credential `json:"reissue,omitempty"`
-	// Revoked, Opened and Door are a re-entry's: the console's
+	// Revoked, Opened, Door and Via are a re-entry's: the console's
 	// acknowledgement of the person's deactivation, when a door opened
-	// for them after it, and which door.
+	// for them after it, which door, and how (the system log's credential
+	// provider: NFC, PIN_CODE, …).
 	Revoked *time.Time `json:"revoked,omitempty"`
 	Opened  *time.Time `json:"opened,omitempty"`
 	Door    string     `json:"door,omitempty"`
+	Via     string     `json:"via,omitempty"`
 }
 
 func (r *Record) setLatency() {
@@ -93,6 +99,8 @@ type EvidenceLog struct {
 	mu      sync.Mutex
 	f       *os.File
 	revoked map[string][]Credential // key -> credentials revoked and not yet re-issued
+	leavers map[string]leaver       // console user id -> deactivation in force
+	flagged map[string]bool         // reentryKey of the re-entries flagged
 }
 
 // OpenEvidence opens (or creates, mode 0600) the evidence log at path for
@@ -103,7 +111,7 @@ func OpenEvidence(path string) (*EvidenceLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dirsync: evidence log: %w", err)
 	}
-	l := &EvidenceLog{f: f, revoked: map[string][]Credential{}}
+	l := &EvidenceLog{f: f, revoked: map[string][]Credential{}, leavers: map[string]leaver{}, flagged: map[string]bool{}}
 	ev, err := ReadEvidence(f)
 	if err != nil {
 		f.Close()
@@ -123,6 +131,7 @@ func OpenEvidence(path string) (*EvidenceLog, error) {
 
 // note keeps what a record says of a person's credentials.
 func (l *EvidenceLog) note(r *Record) {
+	l.noteLeaver(r)
 	if r.Status != "done" && r.Action != ActionRevokeCredentials {
 		return
 	}
@@ -136,13 +145,18 @@ func (l *EvidenceLog) note(r *Record) {
 
 // Append writes r as one line and syncs the file.
 func (l *EvidenceLog) Append(r *Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.append(r)
+}
+
+// append is Append with l.mu held.
+func (l *EvidenceLog) append(r *Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("dirsync: evidence log: %w", err)
 	}
 	b = append(b, '\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.f == nil {
 		return fmt.Errorf("dirsync: evidence log: %w", os.ErrClosed)
 	}
