@@ -342,71 +342,8 @@ or outside the document's scope does not), and 0 when there are none. Errors kee
 
 var opSign = map[site.Op]string{site.OpCreate: "+", site.OpUpdate: "~", site.OpDeactivate: "-", site.OpDelete: "-"}
 
-// renderPlan prints the plan as text: one section per step in apply
-// order, each change with its members old -> new, then the summary. No
-// ids, no times, no colours: the same plan prints the same bytes.
-func renderPlan(w io.Writer, p *site.Plan) {
-	if !p.Drift() {
-		fmt.Fprintln(w, "No changes: the console matches the document.")
-		if n := p.Summary.OutOfScope; n > 0 {
-			fmt.Fprintf(w, "%d users outside the scope left alone.\n", n)
-		}
-		return
-	}
-	section := ""
-	for _, ch := range p.Changes {
-		s := string(ch.Kind)
-		if ch.Op == site.OpDelete || ch.Op == site.OpDeactivate {
-			s += " (prune)"
-		}
-		if s != section {
-			if section != "" {
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintln(w, s+":")
-			section = s
-		}
-		line := "  " + opSign[ch.Op] + " " + ch.Key
-		if ch.Name != "" {
-			line += " " + ch.Name
-		}
-		if ch.Op == site.OpDelete || ch.Op == site.OpDeactivate {
-			line += " (" + string(ch.Op) + ")"
-		}
-		fmt.Fprintln(w, line)
-		for _, fc := range ch.Fields {
-			if ch.Op == site.OpCreate {
-				fmt.Fprintf(w, "      %s: %q\n", fc.Field, fc.New)
-				continue
-			}
-			fmt.Fprintf(w, "      %s: %q -> %q\n", fc.Field, fc.Old, fc.New)
-		}
-	}
-	renderUnlisted(w, p, section != "")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, p.Summary.String()+".")
-}
-
-// renderUnlisted prints the objects the document does not hold and the
-// plan keeps (the leavers), a section per kind, each with what --prune
-// would do to it.
-func renderUnlisted(w io.Writer, p *site.Plan, after bool) {
-	kind := site.Kind("")
-	for _, u := range p.Unlisted {
-		if u.Kind != kind {
-			if after || kind != "" {
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintf(w, "%s not in the document (kept without --prune):\n", u.Kind)
-			kind = u.Kind
-		}
-		line := "  ! " + u.Key
-		if u.Name != "" {
-			line += " " + u.Name
-		}
-		fmt.Fprintf(w, "%s (--prune would %s)\n", line, u.Prune)
-	}
-}
+// renderPlan prints the plan as text (site.Plan.WriteText).
+func renderPlan(w io.Writer, p *site.Plan) { _ = p.WriteText(w) }
 
 func (a *app) applyCommand() *cobra.Command {
 	var f siteFlags
