@@ -15,6 +15,7 @@ import (
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
+	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
 	"github.com/access-dev/access/cmd/access/internal/sitecmd"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
@@ -54,7 +55,7 @@ written with mode 0600 by "access login". --fake runs the command against an emb
 // the global flags that choose the console (connFlags), the output
 // options (outputOptions), and the client it builds on first use with the
 // connection it resolved. A command's own flags and state live in the
-// command's own options (monitorFlags, cmdutil.Pace for --rate, the
+// command's own options (monitorcmd's flags, cmdutil.Pace for --rate, the
 // idNames of a table), passed to what needs them (app.pacedClient,
 // app.emitNamed); tests reach inside a command through the run's context
 // (seams.go). TestNoFlagLeaksIntoAnotherCommand keeps it so.
@@ -169,6 +170,8 @@ func (a *app) factory() *cmdutil.Factory {
 		ExitCode:       exitCode,
 		ConsoleName:    a.consoleName,
 		Consoles:       a.consoles,
+		Watched:        a.watched,
+		FakeConsole:    func() *accesstest.Server { return a.fakeSrv },
 	}
 }
 
@@ -390,7 +393,7 @@ lists take --watch.
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), monitorcmd.New(a.factory()), fake)
 	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
