@@ -21,6 +21,12 @@
 // (userAccountControl & 2) and, for other directories, a mapped attribute
 // with the values that mean "gone" make a person inactive.
 //
+// [NewCSVSource] reads an HR file with package site's CSV reader (its
+// delimiter and column mapping) and, while [CSVSource.Watch] polls it, is
+// a [Notifier] that signals once the file changed and held still; a
+// file missing, empty, being written or refused is an error, never
+// "everyone left".
+//
 // [MakePlan] and [Reconcile] turn a complete snapshot into console
 // changes with package site's plan and apply, its guard and its scope:
 // each active person is a user of a site document (key, names, email,
