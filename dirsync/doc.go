@@ -38,7 +38,11 @@
 // gets their status back, never their credentials. Console users are
 // deleted only with DeleteUsers. Users outside the scope are never
 // touched, only counted; a plan that would deactivate more users than
-// site's guard allows is refused with a [*site.GuardError]; a nil,
+// site's guard allows is refused with a [*site.GuardError] — and the
+// users deactivated already (by hand, before the sync) whose credentials
+// it would unassign count against the same guard ([*CredentialGuardError]),
+// so that a first run against a console that kept its old leavers' cards
+// stops for an operator instead of unassigning them all; a nil,
 // incomplete or empty snapshot is refused with a [*SnapshotError] before
 // any request, so that a failed read is never taken for "everyone left".
 //
