@@ -67,7 +67,8 @@ is cut short or answers nobody is never read as "everyone left": nothing is writ
   --once --apply     make it, writing each change to the evidence log
   (neither)          run until stopped: every source at the interval, a SCIM push at once;
                      SIGHUP reloads the configuration (a raised guard releases a held source),
-                     SIGINT or SIGTERM end it cleanly (exit 130)
+                     SIGINT or SIGTERM end it cleanly after the run in progress (exit 0;
+                     a second one ends the process at once, exit 130)
 
   access sync --config sync.yaml --scim-listen 127.0.0.1:9443 --metrics-listen 127.0.0.1:9141
 
