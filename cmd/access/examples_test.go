@@ -54,6 +54,7 @@ var notFakeExamples = map[string]string{
 	"config list": "it lists the profiles of the config file, which --fake does not use",
 	"config use":  "it switches the profiles of the config file, which --fake does not use",
 	"config show": "it shows a profile of the config file, which --fake does not use",
+	"review diff": "it compares two saved reviews (files of review -o json): testdata/script/review.txtar runs it",
 }
 
 // noConsoleExamples are commands whose examples need no console: they

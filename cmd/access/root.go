@@ -16,6 +16,7 @@ import (
 	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
 	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
+	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
 	"github.com/access-dev/access/cmd/access/internal/sitecmd"
 	"github.com/access-dev/access/cmd/access/internal/synccmd"
 	"github.com/access-dev/access/internal/clierr"
@@ -399,6 +400,7 @@ lists take --watch.
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
 	root.AddCommand(synccmd.New(a.factory()))
+	root.AddCommand(reviewcmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.
