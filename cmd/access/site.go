@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/access-dev/access/site"
 	"github.com/access-dev/access/site/sitefile"
@@ -480,7 +481,11 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			fmt.Fprintln(a.stdout)
 			prog := a.newProgress("change")
 			prog.Total = int64(len(p.Changes))
-			rep, err := p.Apply(a.ctx, cl, &site.ApplyOptions{Concurrency: concurrency,
+			var freshFor time.Duration
+			if yes && planFile == "" {
+				freshFor = 10 * time.Second // made just now, not waiting for an answer: its reading is the console's (issue 38)
+			}
+			rep, err := p.Apply(a.ctx, cl, &site.ApplyOptions{Concurrency: concurrency, FreshFor: freshFor,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(a.getenv, k) },
 				Progress: func(r site.Result) {
 					prog.Rows++
