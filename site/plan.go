@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -272,7 +273,7 @@ func (p *Plan) Leavers() []access.User {
 // ErrNoClient is returned for a nil *access.Client, before anything else.
 var ErrNoClient = errors.New("site: no client")
 
-var envName = regexp.MustCompile(`^\$\{(.*)\}$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{(.*)\}$`) })
 
 func resolveHeaders(d *Document, lookup func(string) (string, bool), chk *checker) map[string]map[string]string {
 	if lookup == nil {
@@ -285,7 +286,7 @@ func resolveHeaders(d *Document, lookup func(string) (string, bool), chk *checke
 		}
 		h := map[string]string{}
 		for _, n := range sortedKeys(w.Headers) {
-			m := envName.FindStringSubmatch(w.Headers[n])
+			m := envName().FindStringSubmatch(w.Headers[n])
 			if m == nil {
 				continue // Validate reported it
 			}
