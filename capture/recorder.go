@@ -52,8 +52,8 @@ type Recorder struct {
 	Operations []string
 	// NoStream leaves the notifications stream out.
 	NoStream bool
-	// Duration ends the capture after this long; 0 runs until the
-	// context ends.
+	// Duration ends the capture this long after the answers were read;
+	// 0 runs until the context ends.
 	Duration time.Duration
 	// Listen is the address (host:port) of a webhook receiver to serve
 	// during the capture: the deliveries posted to it whose Signature
@@ -120,16 +120,16 @@ func (r *Recorder) Record(ctx context.Context, w *Writer) (Stats, error) {
 	if r.Duration < 0 {
 		return st, errors.New("capture: Recorder.Duration is negative")
 	}
-	if r.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.Duration)
-		defer cancel()
-	}
 	n, aerr := r.answers(ctx, w, ops)
 	st.Answers = n
 	if aerr != nil && ctx.Err() == nil {
 		_ = w.Flush()
 		return st, aerr
+	}
+	if r.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Duration)
+		defer cancel()
 	}
 	start := time.Now()
 	var (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
@@ -388,6 +389,7 @@ lists take --watch.
 	root.AddCommand(a.siteCommands()...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
+	root.AddCommand(capturecmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.
