@@ -12,11 +12,14 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
 	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
+	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
 	"github.com/access-dev/access/cmd/access/internal/sitecmd"
+	"github.com/access-dev/access/cmd/access/internal/synccmd"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
@@ -397,6 +400,9 @@ lists take --watch.
 	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
+	root.AddCommand(synccmd.New(a.factory()))
+	root.AddCommand(reviewcmd.New(a.factory()))
+	root.AddCommand(capturecmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.
