@@ -41,7 +41,13 @@
 // disk, saying who, what, the source's time of the change, the console's
 // acknowledgement, the credentials revoked (or to re-issue) and the
 // latency. [ReadEvidence] reads a log and [Summarize] counts its leavers
-// and their latencies (p50, p95, p99, the slowest by name) for a report.
+// and their latencies (p50, p95, p99, the slowest by name) and lists the
+// leavers flagged for opening a door after their revocation;
+// [WriteReport] writes the summary as text, CSV, JSON or an HTML page.
+// [CheckReentries] reads the console's door openings and
+// [EvidenceLog.FlagReentries] flags, in the log, each leaver a door opened
+// for after the console acknowledged their deactivation (a reader's
+// offline cache honouring a revoked card).
 //
 // A [Runner] keeps a console equal to its sources for as long as it runs:
 // every source at an interval ([DefaultInterval], 30 s), a source that is a

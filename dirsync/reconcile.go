@@ -98,6 +98,7 @@ type Plan struct {
 
 	people map[string]*Person
 	held   map[string][]Credential // leaver key -> credentials as read
+	ids    map[string]string       // leaver key -> console user id
 	opts   ReconcileOptions
 }
 
@@ -238,11 +239,12 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 		return nil, err
 	}
 	p := &Plan{Site: sp, Source: snap.Source, Observed: snap.Finished, OutOfScope: sp.Summary.OutOfScope,
-		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, opts: o, Revoke: []Revocation{}}
+		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, ids: map[string]string{}, opts: o, Revoke: []Revocation{}}
 	for i := range snap.People {
 		p.people[snap.People[i].Key] = &snap.People[i]
 	}
 	for _, u := range sp.Leavers() {
+		p.ids[leaverKey(&u)] = u.ID
 		creds := credentials(&u, o.SuspendTouchPasses && !o.DeleteUsers)
 		if len(creds) == 0 {
 			continue
@@ -338,6 +340,9 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 			return
 		}
 		r := Record{Key: ch.Key, Name: ch.Name, Action: action(&ch), Status: string(res.Status), Observed: p.Observed}
+		if r.Action == ActionDeactivate || r.Action == ActionDelete {
+			r.UserID = p.ids[ch.Key]
+		}
 		for _, f := range ch.Fields {
 			r.Fields = append(r.Fields, f.Field)
 		}
@@ -382,7 +387,7 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		if ctx.Err() != nil {
 			break
 		}
-		r := Record{Key: rv.Key, Name: rv.Name, Action: ActionRevokeCredentials, Observed: p.Observed, Status: string(site.StatusDone)}
+		r := Record{Key: rv.Key, Name: rv.Name, UserID: rv.UserID, Action: ActionRevokeCredentials, Observed: p.Observed, Status: string(site.StatusDone)}
 		if pe := p.people[rv.Key]; pe != nil && !pe.Modified.IsZero() {
 			t := pe.Modified.UTC()
 			r.SourceChanged = &t

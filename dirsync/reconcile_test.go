@@ -145,8 +145,8 @@ func TestReconcileLeaverDeactivatedThenCredentialsUnassigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLog := `{"source":"corp","key":"E2","name":"Ben Hall","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:01:00Z","latency_seconds":60}
-{"source":"corp","key":"E2","name":"Ben Hall","action":"revoke_credentials","status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:02:00Z","latency_seconds":120,"credentials":[{"type":"nfc_card","id":"100042","token":"tok-100042"},{"type":"pin_code"},{"type":"touch_pass","id":"TP-7","token":"` + tp.ID + `"},{"type":"license_plate","id":"AB-123","token":"` + plate + `"}]}
+	wantLog := `{"source":"corp","key":"E2","name":"Ben Hall","user_id":"` + ids["E2"] + `","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:01:00Z","latency_seconds":60}
+{"source":"corp","key":"E2","name":"Ben Hall","user_id":"` + ids["E2"] + `","action":"revoke_credentials","status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:02:00Z","latency_seconds":120,"credentials":[{"type":"nfc_card","id":"100042","token":"tok-100042"},{"type":"pin_code"},{"type":"touch_pass","id":"TP-7","token":"` + tp.ID + `"},{"type":"license_plate","id":"AB-123","token":"` + plate + `"}]}
 `
 	if string(b) != wantLog {
 		t.Errorf("evidence log:\n%s\nwant:\n%s", b, wantLog)

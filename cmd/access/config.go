@@ -436,13 +436,14 @@ func clientOptions(c connection) []access.Option {
 }
 
 // Client returns the client of this run, built on first use, unpaced.
-func (a *app) Client() (*access.Client, error) { return a.pacedClient(nil) }
+func (a *app) Client() (*access.Client, error) { return a.pacedClient(0) }
 
 // pacedClient returns the client of this run, built on first use and
-// paced by pc, the --rate of the bulk command that runs (nil: unpaced).
-// The pace is the command's own option, passed here, never kept on the
-// app: one run runs one command, whose calls all pass the same pc.
-func (a *app) pacedClient(pc *pace) (*access.Client, error) {
+// paced at rate requests per second, the --rate of the bulk command that
+// runs (0: unpaced). The pace is the command's own option
+// (cmdutil.Pace), passed here, never kept on the app: one run runs one
+// command, whose calls all pass the same rate.
+func (a *app) pacedClient(rate float64) (*access.Client, error) {
 	if a.client != nil {
 		return a.client, nil
 	}
@@ -457,8 +458,8 @@ func (a *app) pacedClient(pc *pace) (*access.Client, error) {
 	}
 	a.sent = &sentKeys{}
 	opts := a.sdkOptions(c, a.sent.wrap)
-	if pc != nil && pc.rate > 0 {
-		opts = append(opts, access.WithRateLimit(pc.rate, 1)) // --rate of the bulk commands
+	if rate > 0 {
+		opts = append(opts, access.WithRateLimit(rate, 1)) // --rate of the bulk commands
 	}
 	cl, err := access.NewClient(c.URL, c.Token(), opts...)
 	if err != nil {

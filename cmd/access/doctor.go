@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -249,11 +250,11 @@ func (a *app) checkNotifications(cl *access.Client) {
 func (a *app) checkPace(results []probe) {
 	for _, r := range results {
 		if errors.Is(r.err, access.ErrRateLimited) {
-			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, defaultRate))
+			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, cmdutil.DefaultRate))
 			return
 		}
 	}
-	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", defaultRate))
+	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", cmdutil.DefaultRate))
 }
 
 // reachedAPI returns nil when at least one probe got an answer from the
