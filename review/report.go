@@ -74,6 +74,9 @@ type Options struct {
 	// matched by neither is flagged FlagNotInDirectory. Emails match
 	// without regard to case. Nil checks nothing.
 	Directory []string
+	// ZoneSource says where the evaluator's zone came from (e.g. "--tz",
+	// "the console's notifications", "local"), for the report's head.
+	ZoneSource string
 }
 
 // Credentials are the kinds and counts of credentials a person holds;
@@ -217,6 +220,8 @@ type Report struct {
 	// (the evaluator's), printed with every report.
 	At       time.Time `json:"at"`
 	TimeZone string    `json:"time_zone"`
+	// TimeZoneSource says where the zone came from ([Options.ZoneSource]).
+	TimeZoneSource string `json:"time_zone_source,omitempty"`
 	// Since is the start of the look-back: last uses are from Since to At.
 	Since time.Time `json:"since"`
 	// LogEntries counts the system-log entries read.
@@ -301,7 +306,7 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 		return nil, errors.New("review: Build: nil state or evaluator")
 	}
 	at, since := opts.window()
-	r := &Report{Console: opts.Console, At: at.In(e.loc), TimeZone: e.loc.String(), Since: since.In(e.loc),
+	r := &Report{Console: opts.Console, At: at.In(e.loc), TimeZone: e.loc.String(), TimeZoneSource: opts.ZoneSource, Since: since.In(e.loc),
 		DirectoryChecked: opts.Directory != nil, Notes: []string{CredentialsNote}, Counts: FlagCount{}}
 
 	// Indexes.

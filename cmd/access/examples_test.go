@@ -32,6 +32,8 @@ var notFakeExamples = map[string]string{
 	// access fake trigger acts on a running access fake (ACCESS_URL), not
 	// on --fake: testdata/script/fake_trigger.txtar runs each against one.
 	"fake trigger":                "it acts on a running access fake: fake_trigger.txtar",
+	"capture diff":                "it compares two capture files: capture.txtar runs it",
+	"capture check":               "it reads a capture file: capture.txtar runs it",
 	"fake record":                 "it writes a seed folder (here, the working directory): fake_record.txtar runs it against --fake",
 	"fake trigger tap-card":       "it acts on a running access fake: fake_trigger.txtar",
 	"fake trigger fail-tap":       "it acts on a running access fake: fake_trigger.txtar",
@@ -54,6 +56,7 @@ var notFakeExamples = map[string]string{
 	"config list": "it lists the profiles of the config file, which --fake does not use",
 	"config use":  "it switches the profiles of the config file, which --fake does not use",
 	"config show": "it shows a profile of the config file, which --fake does not use",
+	"review diff": "it compares two saved reviews (files of review -o json): testdata/script/review.txtar runs it",
 }
 
 // noConsoleExamples are commands whose examples need no console: they
