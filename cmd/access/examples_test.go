@@ -93,6 +93,7 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 		"sync.yaml": "sources:\n  - name: okta\n    scim: {store: scim-store.json, token_env: SCIM_TOKEN}\n    scope: {user_group: Facilities}\n",
 		"scim-store.json": `{"seq":2,"users":[{"id":"u1","user_name":"elena.eriksen3@example.com","given_name":"Elena","family_name":"Eriksen","emails":[{"value":"elena.eriksen3@example.com","type":"work"}],"active":true,"employee_number":"E01003","created":"2026-03-01T09:00:00Z","modified":"2026-03-01T09:00:00Z","seq":1},` +
 			`{"id":"u2","user_name":"blake.castillo4@example.com","given_name":"Blake","family_name":"Castillo","emails":[{"value":"blake.castillo4@example.com","type":"work"}],"active":false,"employee_number":"E01004","created":"2026-03-01T09:00:00Z","modified":"2026-03-02T17:30:00Z","seq":2}],"groups":[]}`,
+		"evidence.jsonl": `{"source":"okta","key":"E01004","name":"Blake Castillo","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T17:30:00Z","observed":"2026-03-02T17:30:01Z","acknowledged":"2026-03-02T17:30:01Z","latency_seconds":1}` + "\n",
 	}
 	certPEM, keyPEM := selfSignedPEM(t)
 	files["cert.pem"], files["key.pem"] = certPEM, keyPEM
