@@ -28,6 +28,20 @@ type table[T any, K keyOf[T]] struct {
 	list []*T
 	byID map[string]*T
 	enc  map[*T][]byte // a record's encoding, as the state file holds it; nil until encoded is called
+	pos  map[*T]int    // a record's index in list; nil until index is called, dropped by remove and set
+}
+
+// index returns v's index in list (v is one of its records), so that a
+// few records found by id can be put in list order without walking the
+// whole list.
+func (t *table[T, K]) index(v *T) int {
+	if t.pos == nil {
+		t.pos = make(map[*T]int, len(t.list))
+		for i, x := range t.list {
+			t.pos[x] = i
+		}
+	}
+	return t.pos[v]
 }
 
 // keyOf names a record's id.
@@ -86,6 +100,9 @@ func (t *table[T, K]) add(v *T) {
 	}
 	var k K
 	t.byID[k.id(v)] = v
+	if t.pos != nil {
+		t.pos[v] = len(t.list)
+	}
 	t.list = append(t.list, v)
 }
 
@@ -100,6 +117,7 @@ func (t *table[T, K]) remove(id string) *T {
 	delete(t.enc, v)
 	i := slices.Index(t.list, v)
 	t.list = slices.Delete(t.list, i, i+1)
+	t.pos = nil
 	return v
 }
 
@@ -118,7 +136,7 @@ func (t *table[T, K]) set(what string, list []*T) error {
 		}
 		byID[id] = v
 	}
-	t.list, t.byID, t.enc = list, byID, nil
+	t.list, t.byID, t.enc, t.pos = list, byID, nil, nil
 	return nil
 }
 
