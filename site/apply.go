@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/access-dev/access"
 )
@@ -53,6 +55,15 @@ type ApplyOptions struct {
 	// LookupEnv resolves webhook header references; nil: the plan's, else
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// FreshFor lets Apply use the plan's own reading of the console
+	// instead of reading it again, when [MakePlan] finished reading at
+	// most FreshFor ago and no Apply has used that reading yet: for a
+	// plan applied right after it was made (`access apply --yes`), where
+	// a second read would only repeat the first. 0, the default: the
+	// console is always read again. A plan decoded from JSON, one older
+	// than FreshFor and one applied before are always checked against a
+	// new reading.
+	FreshFor time.Duration
 }
 
 // ErrStale is matched by the error of [Plan.Apply] when the console no
@@ -107,14 +118,19 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 	if o.LookupEnv != nil {
 		po.LookupEnv = o.LookupEnv
 	}
-	fresh, err := MakePlan(ctx, c, p.Document, &po)
+	fresh, err := p.own(&po, o.FreshFor)
 	if err != nil {
 		return nil, err
 	}
-	if stale := staleRefs(p.Changes, fresh.Changes); len(stale) > 0 {
-		return nil, &StaleError{Changed: stale}
+	if fresh == nil {
+		if fresh, err = MakePlan(ctx, c, p.Document, &po); err != nil {
+			return nil, err
+		}
+		if stale := staleRefs(p.Changes, fresh.Changes); len(stale) > 0 {
+			return nil, &StaleError{Changed: stale}
+		}
 	}
-	a := &applier{c: c, p: fresh, ids: newIDs(fresh.st), status: map[Ref]Status{}}
+	a := newApplier(c, fresh)
 	rep := &Report{Results: make([]Result, 0, len(fresh.Changes))}
 	var mu sync.Mutex
 	record := func(r Result) {
@@ -197,6 +213,29 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		return rep, fmt.Errorf("site: %d of %d changes failed and %d were skipped", rep.Failed, len(changes), rep.Skipped)
 	}
 	return rep, nil
+}
+
+// own returns p itself when Apply may use its reading of the console
+// (see ApplyOptions.FreshFor), with the guard's refusal if it has one;
+// nil when the console must be read again. po are the plan's options
+// with Apply's LookupEnv: headers that resolve differently now need a
+// new plan.
+func (p *Plan) own(po *PlanOptions, freshFor time.Duration) (*Plan, error) {
+	if freshFor <= 0 || p.st == nil || p.read == nil || time.Since(p.read.at) > freshFor {
+		return nil, nil
+	}
+	chk := &checker{loc: po.Locator}
+	headers := resolveHeaders(p.Document, po.LookupEnv, chk)
+	if chk.err() != nil || !maps.EqualFunc(headers, p.headers, maps.Equal) {
+		return nil, nil
+	}
+	if err := p.guard(); err != nil {
+		return nil, err
+	}
+	if !p.read.used.CompareAndSwap(false, true) {
+		return nil, nil
+	}
+	return p, nil
 }
 
 // staleRefs compares a saved plan's changes with a fresh plan's.
@@ -301,6 +340,18 @@ type applier struct {
 	p      *Plan
 	ids    *ids
 	status map[Ref]Status
+	users  map[string]int // document user key -> index in Document.Users
+}
+
+func newApplier(c *access.Client, p *Plan) *applier {
+	a := &applier{c: c, p: p, ids: newIDs(p.st), status: map[Ref]Status{}}
+	if p.Document.Users != nil {
+		a.users = make(map[string]int, len(p.Document.Users))
+		for i := range p.Document.Users {
+			a.users[p.Document.Users[i].Key()] = i
+		}
+	}
+	return a
 }
 
 // definite reports whether err means the request certainly did not take
@@ -345,7 +396,7 @@ func (a *applier) desired(k Kind, key string) any {
 	case KindUserGroups:
 		return &d.UserGroups[slices.IndexFunc(d.UserGroups, func(g UserGroup) bool { return g.Name == key })]
 	case KindUsers:
-		return &d.Users[slices.IndexFunc(d.Users, func(u User) bool { return u.Key() == key })]
+		return &d.Users[a.users[key]] // the key of a change of the document's users
 	case KindWebhooks:
 		return &d.Webhooks[slices.IndexFunc(d.Webhooks, func(w Webhook) bool { return w.Name == key })]
 	}

@@ -106,8 +106,19 @@ func parallel(n, k int, f func(int) error) error {
 // iteration (which goes first alternates too), each on a site of its own
 // seeded outside the timing; ratio is apply's time over the program's in
 // the same run, requests-apply and requests-program the requests each
-// sent.
+// sent. In "fresh" Apply uses the plan's reading (ApplyOptions.FreshFor,
+// as `access apply --yes` does); in "reread" it reads the console again
+// (a saved plan, a confirmation that waited).
 func BenchmarkApplyVsProgram(b *testing.B) {
+	for _, mode := range []struct {
+		name     string
+		freshFor time.Duration
+	}{{"fresh", time.Minute}, {"reread", 0}} {
+		b.Run(mode.name, func(b *testing.B) { benchApplyVsProgram(b, mode.freshFor) })
+	}
+}
+
+func benchApplyVsProgram(b *testing.B, freshFor time.Duration) {
 	const users, groups, creates = 10000, 500, 1000
 	ctx := context.Background()
 	tmpl := bigSite(b, users, groups)
@@ -125,7 +136,7 @@ func BenchmarkApplyVsProgram(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := p.Apply(ctx, c, nil)
+		rep, err := p.Apply(ctx, c, &site.ApplyOptions{FreshFor: freshFor})
 		if err != nil || rep.Done != creates {
 			b.Fatalf("%v %d done", err, rep.Done)
 		}

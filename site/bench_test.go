@@ -14,7 +14,7 @@ import (
 
 // bigSite seeds a fake console (the server "access fake" serves) with
 // users and groups, each user in one group.
-func bigSite(b *testing.B, users, groups int) *accesstest.Server {
+func bigSite(b testing.TB, users, groups int) *accesstest.Server {
 	srv := accesstest.New(b)
 	ids := make([]string, users)
 	for i := range users {

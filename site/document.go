@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -462,9 +463,18 @@ func (c *checker) err() error {
 	return &DocumentError{Problems: c.problems}
 }
 
+// The patterns of a time of day and of a header's value, compiled when
+// first used: a program that links the package and never validates a
+// document (a command of the CLI that is not plan, apply or export) does
+// not compile them.
+const (
+	timeOfDayPattern = `^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`
+	envRefPattern    = `^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`
+)
+
 var (
-	timeOfDay = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`)
-	envRef    = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+	timeOfDay = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(timeOfDayPattern) })
+	envRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(envRefPattern) })
 )
 
 // Validate checks the document itself, before any console is read:
@@ -508,9 +518,9 @@ func Validate(d *Document, loc Locator) error {
 		for j, r := range rs {
 			p := fmt.Sprintf("%s[%d]", path, j)
 			switch {
-			case !timeOfDay.MatchString(r.Start):
+			case !timeOfDay().MatchString(r.Start):
 				c.add(p+".start", "%q is not a time of day HH:MM:SS", r.Start)
-			case !timeOfDay.MatchString(r.End):
+			case !timeOfDay().MatchString(r.End):
 				c.add(p+".end", "%q is not a time of day HH:MM:SS", r.End)
 			case r.End <= r.Start:
 				c.add(p, "the range %s-%s ends before it starts", r.Start, r.End)
@@ -603,7 +613,7 @@ func Validate(d *Document, loc Locator) error {
 			c.add(fmt.Sprintf("webhooks[%d].events", i), "at least one event is required")
 		}
 		for _, h := range sortedKeys(w.Headers) {
-			if !envRef.MatchString(w.Headers[h]) {
+			if !envRef().MatchString(w.Headers[h]) {
 				c.add(fmt.Sprintf("webhooks[%d].headers.%s", i, h), "a header value must be a ${ENV_VAR} reference, never a literal value")
 			}
 		}

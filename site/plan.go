@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/access-dev/access"
 )
@@ -168,6 +171,15 @@ type Plan struct {
 
 	st      *state
 	headers map[string]map[string]string // webhook name -> resolved headers
+	read    *planRead                    // when MakePlan read st; nil for a plan decoded from JSON
+}
+
+// planRead is when a plan's reading of the console ended, and whether
+// [Plan.Apply] has used that reading already (it may once: after its
+// writes the reading is out of date).
+type planRead struct {
+	at   time.Time
+	used atomic.Bool
 }
 
 // MakePlan reads the console and returns what it takes to make it hold
@@ -209,7 +221,8 @@ func MakePlan(ctx context.Context, c *access.Client, desired *Document, opts *Pl
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{FormatVersion: FormatVersion, Options: o, Document: desired, st: st, headers: headers, Warnings: st.warnings}
+	p := &Plan{FormatVersion: FormatVersion, Options: o, Document: desired, st: st, headers: headers, Warnings: st.warnings,
+		read: &planRead{at: time.Now()}}
 	if err := p.checkRefs(); err != nil {
 		return nil, err
 	}
@@ -260,7 +273,7 @@ func (p *Plan) Leavers() []access.User {
 // ErrNoClient is returned for a nil *access.Client, before anything else.
 var ErrNoClient = errors.New("site: no client")
 
-var envName = regexp.MustCompile(`^\$\{(.*)\}$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{(.*)\}$`) })
 
 func resolveHeaders(d *Document, lookup func(string) (string, bool), chk *checker) map[string]map[string]string {
 	if lookup == nil {
@@ -273,7 +286,7 @@ func resolveHeaders(d *Document, lookup func(string) (string, bool), chk *checke
 		}
 		h := map[string]string{}
 		for _, n := range sortedKeys(w.Headers) {
-			m := envName.FindStringSubmatch(w.Headers[n])
+			m := envName().FindStringSubmatch(w.Headers[n])
 			if m == nil {
 				continue // Validate reported it
 			}

@@ -78,9 +78,9 @@ const durationPattern = `^-?([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`
 
 // extra holds what the types cannot say.
 var extra = map[string]map[string]any{
-	"Range.start":        {"pattern": timeOfDay.String()},
-	"Range.end":          {"pattern": timeOfDay.String()},
-	"Webhook.headers":    {"additionalProperties": map[string]any{"type": "string", "pattern": envRef.String()}},
+	"Range.start":        {"pattern": timeOfDayPattern},
+	"Range.end":          {"pattern": timeOfDayPattern},
+	"Webhook.headers":    {"additionalProperties": map[string]any{"type": "string", "pattern": envRefPattern}},
 	"Resource":           {"minProperties": 1, "maxProperties": 1},
 	"User.status":        {"enum": []string{"ACTIVE", "DEACTIVATED", "PENDING"}},
 	"Webhook.endpoint":   {"pattern": "^https?://"},

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,33 +9,40 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
-	"github.com/access-dev/access/internal/atomicfile"
-	"go.yaml.in/yaml/v3"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 )
 
-// profile is one named console of the config file.
-type profile struct {
-	URL         string `yaml:"url" toml:"url"`
-	Token       string `yaml:"token,omitempty" toml:"token,omitempty"`
-	Fingerprint string `yaml:"fingerprint,omitempty" toml:"fingerprint,omitempty"`
-	Insecure    bool   `yaml:"insecure,omitempty" toml:"insecure,omitempty"`
-}
+// The config file's types and reading are package connect's.
+type (
+	profile = connect.Profile
+	config  = connect.Config
+)
 
-// String never shows the token.
-func (p profile) String() string {
-	return fmt.Sprintf("{url=%s fingerprint=%s insecure=%t token=REDACTED}", p.URL, p.Fingerprint, p.Insecure)
-}
+// profileNames are the names of cfg's profiles, sorted.
+var profileNames = connect.ProfileNames
 
-// config is the config file: profiles and the current one.
-type config struct {
-	Current  string             `yaml:"current,omitempty" toml:"current,omitempty"`
-	Profiles map[string]profile `yaml:"profiles" toml:"profiles"`
+// saveConfig writes the config back to path (connect.Save).
+var saveConfig = connect.Save
+
+// loadConfig reads the config file of the run's config directory
+// (connect.Load), warning once when others can read it.
+func (a *app) loadConfig() (*config, string, error) {
+	dir, err := a.configDir()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, p, read, err := connect.Load(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if read {
+		a.warnConfigMode(p)
+	}
+	return cfg, p, nil
 }
 
 // connection is what a client is built from.
@@ -74,9 +79,6 @@ func (c connection) Token() string {
 // GoString never shows the token.
 func (c connection) GoString() string { return c.String() }
 
-// GoString never shows the token.
-func (p profile) GoString() string { return p.String() }
-
 // String never shows the token.
 func (c connection) String() string {
 	return fmt.Sprintf("{url=%s fingerprint=%s insecure=%t token=REDACTED}", c.URL, c.Fingerprint, c.Insecure)
@@ -95,41 +97,6 @@ func (a *app) configDir() (string, error) {
 	return filepath.Join(d, "access"), nil
 }
 
-// loadConfig reads config.yaml (or config.yml or config.toml); a missing
-// file is an empty config. It also returns the path it read, which
-// saveConfig writes back to, or config.yaml.
-func (a *app) loadConfig() (*config, string, error) {
-	dir, err := a.configDir()
-	if err != nil {
-		return nil, "", err
-	}
-	cfg := &config{Profiles: map[string]profile{}}
-	yamlPath := filepath.Join(dir, "config.yaml")
-	for _, p := range []string{yamlPath, filepath.Join(dir, "config.yml"), filepath.Join(dir, "config.toml")} {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("config: %w", err)
-		}
-		if strings.HasSuffix(p, ".toml") {
-			err = parseTOML(b, cfg)
-		} else {
-			err = yaml.Unmarshal(b, cfg)
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("config %s: %v", p, err)
-		}
-		if cfg.Profiles == nil {
-			cfg.Profiles = map[string]profile{}
-		}
-		a.warnConfigMode(p)
-		return cfg, p, nil
-	}
-	return cfg, yamlPath, nil
-}
-
 // warnConfigMode warns, once a run, when the config file (which holds
 // tokens) can be read or written by others, as ssh does for its keys.
 func (a *app) warnConfigMode(path string) {
@@ -142,59 +109,6 @@ func (a *app) warnConfigMode(path string) {
 	}
 	a.configWarned = true
 	fmt.Fprintf(a.stderr, "access: warning: %s holds tokens and is accessible by others (mode %04o): chmod 600 %s\n", path, fi.Mode().Perm(), path)
-}
-
-// parseTOML reads a config.toml: a top-level current = "name" and
-// [profiles.NAME] tables; a key the config does not know is an error.
-func parseTOML(b []byte, cfg *config) error {
-	md, err := toml.Decode(string(b), cfg)
-	if err != nil {
-		return err
-	}
-	if extra := md.Undecoded(); len(extra) > 0 {
-		return fmt.Errorf("unknown key %s", extra[0])
-	}
-	return nil
-}
-
-// saveConfig writes the config back to path, in its format (TOML for a
-// .toml file, YAML otherwise), with mode 0600: it goes to a new file of
-// that mode renamed over the old one, so a file that was readable by
-// others no longer is.
-func saveConfig(path string, cfg *config) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var b []byte
-	var err error
-	if strings.HasSuffix(path, ".toml") {
-		b, err = formatTOML(cfg)
-	} else {
-		b, err = yaml.Marshal(cfg)
-	}
-	if err != nil {
-		return err
-	}
-	// A crash never leaves an empty or partial config behind.
-	return atomicfile.WriteFile(path, b, 0o600)
-}
-
-// formatTOML writes the config as TOML.
-func formatTOML(cfg *config) ([]byte, error) {
-	var b bytes.Buffer
-	enc := toml.NewEncoder(&b)
-	enc.Indent = ""
-	err := enc.Encode(cfg)
-	return b.Bytes(), err
-}
-
-func profileNames(cfg *config) []string {
-	names := make([]string, 0, len(cfg.Profiles))
-	for n := range cfg.Profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // resolveConnection resolves the console of this run as a whole: a URL

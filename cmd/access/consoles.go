@@ -103,3 +103,68 @@ func (a *app) profileClient(cfg *config, name string, rate float64) (*access.Cli
 	}
 	return access.NewClient(conn.URL, conn.Token(), opts...)
 }
+
+// watched is the Factory's Watched: the consoles of monitor
+// ([app.monitorConnections]), each client built from its connection with
+// the command's options added.
+func (a *app) watched(all bool) ([]cmdutil.Console, error) {
+	conns, err := a.monitorConnections(all)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cmdutil.Console, len(conns))
+	for i, nc := range conns {
+		conn := nc.conn
+		out[i] = cmdutil.Console{Name: nc.name, Client: func(opts ...access.Option) (*access.Client, error) {
+			return access.NewClient(conn.URL, conn.Token(), append(clientOptions(conn), opts...)...)
+		}}
+	}
+	return out, nil
+}
+
+// namedConnection is a console to watch and its name.
+type namedConnection struct {
+	name string
+	conn connection
+}
+
+// monitorConnections returns the consoles to watch: the one the global
+// flags, the environment or the current profile name (as for every
+// command), or with a comma-separated --profile or --all-profiles the
+// profiles of the config file, each whole, as plan and apply take them
+// ([app.siteProfiles], [app.profileConnection]).
+func (a *app) monitorConnections(all bool) ([]namedConnection, error) {
+	names, cfg, multi, err := a.siteProfiles(all)
+	if err != nil {
+		return nil, err
+	}
+	if !multi {
+		var c connection
+		if a.fake {
+			c = a.startFake()
+		} else if c, err = a.resolveConnection(); err != nil {
+			return nil, err
+		}
+		fromProfile, _ := strings.CutPrefix(c.Source, "profile ")
+		if fromProfile == c.Source {
+			fromProfile = ""
+		}
+		name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"), fromProfile)
+		if name == "" {
+			name = "default"
+			if a.fake {
+				name = "fake"
+			}
+		}
+		return []namedConnection{{name: name, conn: c}}, nil
+	}
+	out := make([]namedConnection, 0, len(names))
+	for _, n := range names {
+		c, err := a.profileConnection(cfg, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, namedConnection{name: n, conn: c})
+	}
+	return out, nil
+}

@@ -86,6 +86,11 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
 		"site.yaml":  "user_groups:\n  - name: Facilities\n  - name: Night crew\n    parent: Facilities\n",
 		"secret.txt": "s3cret\n",
+		// access sync's configuration and the SCIM store it names (E01004
+		// deactivated by the identity provider).
+		"sync.yaml": "sources:\n  - name: okta\n    scim: {store: scim-store.json, token_env: SCIM_TOKEN}\n    scope: {user_group: Facilities}\n",
+		"scim-store.json": `{"seq":2,"users":[{"id":"u1","user_name":"elena.eriksen3@example.com","given_name":"Elena","family_name":"Eriksen","emails":[{"value":"elena.eriksen3@example.com","type":"work"}],"active":true,"employee_number":"E01003","created":"2026-03-01T09:00:00Z","modified":"2026-03-01T09:00:00Z","seq":1},` +
+			`{"id":"u2","user_name":"blake.castillo4@example.com","given_name":"Blake","family_name":"Castillo","emails":[{"value":"blake.castillo4@example.com","type":"work"}],"active":false,"employee_number":"E01004","created":"2026-03-01T09:00:00Z","modified":"2026-03-02T17:30:00Z","seq":2}],"groups":[]}`,
 	}
 	certPEM, keyPEM := selfSignedPEM(t)
 	files["cert.pem"], files["key.pem"] = certPEM, keyPEM

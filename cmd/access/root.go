@@ -13,9 +13,12 @@ import (
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
+	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
 	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
 	"github.com/access-dev/access/cmd/access/internal/sitecmd"
+	"github.com/access-dev/access/cmd/access/internal/synccmd"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
@@ -54,7 +57,7 @@ written with mode 0600 by "access login". --fake runs the command against an emb
 // the global flags that choose the console (connFlags), the output
 // options (outputOptions), and the client it builds on first use with the
 // connection it resolved. A command's own flags and state live in the
-// command's own options (monitorFlags, cmdutil.Pace for --rate, the
+// command's own options (monitorcmd's flags, cmdutil.Pace for --rate, the
 // idNames of a table), passed to what needs them (app.pacedClient,
 // app.emitNamed); tests reach inside a command through the run's context
 // (seams.go). TestNoFlagLeaksIntoAnotherCommand keeps it so.
@@ -169,6 +172,8 @@ func (a *app) factory() *cmdutil.Factory {
 		ExitCode:       exitCode,
 		ConsoleName:    a.consoleName,
 		Consoles:       a.consoles,
+		Watched:        a.watched,
+		FakeConsole:    func() *accesstest.Server { return a.fakeSrv },
 	}
 }
 
@@ -217,7 +222,7 @@ func trustHint(err error) string {
 func (a *app) untrustedHint(err error) string {
 	c := a.conn
 	var mm *access.CertificateMismatchError
-	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !untrustedCertificate(err) {
+	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !connect.UntrustedCertificate(err) {
 		return ""
 	}
 	u, perr := url.Parse(c.URL)
@@ -390,10 +395,11 @@ lists take --watch.
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), monitorcmd.New(a.factory()), fake)
 	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
+	root.AddCommand(synccmd.New(a.factory()))
 	root.AddCommand(reviewcmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -84,7 +85,7 @@ func (e *ScenarioError) Error() string {
 // ExitCode is 2: a scenario that cannot be played is a usage error.
 func (e *ScenarioError) ExitCode() int { return 2 }
 
-var refPattern = regexp.MustCompile(`\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.]+)\}`)
+var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.]+)\}`) })
 
 // scenarioActs are the control API's acts a scenario may play.
 func scenarioActs() []string {
@@ -279,7 +280,7 @@ func stepLines(doc *yaml.Node) []int {
 func checkRefs(v any, names map[string]bool) error {
 	switch x := v.(type) {
 	case string:
-		for _, m := range refPattern.FindAllStringSubmatch(x, -1) {
+		for _, m := range refPattern().FindAllStringSubmatch(x, -1) {
 			if !names[m[1]] {
 				return fmt.Errorf("%s refers to no earlier step named %q", m[0], m[1])
 			}
@@ -421,8 +422,8 @@ func stepName(st *ScenarioStep) string {
 func resolve(v any, answers map[string]any) any {
 	switch x := v.(type) {
 	case string:
-		return refPattern.ReplaceAllStringFunc(x, func(ref string) string {
-			m := refPattern.FindStringSubmatch(ref)
+		return refPattern().ReplaceAllStringFunc(x, func(ref string) string {
+			m := refPattern().FindStringSubmatch(ref)
 			var cur any = answers[m[1]]
 			for _, k := range strings.Split(m[2], ".") {
 				mm, _ := cur.(map[string]any)

@@ -26,10 +26,14 @@ import (
 //go:embed ui
 var uiFiles embed.FS
 
-var pageTemplate = template.Must(template.New("").Funcs(template.FuncMap{
-	"ms":   func(t time.Time) int64 { return t.UnixMilli() },
-	"when": func(t time.Time) string { return t.Format("15:04:05") },
-}).ParseFS(uiFiles, "ui/page.html"))
+// pageTemplate is the page's template, parsed when the page is first
+// drawn: not in every process that links the simulator.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"ms":   func(t time.Time) int64 { return t.UnixMilli() },
+		"when": func(t time.Time) string { return t.Format("15:04:05") },
+	}).ParseFS(uiFiles, "ui/page.html"))
+})
 
 const (
 	feedSize       = 200 // notifications kept for a new page
@@ -186,7 +190,7 @@ var sectionNames = []string{"emergency", "doors", "devices", "people-counts", "d
 
 func (c *console) render(name string, v any) string {
 	var b bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&b, name, v); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, name, v); err != nil {
 		return template.HTMLEscapeString("render " + name + ": " + err.Error())
 	}
 	return b.String()
@@ -196,7 +200,7 @@ func (c *console) page(w http.ResponseWriter, r *http.Request) {
 	v := c.snapshot(r.URL.Query().Get("q"))
 	v.Feed = c.live.feedNewestFirst()
 	var b bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&b, "page", v); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, "page", v); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}

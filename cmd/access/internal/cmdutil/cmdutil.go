@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
 	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/access-dev/access/internal/clierr"
@@ -120,6 +121,25 @@ type Factory struct {
 	// the profiles of a --profile list ("a,b"). It returns nil and no
 	// error for the usual single console.
 	Consoles func(all bool) (*Consoles, error)
+
+	// Watched returns the consoles a command watches at once (monitor):
+	// the one the global flags, the environment or the current profile
+	// name (named after its profile, "default" or "fake"), or with all
+	// (--all-profiles) or a --profile list ("a,b") those profiles, each
+	// whole.
+	Watched func(all bool) ([]Console, error)
+
+	// FakeConsole is the embedded demo console of --fake once a client
+	// or the consoles were built; nil otherwise.
+	FakeConsole func() *accesstest.Server
+}
+
+// Console is one console a command watches: its name and its client,
+// built from its connection (the pin or CA, the user agent) with the
+// command's own SDK options added.
+type Console struct {
+	Name   string
+	Client func(opts ...access.Option) (*access.Client, error)
 }
 
 // Consoles are the profiles a command runs against when it runs against

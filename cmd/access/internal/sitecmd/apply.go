@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/site"
@@ -85,7 +86,11 @@ per second, the SDK's WithRateLimit; 0 for unpaced); retries honour 429 and Retr
 			fmt.Fprintln(f.Out)
 			prog := f.Progress("change")
 			prog.Total = int64(len(p.Changes))
-			rep, err := p.Apply(c.Context(), cl, &site.ApplyOptions{Concurrency: concurrency,
+			var freshFor time.Duration
+			if yes && planFile == "" {
+				freshFor = 10 * time.Second // made just now, not waiting for an answer: its reading is the console's (issue 38)
+			}
+			rep, err := p.Apply(c.Context(), cl, &site.ApplyOptions{Concurrency: concurrency, FreshFor: freshFor,
 				LookupEnv: func(k string) (string, bool) { return lookupEnv(f.Getenv, k) },
 				Progress: func(r site.Result) {
 					prog.Rows++
