@@ -148,6 +148,15 @@ func (s *Server) PlayCapture(ctx context.Context, speed float64) (ReplayStats, e
 			t.Stop()
 		}
 	}()
+	batch := make([]qmsg, 0, 128)
+	flush := func() {
+		s.notifyQueued(batch)
+		for _, m := range batch {
+			m.raw.release()
+		}
+		clear(batch)
+		batch = batch[:0]
+	}
 	var err error
 play:
 	for _, it := range items {
@@ -180,10 +189,19 @@ play:
 			break
 		}
 		if it.frame != nil {
-			s.NotifyRaw(it.frame)
 			st.Frames++
+			if !max {
+				s.NotifyRaw(it.frame)
+				continue
+			}
+			// As fast as possible: handed over in batches, one lock
+			// and one wait for the readers per batch.
+			if batch = append(batch, rawQueued(it.frame)); len(batch) == cap(batch) {
+				flush()
+			}
 			continue
 		}
+		flush()
 		select {
 		case hooks <- it.hook:
 		case <-ctx.Done():
@@ -191,7 +209,17 @@ play:
 			break play
 		}
 	}
+	flush()
 	close(hooks)
 	st.Deliveries = <-hooksDone
 	return st, err
+}
+
+// rawQueued is msg copied into a pooled buffer, as [Server.NotifyRaw]
+// queues it; release it once handed over.
+func rawQueued(msg []byte) qmsg {
+	m := rawPool.Get().(*rawMsg)
+	m.b = append(m.b[:0], msg...)
+	m.refs.Store(1)
+	return qmsg{b: m.b, raw: m}
 }
