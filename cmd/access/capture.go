@@ -97,6 +97,23 @@ func (r *recorder) take() []exchange {
 
 var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
 
+// cardRE finds the number of a presented card in a console's message,
+// as consoles log a denied tap: "Access Denied (NFC 04C0FFEE at Main
+// entrance): unknown card" (hex, or decimal, with or without colons).
+// No other member holds that number for the redactor to collect.
+var cardRE = regexp.MustCompile(`\bNFC [0-9A-Fa-f]+(?::[0-9A-Fa-f]+)*\b`)
+
+// scrubCards redacts the card numbers cardRE finds in s; a word of hex
+// letters alone ("NFC card", "NFC added") is no number and stays.
+func scrubCards(s string) string {
+	return cardRE.ReplaceAllStringFunc(s, func(m string) string {
+		if !strings.ContainsAny(m[len("NFC "):], "0123456789") {
+			return m
+		}
+		return "NFC REDACTED"
+	})
+}
+
 // urlRE finds URLs in text, for their userinfo and query to be redacted.
 var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`)
 
@@ -286,8 +303,8 @@ func (rd *redactor) value(v any, keep bool) any {
 	return v
 }
 
-// text redacts a string that is kept: nested JSON, the known values, URLs
-// but for their scheme and host, email addresses.
+// text redacts a string that is kept: nested JSON, the known values, card
+// numbers (scrubCards), URLs but for their scheme and host, email addresses.
 func (rd *redactor) text(s string) string {
 	if nested, ok := nestedJSON(s); ok {
 		b, _ := json.Marshal(rd.value(nested, false))
@@ -298,6 +315,7 @@ func (rd *redactor) text(s string) string {
 			s = replaceWord(s, k, "REDACTED")
 		}
 	}
+	s = scrubCards(s)
 	// URLs, and email addresses outside them (a URL's userinfo and host
 	// would read as one).
 	var b strings.Builder

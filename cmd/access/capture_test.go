@@ -173,6 +173,8 @@ func TestRedactor(t *testing.T) {
 		// Known values, as whole words only, longest first.
 		`Ada Lovelace and Ada opened; Adamant, Ada_x, xAda stay`: `REDACTED and REDACTED opened; Adamant, Ada_x, xAda stay`,
 		`Ünal, ÜnalÖ`: `REDACTED, ÜnalÖ`,
+		// Card numbers in a console's message; words stay.
+		`Access Granted (NFC); NFC card, NFC added; NFC 04:c0:ff:ee, NFC 100001: denied`: `Access Granted (NFC); NFC card, NFC added; NFC REDACTED, NFC REDACTED: denied`,
 	} {
 		if got := rd.text(in); got != want {
 			t.Errorf("text(%q)\n got %q\nwant %q", in, got, want)
@@ -365,5 +367,29 @@ func TestCaptureSharesTheAllowList(t *testing.T) {
 		if keptKey(m) {
 			t.Errorf("%s kept by a capture", m)
 		}
+	}
+}
+
+// TestDoctorCaptureScrubsCardNumbers: the console's own messages are
+// kept, but the number of a presented card in them ("Access Denied (NFC
+// 04C0FFEE at Main entrance): unknown card", as consoles log a denied
+// tap) is redacted; no other member holds it for the redactor to collect.
+func TestDoctorCaptureScrubsCardNumbers(t *testing.T) {
+	t.Parallel()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	for _, card := range []string{"04C0FFEE", "7731905"} {
+		res, err := srv.PresentCard(accesstest.DemoDeviceID, card)
+		require.NoError(t, err)
+		require.False(t, res.Granted, card)
+	}
+	dir := filepath.Join(t.TempDir(), "cap")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"doctor", "--capture", dir}, nil, &out, &errb, fakeEnv(srv, nil))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", &out, &errb)
+	b, err := os.ReadFile(filepath.Join(dir, "SystemLogs.List.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"display_message": "Access Denied (NFC REDACTED at REDACTED): unknown card"`)
+	for _, card := range []string{"04C0FFEE", "7731905"} {
+		require.NotContains(t, string(b), card)
 	}
 }
