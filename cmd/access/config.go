@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
 )
 
@@ -31,14 +33,19 @@ type connection = connect.Connection
 // connectFlags are the global flags that choose the console, for connect.
 func (a *app) connectFlags() connect.Flags {
 	return connect.Flags{URL: a.urlFlag, Profile: a.profile, TokenFile: a.tokenFile, Fingerprint: a.fingerprint,
-		CACert: a.cacert, Insecure: a.insecure, AllowHTTP: a.allowHTTP}
+		CACert: a.cacert, Insecure: a.insecure, AllowHTTP: a.allowHTTP, Fake: a.fake}
 }
 
 // resolveConnection resolves the console of this run as a whole
 // (connect.Resolve): a URL and a token from the flags and the
 // environment, or else a whole profile, never a mix.
 func (a *app) resolveConnection() (connection, error) {
-	return connect.Resolve(a.connectFlags(), connect.Env{Getenv: a.getenv, LoadConfig: a.loadConfig, ReadSecretFile: a.readSecretFile})
+	return a.resolve(a.connectFlags())
+}
+
+// resolve is resolveConnection with the flags flags.
+func (a *app) resolve(flags connect.Flags) (connection, error) {
+	return connect.Resolve(flags, connect.Env{Getenv: a.getenv, LoadConfig: a.loadConfig, ReadSecretFile: a.readSecretFile})
 }
 
 // checkScheme refuses a console URL that is not https:// unless
@@ -177,3 +184,25 @@ func (a *app) pacedClient(rate float64) (*access.Client, error) {
 	a.client, a.conn = cl, c
 	return cl, nil
 }
+
+// connectFactory sets the members of f that reach a console, its config
+// file and the table shapes, for the commands that find, save or check a
+// console themselves (login, config, auth, doctor), and returns f.
+func (a *app) connectFactory(f *cmdutil.Factory) *cmdutil.Factory {
+	f.UserAgent = "access-cli/" + version
+	f.ConnectFlags = a.connectFlags
+	f.FakeConnection = a.startFake
+	f.Resolve = a.resolve
+	f.ClientOptions = a.sdkOptions
+	f.LoadConfig = a.loadConfig
+	f.Color = a.color
+	f.AddShapeFlags = addShapeFlags
+	f.Shape = a.shapeOf
+	f.Shaped = a.shaped
+	f.DidYouMean = func(query string, names []string) string { return didYouMean(query, eachName(names)) }
+	return f
+}
+
+// peekFingerprint reads the console's certificate without checking it
+// (connect.PeekFingerprint).
+func (a *app) peekFingerprint(u *url.URL) string { return connect.PeekFingerprint(a.ctx, u) }

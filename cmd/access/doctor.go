@@ -77,10 +77,10 @@ func (a *app) doctor(captureDir, arg string) error {
 	if a.fake {
 		conn = a.startFake()
 	} else {
-		bare := arg != "" && isBareHost(arg)
+		bare := arg != "" && connect.IsBareHost(arg)
 		switch {
 		case bare:
-			a.urlFlag = a.waysInto(arg)[0].URL
+			a.urlFlag = connect.WaysInto(a.ctx, arg)[0].URL
 		case arg != "":
 			a.urlFlag = arg
 		}
@@ -89,7 +89,7 @@ func (a *app) doctor(captureDir, arg string) error {
 			return err
 		}
 		if bare {
-			w, err := a.findWayIn(arg, conn.Token(), conn.Fingerprint, conn.Insecure)
+			w, err := connect.FindWayIn(a.ctx, a.factory().Prober(), arg, conn.Token(), conn.Fingerprint, conn.Insecure)
 			if err != nil {
 				return err
 			}

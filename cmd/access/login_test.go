@@ -15,6 +15,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 )
 
 // closedURL is an https URL on a loopback port nothing listens on.
@@ -27,36 +28,26 @@ func closedURL(t *testing.T) string {
 	return "https://" + addr
 }
 
-// waysTo stands in for consoleWays: loopback tests cannot bind 12445 or
+// waysTo stands in for connect.ConsoleWays: loopback tests cannot bind 12445 or
 // 443, so each kind of way points where the test says.
-func waysTo(direct, proxy, older string) func(string) []way {
-	return func(string) []way {
-		return []way{{"direct", direct}, {"proxy", proxy}, {"older proxy", older}}
+func waysTo(direct, proxy, older string) func(string) []connect.Way {
+	return func(string) []connect.Way {
+		return []connect.Way{{Kind: "direct", URL: direct}, {Kind: "proxy", URL: proxy}, {Kind: "older proxy", URL: older}}
 	}
 }
 
 // runWith runs the command line in an app whose candidate ways are
 // replaced, and returns its exit code, stdout and stderr.
-func runWith(t *testing.T, ways func(string) []way, env map[string]string, args ...string) (int, string, string) {
+func runWith(t *testing.T, ways func(string) []connect.Way, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	ctx := withSeams(context.Background(), &seams{ways: ways})
+	ctx := context.Background()
+	if ways != nil {
+		ctx = connect.WithWays(ctx, ways)
+	}
 	a := newApp(ctx, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
 	code := a.execute(args)
 	return code, stdout.String(), stderr.String()
-}
-
-func TestConsoleWays(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, []way{
-		{"direct", "https://192.168.1.1:12445"},
-		{"proxy", "https://192.168.1.1/proxy/access/integration/v1/developer"},
-		{"older proxy", "https://192.168.1.1/proxy/access/api/v1/developer"},
-	}, consoleWays("192.168.1.1"))
-	assert.Equal(t, "https://console.lan:8443", consoleWays("console.lan:8443")[0].URL, "a given port serves every way")
-	assert.Equal(t, "https://console.lan:8443/proxy/access/integration/v1/developer", consoleWays("console.lan:8443")[1].URL)
-	assert.Equal(t, "https://[fe80::1]:12445", consoleWays("fe80::1")[0].URL)
-	assert.Equal(t, "https://[fe80::1]/proxy/access/integration/v1/developer", consoleWays("fe80::1")[1].URL)
 }
 
 // TestLoginFindsTheWayIn: login HOST probes the ways in, says what each
@@ -70,7 +61,7 @@ func TestLoginFindsTheWayIn(t *testing.T) {
 	cases := []struct {
 		name   string
 		srv    *accesstest.Server
-		ways   func(string) []way
+		ways   func(string) []connect.Way
 		token  string
 		code   int
 		chosen string

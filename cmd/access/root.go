@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/authcmd"
 	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
@@ -144,7 +144,7 @@ func (a *app) execute(args []string) int {
 // factory is the cmdutil.Factory of this run, for the command packages
 // under cmd/access/internal: its functions are the app's own.
 func (a *app) factory() *cmdutil.Factory {
-	return &cmdutil.Factory{
+	return a.connectFactory(&cmdutil.Factory{
 		IOStreams:   cmdutil.IOStreams{In: a.stdin, Out: a.stdout, ErrOut: a.stderr},
 		Getenv:      a.getenv,
 		Client:      a.Client,
@@ -175,7 +175,7 @@ func (a *app) factory() *cmdutil.Factory {
 		Consoles:       a.consoles,
 		Watched:        a.watched,
 		FakeConsole:    func() *accesstest.Server { return a.fakeSrv },
-	}
+	})
 }
 
 // clientFor is the client of the named profile ("" is the run's own
@@ -286,23 +286,8 @@ func exitCode(ctx context.Context, err error) int {
 var errInterrupted = cmdutil.ErrInterrupted
 
 // permissionRefused reports whether err is the console refusing the
-// token the permission of the operation: HTTP 403, or the vendor's
-// CODE_UNAUTHORIZED ("You are not allowed to perform this action"), both
-// access.ErrForbidden. The SDK matches CODE_OPERATION_FORBIDDEN ("The
-// requested operation is not allowed") with ErrForbidden too, but that
-// code refuses the operation on that record whatever the token (a second
-// touch pass for a user, deleting an active user): it is a permission
-// refusal only on HTTP 401 or 403.
-func permissionRefused(err error) bool {
-	if !errors.Is(err, access.ErrForbidden) {
-		return false
-	}
-	var apiErr *access.APIError
-	if errors.As(err, &apiErr) && apiErr.Code == access.CodeOperationForbidden {
-		return apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden
-	}
-	return true
-}
+// token the permission of the operation (connect.PermissionRefused).
+var permissionRefused = connect.PermissionRefused
 
 // isCobraUsage recognises the argument errors cobra makes itself.
 func isCobraUsage(err error) bool {
@@ -396,9 +381,10 @@ lists take --watch.
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), monitorcmd.New(a.factory()), fake)
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), monitorcmd.New(a.factory()), fake)
+	root.AddCommand(authcmd.New(a.factory())...)
 	root.AddCommand(sitecmd.New(a.factory())...)
-	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
+	root.AddCommand(a.versionCommand())
 	root.AddCommand(a.apiCommand())
 	root.AddCommand(synccmd.New(a.factory()))
 	root.AddCommand(reviewcmd.New(a.factory()))

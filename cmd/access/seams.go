@@ -11,9 +11,6 @@ type seams struct {
 	exportWrote func(int64)
 	// enrollStarted sees nfc-cards enroll's session open.
 	enrollStarted func(sessionID string)
-	// ways replaces consoleWays: the candidate URLs login and doctor
-	// probe for a bare host (loopback tests cannot bind 443 or 12445).
-	ways func(host string) []way
 }
 
 type seamsKey struct{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/access-dev/access"
+	"github.com/spf13/cobra"
 )
 
 // versionText is what "access --version" prints: the tool's and the SDK's
@@ -54,3 +55,17 @@ func versionText(info *debug.BuildInfo, ok bool) string {
 
 // buildVersion is versionText of this binary.
 func buildVersion() string { return versionText(debug.ReadBuildInfo()) }
+
+// versionCommand is access version: the text of --version.
+func (a *app) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the version of access and of its SDK (as --version)",
+		Example: "  access --fake version",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			fmt.Fprint(a.stdout, buildVersion())
+			return nil
+		},
+	}
+}

@@ -12,7 +12,7 @@
 //
 // It may import the standard library, cobra, the access module's public
 // packages, internal/clierr and internal/atomicfile, and of the command
-// line's own machinery internal/output only; never cmd/access nor a
+// line's own machinery internal/output and internal/connect only; never cmd/access nor a
 // command package under cmd/access/internal (TestLayering in cmd/access
 // keeps that).
 package cmdutil
@@ -22,10 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/access-dev/access/internal/clierr"
@@ -132,6 +135,79 @@ type Factory struct {
 	// FakeConsole is the embedded demo console of --fake once a client
 	// or the consoles were built; nil otherwise.
 	FakeConsole func() *accesstest.Server
+
+	// UserAgent is the user agent of the command line's clients.
+	UserAgent string
+
+	// ConnectFlags are the global flags that choose the console, as the
+	// run was given them (--fake included), for a command that finds or
+	// saves a console itself (login, doctor, auth).
+	ConnectFlags func() connect.Flags
+
+	// FakeConnection starts the embedded demo console of --fake (once a
+	// run) and returns the connection to it, pinned by its certificate.
+	FakeConnection func() connect.Connection
+
+	// Resolve resolves the console of flags as a whole
+	// (connect.Resolve, with the run's environment and config file).
+	Resolve func(flags connect.Flags) (connect.Connection, error)
+
+	// ClientOptions are the SDK options of a client of c as the run
+	// builds them: the connection's, the --timeout, the retries announced
+	// on a terminal, --debug; wraps go above them.
+	ClientOptions func(c connect.Connection, wraps ...func(http.RoundTripper) http.RoundTripper) []access.Option
+
+	// LoadConfig reads the config file of profiles and returns it and
+	// its path, warning once a run when others can read it.
+	LoadConfig func() (*connect.Config, string, error)
+
+	// Color reports whether the standard output gets colours.
+	Color func() bool
+
+	// AddShapeFlags adds the table-shape flags (--columns, --no-headers)
+	// of the list at path ("config list") to cmd, and their examples.
+	AddShapeFlags func(cmd *cobra.Command, path string)
+
+	// Shape reads the shape flags of the list c at path, whose default
+	// columns are cols and records of type rt, and returns the table's
+	// columns (a usage error names the valid members).
+	Shape func(c *cobra.Command, path string, cols []string, rt reflect.Type) ([]string, error)
+
+	// Shaped reports whether the table of c is shaped by its flags (-o
+	// wide, --columns, --no-headers).
+	Shaped func(c *cobra.Command) bool
+
+	// DidYouMean is `: did you mean "a", "b"?` for the names close to
+	// query, or "".
+	DidYouMean func(query string, names []string) string
+}
+
+// CheckLine prints one result of a check (doctor, login's probes) on
+// the standard output: its mark ("ok", "warn", "FAIL", "--"; coloured
+// when Color), what was checked and the detail.
+func (f *Factory) CheckLine(mark, what, detail string) {
+	if f.Color() {
+		switch mark {
+		case "ok":
+			mark = "\x1b[32mok\x1b[0m"
+		case "warn":
+			mark = "\x1b[33mwarn\x1b[0m"
+		case "FAIL":
+			mark = "\x1b[31mFAIL\x1b[0m"
+		}
+	}
+	fmt.Fprintf(f.Out, "%-4s  %-24s %s\n", mark, what, detail)
+}
+
+// Prober is the connect.Prober of the run: its CA, user agent and
+// report (CheckLine).
+func (f *Factory) Prober() connect.Prober {
+	flags := f.ConnectFlags()
+	return connect.Prober{
+		Trust:     func(c *connect.Connection) error { return connect.TrustCA(c, flags.CACert, f.Getenv) },
+		UserAgent: f.UserAgent,
+		Report:    f.CheckLine,
+	}
 }
 
 // Console is one console a command watches: its name and its client,

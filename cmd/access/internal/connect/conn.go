@@ -17,6 +17,9 @@ import (
 type Flags struct {
 	URL, Profile, TokenFile, Fingerprint, CACert string
 	Insecure, AllowHTTP                          bool
+	// Fake is --fake: the embedded demo console, whose connection the
+	// command line makes itself (Resolve does not read it).
+	Fake bool
 }
 
 // Env is what Resolve reads besides the flags: the environment, the

@@ -1,6 +1,7 @@
-package main
+package authcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,12 +10,13 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/output"
 	"github.com/spf13/cobra"
 )
 
-// The profile commands (config list, use, show), auth status and version:
-// added to the root command by rootCommand.
+// The profile commands (config list, use, show) and auth status.
 
 // profileRow is one profile as config list and config show print it:
 // never its token, only whether one is stored.
@@ -29,20 +31,20 @@ type profileRow struct {
 	File        string `json:"file,omitempty"`
 }
 
-func rowOf(cfg *config, name string) profileRow {
+func rowOf(cfg *connect.Config, name string) profileRow {
 	p := cfg.Profiles[name]
 	return profileRow{Name: name, URL: p.URL, Current: name == cfg.Current, Pinned: p.Fingerprint != "",
 		Fingerprint: p.Fingerprint, Insecure: p.Insecure, TokenStored: p.Token != ""}
 }
 
 // configCommand is access config: the profiles of the config file.
-func (a *app) configCommand() *cobra.Command {
+func configCommand(f *cmdutil.Factory) *cobra.Command {
 	g := groupCommand("config", "Profiles of the config file: list, use, show")
-	g.AddCommand(a.configListCommand(), a.configUseCommand(), a.configShowCommand())
+	g.AddCommand(configListCommand(f), configUseCommand(f), configShowCommand(f))
 	return g
 }
 
-func (a *app) configListCommand() *cobra.Command {
+func configListCommand(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the profiles: name, URL, pinned or not; the current one is marked *",
@@ -53,26 +55,26 @@ Tokens are never shown.`,
 		Example: "  access config list\n  access config list -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, path, err := a.loadConfig()
+			cfg, path, err := f.LoadConfig()
 			if err != nil {
 				return err
 			}
 			rows := []profileRow{}
-			for _, n := range profileNames(cfg) {
+			for _, n := range connect.ProfileNames(cfg) {
 				rows = append(rows, rowOf(cfg, n))
 			}
-			cols, err := a.shapeOf(c, "config list", []string{"current", "name", "url", "pinned"}, reflect.TypeFor[profileRow]())
+			cols, err := f.Shape(c, "config list", []string{"current", "name", "url", "pinned"}, reflect.TypeFor[profileRow]())
 			if err != nil {
 				return err
 			}
-			if a.format() != "table" || a.shaped(c) { // -o wide, --columns…: the one table path
-				return a.emit(rows, cols)
+			if f.Format() != "table" || f.Shaped(c) { // -o wide, --columns…: the one table path
+				return f.Print(rows, cols)
 			}
 			if len(rows) == 0 {
-				fmt.Fprintf(a.stderr, "no profiles in %s: run access login\n", path)
+				fmt.Fprintf(f.ErrOut, "no profiles in %s: run access login\n", path)
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(f.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "CURRENT\tNAME\tURL\tPINNED")
 			for _, r := range rows {
 				mark := ""
@@ -91,11 +93,11 @@ Tokens are never shown.`,
 			return tw.Flush()
 		},
 	}
-	addShapeFlags(cmd, "config list")
+	f.AddShapeFlags(cmd, "config list")
 	return cmd
 }
 
-func (a *app) configUseCommand() *cobra.Command {
+func configUseCommand(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "use NAME",
 		Short:   "Make a profile the current one",
@@ -103,41 +105,41 @@ func (a *app) configUseCommand() *cobra.Command {
 		Example: "  access config use office",
 		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			cfg, _, err := a.loadConfig()
+			cfg, _, err := f.LoadConfig()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveError
 			}
-			return profileNames(cfg), cobra.ShellCompDirectiveNoFileComp
+			return connect.ProfileNames(cfg), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, path, err := a.loadConfig()
+			cfg, path, err := f.LoadConfig()
 			if err != nil {
 				return err
 			}
 			name := args[0]
 			if _, ok := cfg.Profiles[name]; !ok {
-				return a.noProfile(cfg, path, name)
+				return noProfile(f, cfg, path, name)
 			}
 			cfg.Current = name
-			if err := saveConfig(path, cfg); err != nil {
+			if err := connect.Save(path, cfg); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "now using profile %q (%s)\n", name, cfg.Profiles[name].URL)
+			fmt.Fprintf(f.Out, "now using profile %q (%s)\n", name, cfg.Profiles[name].URL)
 			return nil
 		},
 	}
 }
 
 // noProfile is the not-found error of a profile name.
-func (a *app) noProfile(cfg *config, path, name string) error {
-	names := profileNames(cfg)
+func noProfile(f *cmdutil.Factory, cfg *connect.Config, path, name string) error {
+	names := connect.ProfileNames(cfg)
 	if len(names) == 0 {
-		return notFoundErrorf("no profile %q in %s (there is none: run access login)", name, path)
+		return cmdutil.NotFoundErrorf("no profile %q in %s (there is none: run access login)", name, path)
 	}
-	return notFoundErrorf("no profile %q in %s (have: %s)%s", name, path, strings.Join(names, ", "), didYouMean(name, eachName(names)))
+	return cmdutil.NotFoundErrorf("no profile %q in %s (have: %s)%s", name, path, strings.Join(names, ", "), f.DidYouMean(name, names))
 }
 
-func (a *app) configShowCommand() *cobra.Command {
+func configShowCommand(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show [NAME]",
 		Short: "Show a profile (the current one by default); never its token",
@@ -150,23 +152,23 @@ profile).`,
 		Example: "  access config show\n  access config show office -o json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, path, err := a.loadConfig()
+			cfg, path, err := f.LoadConfig()
 			if err != nil {
 				return err
 			}
-			name := firstNonEmpty(append(args, a.profile, a.getenv("ACCESS_PROFILE"), cfg.Current)...)
+			name := firstNonEmpty(append(args, f.ConnectFlags().Profile, f.Getenv("ACCESS_PROFILE"), cfg.Current)...)
 			if name == "" {
-				return usageErrorf("no current profile in %s: name one (access config show NAME), or run access login", path)
+				return cmdutil.UsageErrorf("no current profile in %s: name one (access config show NAME), or run access login", path)
 			}
 			if _, ok := cfg.Profiles[name]; !ok {
-				return a.noProfile(cfg, path, name)
+				return noProfile(f, cfg, path, name)
 			}
 			r := rowOf(cfg, name)
 			r.File = path
-			if a.format() != "table" {
-				return a.emit(r, nil)
+			if f.Format() != "table" {
+				return f.Print(r, nil)
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(f.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "name:\t%s\n", r.Name)
 			fmt.Fprintf(tw, "url:\t%s\n", r.URL)
 			fmt.Fprintf(tw, "current:\t%s\n", yesNo(r.Current))
@@ -197,7 +199,7 @@ func yesNo(b bool) string {
 }
 
 // authCommand is access auth: status.
-func (a *app) authCommand() *cobra.Command {
+func authCommand(f *cmdutil.Factory) *cobra.Command {
 	g := groupCommand("auth", "The console and credential commands use")
 	g.AddCommand(&cobra.Command{
 		Use:   "status",
@@ -210,18 +212,18 @@ the check is one read (the list of doors). The token is never shown.
 Exit status 4 when the console refuses the token, 1 when it cannot be reached.`,
 		Example: "  access --fake auth status",
 		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return a.authStatus() },
+		RunE:    func(c *cobra.Command, _ []string) error { return authStatus(c.Context(), f) },
 	})
 	return g
 }
 
-func (a *app) authStatus() error {
-	var conn connection
-	if a.fake {
-		conn = a.startFake()
+func authStatus(ctx context.Context, f *cmdutil.Factory) error {
+	var conn connect.Connection
+	if flags := f.ConnectFlags(); flags.Fake {
+		conn = f.FakeConnection()
 	} else {
 		var err error
-		if conn, err = a.resolveConnection(); err != nil {
+		if conn, err = f.Resolve(flags); err != nil {
 			return err
 		}
 	}
@@ -241,7 +243,7 @@ func (a *app) authStatus() error {
 	case "--profile", "ACCESS_PROFILE":
 		profile = " (chosen by " + conn.Profile + ")"
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "console:\t%s%s%s\n", conn.URL, from(conn.Source), profile)
 	fmt.Fprintf(tw, "token:\tfrom %s (not shown)\n", conn.TokenSource)
 	switch {
@@ -254,18 +256,18 @@ func (a *app) authStatus() error {
 	default:
 		fmt.Fprintf(tw, "certificate:\tchecked against the system's roots (not pinned)\n")
 	}
-	cl, err := access.NewClient(conn.URL, conn.Token(), a.sdkOptions(conn)...)
+	cl, err := access.NewClient(conn.URL, conn.Token(), f.ClientOptions(conn)...)
 	if err != nil {
 		tw.Flush()
-		return &exitError{code: 2, err: err}
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
 	start := time.Now()
-	doors, _, err := cl.Doors.List(a.ctx)
+	doors, _, err := cl.Doors.List(ctx)
 	took := time.Since(start).Round(time.Millisecond)
 	switch {
 	case err == nil:
 		fmt.Fprintf(tw, "accepted:\tyes (listed %s in %s)\n", output.Count(len(doors), "door"), took)
-	case permissionRefused(err):
+	case connect.PermissionRefused(err):
 		fmt.Fprintf(tw, "accepted:\tyes, but the token may not list doors (view:space)\n")
 	case errors.Is(err, access.ErrUnauthorized):
 		fmt.Fprintf(tw, "accepted:\tno: the console refuses the token\n")
@@ -278,19 +280,3 @@ func (a *app) authStatus() error {
 	}
 	return tw.Flush()
 }
-
-// versionCommand is access version: the text of --version.
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version of access and of its SDK (as --version)",
-		Example: "  access --fake version",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprint(a.stdout, buildVersion())
-			return nil
-		},
-	}
-}
-
-// versionText is what access --version and access version print.
