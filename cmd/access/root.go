@@ -15,6 +15,7 @@ import (
 	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
+	"github.com/access-dev/access/cmd/access/internal/doctorcmd"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
 	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
 	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
@@ -381,7 +382,7 @@ lists take --watch.
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), monitorcmd.New(a.factory()), fake)
+	root.AddCommand(a.eventsCommand(), doctorcmd.New(a.factory()), monitorcmd.New(a.factory()), fake)
 	root.AddCommand(authcmd.New(a.factory())...)
 	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.versionCommand())

@@ -1,4 +1,15 @@
-package main
+// Package doctorcmd holds access doctor: the checks of the connection,
+// the certificate, the token and its permissions (read operations only),
+// and doctor --capture, the redacted raw answers of the read-only
+// operations for a bug report. The connection, the certificate's reading
+// and the ways into a console are package connect's.
+//
+// It may import the standard library, cobra, the access module's public
+// packages, internal/redact and the command line's machinery
+// (internal/cmdutil, internal/connect, internal/output); never
+// cmd/access nor another command package (TestLayering in cmd/access
+// keeps that).
+package doctorcmd
 
 import (
 	"context"
@@ -16,7 +27,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) doctorCommand() *cobra.Command {
+// New returns doctor, built on f.
+func New(f *cmdutil.Factory) *cobra.Command {
 	var capture string
 	cmd := &cobra.Command{
 		Use:   "doctor [HOST|URL]",
@@ -51,45 +63,32 @@ there is none (or, for an NFC enrollment session, none can be read without a
 write) it is reported as skipped.`,
 		Example: "  access --fake doctor",
 		Args:    cobra.MaximumNArgs(1),
-		RunE:    func(c *cobra.Command, args []string) error { return a.doctor(capture, firstNonEmpty(args...)) },
+		RunE: func(c *cobra.Command, args []string) error {
+			return doctor(c.Context(), f, capture, firstNonEmpty(args...))
+		},
 	}
 	cmd.Flags().StringVar(&capture, "capture", "", "write the redacted raw answers of the read-only operations to `DIR`")
 	return cmd
 }
 
-// checkLine prints one result of doctor.
-func (a *app) checkLine(mark, what, detail string) {
-	if a.color() {
-		switch mark {
-		case "ok":
-			mark = "\x1b[32mok\x1b[0m"
-		case "warn":
-			mark = "\x1b[33mwarn\x1b[0m"
-		case "FAIL":
-			mark = "\x1b[31mFAIL\x1b[0m"
-		}
-	}
-	fmt.Fprintf(a.stdout, "%-4s  %-24s %s\n", mark, what, detail)
-}
-
-func (a *app) doctor(captureDir, arg string) error {
-	var conn connection
-	if a.fake {
-		conn = a.startFake()
+func doctor(ctx context.Context, f *cmdutil.Factory, captureDir, arg string) error {
+	var conn connect.Connection
+	if flags := f.ConnectFlags(); flags.Fake {
+		conn = f.FakeConnection()
 	} else {
 		bare := arg != "" && connect.IsBareHost(arg)
 		switch {
 		case bare:
-			a.urlFlag = connect.WaysInto(a.ctx, arg)[0].URL
+			flags.URL = connect.WaysInto(ctx, arg)[0].URL
 		case arg != "":
-			a.urlFlag = arg
+			flags.URL = arg
 		}
 		var err error
-		if conn, err = a.resolveConnection(); err != nil {
+		if conn, err = f.Resolve(flags); err != nil {
 			return err
 		}
 		if bare {
-			w, err := connect.FindWayIn(a.ctx, a.factory().Prober(), arg, conn.Token(), conn.Fingerprint, conn.Insecure)
+			w, err := connect.FindWayIn(ctx, f.Prober(), arg, conn.Token(), conn.Fingerprint, conn.Insecure)
 			if err != nil {
 				return err
 			}
@@ -98,72 +97,72 @@ func (a *app) doctor(captureDir, arg string) error {
 	}
 	u, err := url.Parse(conn.URL)
 	if err != nil || u.Host == "" {
-		return usageErrorf("the console URL %q is not a URL", conn.URL)
+		return cmdutil.UsageErrorf("the console URL %q is not a URL", conn.URL)
 	}
 
 	// 1. Reachability and the certificate.
 	start := time.Now()
-	chain, host, err := connect.PeekCertificate(a.ctx, u)
+	chain, host, err := connect.PeekCertificate(ctx, u)
 	if err != nil {
-		a.checkLine("FAIL", "reachable", fmt.Sprintf("%s: %v", host, err))
-		return &exitError{code: 1, err: fmt.Errorf("the console at %s is not reachable", host)}
+		f.CheckLine("FAIL", "reachable", fmt.Sprintf("%s: %v", host, err))
+		return cmdutil.Exit(1, fmt.Errorf("the console at %s is not reachable", host))
 	}
-	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
+	f.CheckLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
 	leaf := chain[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
-	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", connect.CertName(leaf), leaf.NotAfter.Format(time.DateOnly)))
-	a.checkLine("ok", "fingerprint", fp)
+	f.CheckLine("ok", "certificate", fmt.Sprintf("%s, expires %s", connect.CertName(leaf), leaf.NotAfter.Format(time.DateOnly)))
+	f.CheckLine("ok", "fingerprint", fp)
 	switch {
 	case conn.Fingerprint != "":
 		if connect.NormFP(conn.Fingerprint) != connect.NormFP(fp) {
-			a.checkLine("FAIL", "pinned", "the pinned fingerprint "+conn.Fingerprint+" does not match")
-			return &exitError{code: 1, err: &access.CertificateMismatchError{Presented: connect.NormFP(fp)}}
+			f.CheckLine("FAIL", "pinned", "the pinned fingerprint "+conn.Fingerprint+" does not match")
+			return cmdutil.Exit(1, &access.CertificateMismatchError{Presented: connect.NormFP(fp)})
 		}
-		a.checkLine("ok", "pinned", "the certificate matches the pinned fingerprint")
+		f.CheckLine("ok", "pinned", "the certificate matches the pinned fingerprint")
 	case conn.CACert != nil:
 		if err := connect.VerifyWithCA(leaf, chain[1:], conn.CACert, u.Hostname()); err != nil {
-			a.checkLine("FAIL", "trusted", fmt.Sprintf("not by the CA of %s %s: %s", conn.CASrc, conn.CAFile, oneLine(err.Error())))
-			return &exitError{code: 1, err: fmt.Errorf("the console's certificate is not trusted by the CA of %s", conn.CASrc)}
+			f.CheckLine("FAIL", "trusted", fmt.Sprintf("not by the CA of %s %s: %s", conn.CASrc, conn.CAFile, oneLine(err.Error())))
+			return cmdutil.Exit(1, fmt.Errorf("the console's certificate is not trusted by the CA of %s", conn.CASrc))
 		}
-		a.checkLine("ok", "trusted", fmt.Sprintf("by the CA of %s %s (not pinned; or pin it with --fingerprint %s)", conn.CASrc, conn.CAFile, fp))
+		f.CheckLine("ok", "trusted", fmt.Sprintf("by the CA of %s %s (not pinned; or pin it with --fingerprint %s)", conn.CASrc, conn.CAFile, fp))
 	case conn.Insecure:
-		a.checkLine("warn", "pinned", "--insecure: the certificate is not checked; pin it with --fingerprint "+fp)
+		f.CheckLine("warn", "pinned", "--insecure: the certificate is not checked; pin it with --fingerprint "+fp)
 	default:
 		pool := x509.NewCertPool()
 		for _, c := range chain[1:] {
 			pool.AddCert(c)
 		}
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Intermediates: pool}); err != nil {
-			a.checkLine("warn", "pinned", "not pinned and not trusted ("+oneLine(err.Error())+"): pin it with --fingerprint "+fp)
+			f.CheckLine("warn", "pinned", "not pinned and not trusted ("+oneLine(err.Error())+"): pin it with --fingerprint "+fp)
 		} else {
-			a.checkLine("warn", "pinned", "trusted by the system's roots but not pinned; pin it with --fingerprint "+fp)
+			f.CheckLine("warn", "pinned", "trusted by the system's roots but not pinned; pin it with --fingerprint "+fp)
 		}
 	}
 
 	// 2. The token and its permissions, through a client that records
 	// the raw answers.
 	rec := &recorder{}
-	cl, err := access.NewClient(conn.URL, conn.Token(), a.sdkOptions(conn, rec.wrap)...)
+	cl, err := access.NewClient(conn.URL, conn.Token(), f.ClientOptions(conn, rec.wrap)...)
 	if err != nil {
 		return err
 	}
-	a.checkLine("ok", "mode", modeLine(cl))
-	results := probeAll(a.ctx, cl, rec)
+	f.CheckLine("ok", "mode", modeLine(cl))
+	results := probeAll(ctx, cl, rec)
 	// The token and the operations are judged only on answers of the
 	// API: a probe that failed before (TLS, pinning, the connection)
 	// says nothing about them.
-	if err := reachedAPI(a.ctx, results); err != nil {
-		a.checkLine("FAIL", "api", oneLine(err.Error()))
+	if err := reachedAPI(ctx, f, results); err != nil {
+		f.CheckLine("FAIL", "api", oneLine(err.Error()))
 		return err
 	}
 	// HTTP 401 answers every operation alike: the token itself is refused.
 	for _, r := range results {
 		if errors.Is(r.err, access.ErrUnauthorized) {
-			a.checkLine("FAIL", "token", "the console refused the token (invalid, expired or revoked)")
-			return &exitError{code: 4, err: prefixedError{"the token is not valid: ", r.err}}
+			f.CheckLine("FAIL", "token", "the console refused the token (invalid, expired or revoked)")
+			return cmdutil.Exit(cmdutil.ExitAuth, prefixedError{"the token is not valid: ", r.err})
 		}
 	}
-	a.checkLine("ok", "token", "accepted")
+	f.CheckLine("ok", "token", "accepted")
 	perms := map[string]string{}
 	var order []string
 	var unsupported []string
@@ -177,7 +176,7 @@ func (a *app) doctor(captureDir, arg string) error {
 		}
 		switch {
 		case r.err == nil:
-		case permissionRefused(r.err):
+		case connect.PermissionRefused(r.err):
 			perms[r.perm] = "missing"
 		case errors.Is(r.err, access.ErrUnsupported):
 			unsupported = append(unsupported, r.op)
@@ -191,32 +190,32 @@ func (a *app) doctor(captureDir, arg string) error {
 	for _, p := range order {
 		switch st := perms[p]; st {
 		case "ok":
-			a.checkLine("ok", p, "granted")
+			f.CheckLine("ok", p, "granted")
 		case "missing":
-			a.checkLine("warn", p, "not granted (HTTP 403)")
+			f.CheckLine("warn", p, "not granted (HTTP 403)")
 		default:
-			a.checkLine("warn", p, st)
+			f.CheckLine("warn", p, st)
 		}
 	}
-	a.checkLine("--", "edit:* permissions", "not probed: that would change the console")
+	f.CheckLine("--", "edit:* permissions", "not probed: that would change the console")
 	for _, r := range results {
 		if r.skipped != "" {
-			a.checkLine("--", "skipped", r.op+": "+r.skipped)
+			f.CheckLine("--", "skipped", r.op+": "+r.skipped)
 		}
 	}
 	if len(unsupported) == 0 {
-		a.checkLine("ok", "unsupported", "none of the probed operations")
+		f.CheckLine("ok", "unsupported", "none of the probed operations")
 	} else {
-		a.checkLine("warn", "unsupported", strings.Join(unsupported, ", "))
+		f.CheckLine("warn", "unsupported", strings.Join(unsupported, ", "))
 	}
-	a.checkNotifications(cl)
-	a.checkPace(results)
+	checkNotifications(ctx, f, cl)
+	checkPace(f, results)
 	if captureDir != "" {
 		n, err := writeCapture(captureDir, results)
 		if err != nil {
 			return err
 		}
-		a.checkLine("ok", "capture", fmt.Sprintf("%d answers written to %s (redacted; a CSV as a file, images summarized)", n, captureDir))
+		f.CheckLine("ok", "capture", fmt.Sprintf("%d answers written to %s (redacted; a CSV as a file, images summarized)", n, captureDir))
 	}
 	return nil
 }
@@ -231,36 +230,36 @@ func modeLine(cl *access.Client) string {
 
 // checkNotifications connects to the notifications socket once and says
 // which path answered.
-func (a *app) checkNotifications(cl *access.Client) {
-	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+func checkNotifications(ctx context.Context, f *cmdutil.Factory, cl *access.Client) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	path, err := cl.Notifications.Check(ctx)
 	switch {
 	case err == nil:
-		a.checkLine("ok", "notifications", "the socket answered at "+path)
-	case permissionRefused(err):
-		a.checkLine("warn", "notifications", "not granted (view:device)")
+		f.CheckLine("ok", "notifications", "the socket answered at "+path)
+	case connect.PermissionRefused(err):
+		f.CheckLine("warn", "notifications", "not granted (view:device)")
 	default:
-		a.checkLine("warn", "notifications", oneLine(unprefixed(err)))
+		f.CheckLine("warn", "notifications", oneLine(unprefixed(err)))
 	}
 }
 
 // checkPace reports the pace of the bulk commands, and whether the console
 // limited the probes' rate.
-func (a *app) checkPace(results []probe) {
+func checkPace(f *cmdutil.Factory, results []probe) {
 	for _, r := range results {
 		if errors.Is(r.err, access.ErrRateLimited) {
-			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, cmdutil.DefaultRate))
+			f.CheckLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, cmdutil.DefaultRate))
 			return
 		}
 	}
-	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", cmdutil.DefaultRate))
+	f.CheckLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", cmdutil.DefaultRate))
 }
 
 // reachedAPI returns nil when at least one probe got an answer from the
 // API (a success or an *access.APIError), else an error naming the first
 // failure, with the exit code that failure maps to.
-func reachedAPI(ctx context.Context, results []probe) *exitError {
+func reachedAPI(ctx context.Context, f *cmdutil.Factory, results []probe) *cmdutil.ExitError {
 	var first error
 	for _, r := range results {
 		if r.skipped != "" {
@@ -277,7 +276,7 @@ func reachedAPI(ctx context.Context, results []probe) *exitError {
 	if first == nil {
 		first = errors.New("nothing was probed")
 	}
-	return &exitError{code: exitCode(ctx, first), err: prefixedError{"no probe reached the API: ", first}}
+	return &cmdutil.ExitError{Code: f.ExitCode(ctx, first), Err: prefixedError{"no probe reached the API: ", first}}
 }
 
 // prefixedError puts a prefix before an error of the SDK, without its
@@ -481,4 +480,17 @@ func probeAll(ctx context.Context, c *access.Client, rec *recorder) []probe {
 	out = append(out, probe{op: "NFCCards.EnrollmentStatus", perm: "edit:credential",
 		skipped: "no enrollment session to probe (only nfc-cards start-enrollment, a write, opens one)"})
 	return out
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
