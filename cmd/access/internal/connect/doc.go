@@ -6,7 +6,10 @@
 // CA; the SDK options it gives a client) and the console's certificate
 // (read without trusting it, checked against a CA file, named for a
 // person, its fingerprint normalised, a TLS failure that pinning would
-// cure recognised).
+// cure recognised), and the ways into a console given as a bare host
+// (ConsoleWays: the API port, the UniFi OS proxy, the older proxy path;
+// FindWayIn probes them for login and doctor; WithWays is their test
+// seam).
 //
 // It may import the standard library, the access module's public
 // packages, internal/atomicfile, internal/clierr, TOML and YAML; no
