@@ -3,6 +3,7 @@ package dirsync_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,61 @@ func TestFlagReentriesOnlyAfterTheAcknowledgement(t *testing.T) {
 	if len(recs) != 1 || recs[0].Key != "E2" || !recs[0].Opened.Equal(t0.Add(90*time.Second)) || recs[0].Door != "Back door" ||
 		recs[0].Via != "PIN_CODE" || !recs[0].Observed.Equal(t0.Add(time.Hour)) {
 		t.Errorf("flagged %+v; want E2 at t0+90s", recs)
+	}
+}
+
+// TestRunnerFlagsReentries: with CheckReentries, the run after a reader
+// let a leaver in from its cache flags them; the next run does not flag
+// them again. Without an evidence log the option is refused.
+func TestRunnerFlagsReentries(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	c := srv.Client()
+	probe, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-78")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := srv.AddUser(access.User{FirstName: "Rev", LastName: "Oked", EmployeeNumber: "E9", UserEmail: "rev@example.com",
+		NFCCards: []access.NFCCard{{ID: "CARD-78", Token: probe.Token}}})
+	stay := srv.AddUser(access.User{FirstName: "Stay", LastName: "Er", EmployeeNumber: "E8", UserEmail: "stay@example.com"})
+	srv.AddUserGroup("", "Synced", "", rev.ID, stay.ID)
+	src := &fakeSource{snap: &dirsync.Snapshot{Source: "corp", Complete: true, Finished: srv.Now(), People: []dirsync.Person{
+		{Key: "E8", FirstName: "Stay", LastName: "Er", Email: "stay@example.com", Active: true},
+		{Key: "E9", FirstName: "Rev", LastName: "Oked", Email: "rev@example.com", Active: false},
+	}}}
+	log, _ := openLog(t)
+	opts := &dirsync.ReconcileOptions{Scope: &site.Scope{UserGroup: "Synced"}, KeepCredentials: true}
+	if _, err := dirsync.NewRunner(c, dirsync.RunnerOptions{Sources: []dirsync.RunnerSource{{Source: src}}, CheckReentries: true}); !errors.Is(err, dirsync.ErrConfig) {
+		t.Errorf("CheckReentries without a log: %v", err)
+	}
+	ticks := make(chan time.Time)
+	results := make(chan dirsync.RunResult, 4)
+	r, err := dirsync.NewRunner(c, dirsync.RunnerOptions{
+		Sources: []dirsync.RunnerSource{{Source: src, Options: opts}}, Ticks: ticks, CheckReentries: true,
+		Apply: &dirsync.ApplyOptions{Evidence: log, Now: srv.Now},
+		OnRun: func(res dirsync.RunResult) { results <- res },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	if res := next(t, results); res.Err != nil || res.Report == nil || res.Report.Deactivated != 1 || len(res.Reentries) != 0 || res.ReentryErr != nil {
+		t.Fatalf("start run: %+v", res)
+	}
+	srv.Advance(2 * time.Second)
+	if res, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-78"); err != nil || !res.Granted {
+		t.Fatal(err, res)
+	}
+	ticks <- time.Now()
+	res := next(t, results)
+	if res.Err != nil || res.ReentryErr != nil || len(res.Reentries) != 1 || res.Reentries[0].Key != "E9" {
+		t.Fatalf("run after the opening: %+v", res)
+	}
+	ticks <- time.Now()
+	if res := next(t, results); res.ReentryErr != nil || len(res.Reentries) != 0 {
+		t.Errorf("flagged again: %+v", res.Reentries)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
@@ -401,6 +402,7 @@ lists take --watch.
 	root.AddCommand(a.apiCommand())
 	root.AddCommand(synccmd.New(a.factory()))
 	root.AddCommand(reviewcmd.New(a.factory()))
+	root.AddCommand(capturecmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.

@@ -2,6 +2,7 @@ package syncconfig_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -205,5 +206,40 @@ func TestSchemaMatchesTheTypes(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("sync.schema.json differs from the Go types: run go test ./dirsync/syncconfig -run TestSchema -update")
+	}
+}
+
+// TestDocsExampleDecodes: the complete example of docs/sync.md is a
+// configuration Load takes, with every kind of source, and equal to the
+// one of testdata apart from its comments.
+func TestDocsExampleDecodes(t *testing.T) {
+	b, err := os.ReadFile("../../docs/sync.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	if !ok {
+		t.Fatal("docs/sync.md has no yaml block")
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	p := filepath.Join(t.TempDir(), "sync.yaml")
+	if err := os.WriteFile(p, []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := syncconfig.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := syncconfig.Load("testdata/sync.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(block, "# yaml-language-server: $schema=../dirsync/syncconfig/sync.schema.json\n") {
+		t.Errorf("the example's modeline is not the schema's relative path:\n%s", block)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Errorf("docs/sync.md's example:\n%s\ntestdata/sync.yaml:\n%s", gj, wj)
 	}
 }

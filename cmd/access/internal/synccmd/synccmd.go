@@ -121,6 +121,7 @@ configuration, with its file and line; ` + strconv.Itoa(cmdutil.ExitChanges) + `
 	fl.StringVar(&o.tlsCert, "tls-cert", "", "the SCIM listener's certificate (PEM) `FILE`")
 	fl.StringVar(&o.tlsKey, "tls-key", "", "the SCIM listener's private key (PEM) `FILE`")
 	fl.StringVar(&o.metricsListen, "metrics-listen", "", "serve /metrics and /healthz on `ADDRESS`")
+	c.AddCommand(newReportCommand(f))
 	return c
 }
 
