@@ -92,6 +92,13 @@ type SubscribeOptions struct {
 	// [DefaultSubscribeRestartGrace]). Past it, such an answer ends the
 	// sequence.
 	RestartGrace time.Duration
+	// Frames, when set, is called with every message the socket
+	// delivers, as received and before it is decoded: notifications,
+	// keepalives, the handshake and messages that are no notification
+	// alike (a recorder of the stream, such as the capture package's).
+	// It is called on the goroutine that iterates, before the message's
+	// notification is yielded; frame is valid only during the call.
+	Frames func(frame []byte)
 }
 
 func (o *SubscribeOptions) withDefaults(op string) (SubscribeOptions, error) {
@@ -784,6 +791,9 @@ func (st *stream) read(ctx context.Context, conn *websocket.Conn, yield func(*No
 		}
 		healthy = true
 		st.lastMsg = time.Now()
+		if st.o.Frames != nil {
+			st.o.Frames(msg)
+		}
 		if isKeepalive(msg) {
 			continue
 		}

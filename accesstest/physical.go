@@ -163,19 +163,25 @@ type TapResult struct {
 	// holding it ("" for an unknown card).
 	Token    string
 	HolderID string
-	// Reason says why access was denied.
+	// Reason says why access was denied: "outside Office hours",
+	// "Public Holidays 2026: Good Friday", "status DEACTIVATED", "unknown
+	// card" (see [TapDecision]).
 	Reason string
+	// Decision is the reader's whole decision: the granting policy and
+	// schedule, or why not ([Server.Decide]); zero for an enrolled card.
+	Decision TapDecision
 }
 
 // PresentCard acts out a card held to a reader. With an enrollment
 // session open on the reader the tap enrolls the card, exactly as
-// [Server.TapCard]. Otherwise the reader checks the card: access is
-// granted when an active user holds it whose access policies (its own,
-// not its groups') name the reader's door, a door group holding it, or
-// the building; or a visitor holds it whose resources do. Schedules are
-// not evaluated. A granted tap unlocks the door for [DoorUnlockDuration]
-// and publishes access.door.unlock (authentication type NFC, the holder
-// as actor); a denied one is only logged, as consoles do.
+// [Server.TapCard]. Otherwise the reader decides the card at the fake's
+// time by the rules of [Server.Decide]: the holder's status, their own
+// and their groups' access policies, the policies' schedules with their
+// holidays, a visitor's visit and schedule. A granted tap unlocks the door
+// for [DoorUnlockDuration] and publishes access.door.unlock
+// (authentication type NFC, the holder as actor, the granting policy); a
+// denied one is only logged, as consoles do, with the reason:
+// "Access Denied (NFC 100001 at Main entrance): outside Office hours".
 func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 	s.mu.Lock()
 	s.runDue()
@@ -190,74 +196,28 @@ func (s *Server) PresentCard(deviceID, cardNumber string) (TapResult, error) {
 	if err != nil {
 		return TapResult{}, err
 	}
-	token := cardToken(cardNumber)
-	res := TapResult{Token: token}
-	id, kind := s.nfcHolder(token)
-	res.HolderID = id
+	dec := s.decideTap(d, cardNumber, s.clockNow())
+	res := TapResult{Granted: dec.Granted, Token: dec.Token, HolderID: dec.HolderID, Reason: dec.Reason, Decision: dec}
 	var actor *access.EventActor
-	var policy access.AccessPolicy
-	switch kind {
-	case "USER":
-		u := s.user(id)
-		actor = &access.EventActor{ID: u.ID, Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Type: "user"}
-		if u.Status != access.UserStatusActive && u.Status != "" {
-			res.Reason = "the user is " + string(u.Status)
-			break
-		}
-		for _, pid := range u.AccessPolicyIDs {
-			if p := s.people.policies[pid]; p != nil && s.opens(p.Resources, d.door.ID) {
-				policy, res.Granted = *p, true
-				break
-			}
-		}
-		if !res.Granted {
-			res.Reason = "no access policy of the user opens this door"
-		}
-	case "VISITOR":
-		for _, v := range s.people.visitors.list {
-			if v.ID == id {
-				actor = &access.EventActor{ID: v.ID, Name: v.FirstName + " " + v.LastName, Type: "visitor"}
-				res.Granted = s.opens(v.Resources, d.door.ID)
-			}
-		}
-		if !res.Granted {
-			res.Reason = "the visitor may not open this door"
+	switch {
+	case dec.HolderID == "":
+	case dec.Visitor:
+		if v := s.visitor(dec.HolderID); v != nil {
+			actor = &access.EventActor{ID: v.ID, Name: v.FirstName + " " + v.LastName, Type: "visitor"}
 		}
 	default:
-		res.Reason = "unknown card"
+		if u := s.user(dec.HolderID); u != nil {
+			actor = &access.EventActor{ID: u.ID, Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Type: "user"}
+		}
 	}
-	switch {
-	case res.Granted && sp.emergency.Lockdown:
-		res.Granted, res.Reason = false, "the site is in lockdown"
-	case !d.door.IsBindHub:
-		res.Granted, res.Reason = false, "the door is not bound to a hub"
-	}
-	obj := access.DoorUnlockObject{AuthenticationType: "NFC", AuthenticationValue: cardNumber, PolicyID: policy.ID, PolicyName: policy.Name,
-		ReaderID: h.dev.ID, Result: "Access Granted"}
 	if res.Granted {
-		s.unlockFor(d, actor, obj)
+		s.unlockFor(d, actor, access.DoorUnlockObject{AuthenticationType: "NFC", AuthenticationValue: cardNumber,
+			PolicyID: dec.PolicyID, PolicyName: dec.Policy, ReaderID: h.dev.ID, Result: "Access Granted"})
 		return res, nil
 	}
 	s.publish(change{Log: "Access Denied (NFC " + cardNumber + " at " + d.door.Name + "): " + res.Reason,
 		LogTopic: access.SystemLogTopicDoorOpenings, Location: sp.location(d), Device: eventDevice(h), Actor: actor, AtSite: true})
 	return res, nil
-}
-
-// opens reports whether resources (doors, door groups) include a door.
-// The caller holds s.mu.
-func (s *Server) opens(resources []access.Resource, doorID string) bool {
-	sp := s.sp()
-	for _, r := range resources {
-		switch {
-		case r.ID == doorID, r.ID == sp.buildingID:
-			return true
-		case r.Type == "door_group":
-			if g := sp.group(r.ID); g != nil && slices.ContainsFunc(g.Resources, func(x access.Resource) bool { return x.ID == doorID }) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // SetEmergency starts or ends the site's emergency modes as the console's

@@ -189,8 +189,15 @@ func TestPresentCard(t *testing.T) {
 	d, _ := srv.Door(accesstest.DemoDoorID)
 	assert.Equal(t, access.DoorLocked, d.LockRelayStatus)
 
-	// A user holding it with a policy for the building: granted.
-	pol := srv.AddAccessPolicy(access.AccessPolicy{Name: "Everywhere", Resources: []access.Resource{{ID: accesstest.DemoBuildingID, Type: "door_group"}}})
+	// A user holding it with a policy for the building, on a schedule in
+	// force at any hour: granted.
+	var always string
+	for _, sc := range srv.Schedules() {
+		if sc.Name == "Always" {
+			always = sc.ID
+		}
+	}
+	pol := srv.AddAccessPolicy(access.AccessPolicy{Name: "Everywhere", ScheduleID: always, Resources: []access.Resource{{ID: accesstest.DemoBuildingID, Type: "door_group"}}})
 	u := srv.AddUser(access.User{FirstName: "Ada", LastName: "Tap", Status: access.UserStatusActive, AccessPolicyIDs: []string{pol.ID}})
 	_, err = client.Users.AssignNFCCard(ctx, u.ID, &access.NFCCardAssignment{Token: res.Token})
 	require.NoError(t, err)

@@ -21,6 +21,12 @@
 // (userAccountControl & 2) and, for other directories, a mapped attribute
 // with the values that mean "gone" make a person inactive.
 //
+// [NewCSVSource] reads an HR file with package site's CSV reader (its
+// delimiter and column mapping) and, while [CSVSource.Watch] polls it, is
+// a [Notifier] that signals once the file changed and held still; a
+// file missing, empty, being written or refused is an error, never
+// "everyone left".
+//
 // [MakePlan] and [Reconcile] turn a complete snapshot into console
 // changes with package site's plan and apply, its guard and its scope:
 // each active person is a user of a site document (key, names, email,
@@ -32,7 +38,11 @@
 // gets their status back, never their credentials. Console users are
 // deleted only with DeleteUsers. Users outside the scope are never
 // touched, only counted; a plan that would deactivate more users than
-// site's guard allows is refused with a [*site.GuardError]; a nil,
+// site's guard allows is refused with a [*site.GuardError] — and the
+// users deactivated already (by hand, before the sync) whose credentials
+// it would unassign count against the same guard ([*CredentialGuardError]),
+// so that a first run against a console that kept its old leavers' cards
+// stops for an operator instead of unassigning them all; a nil,
 // incomplete or empty snapshot is refused with a [*SnapshotError] before
 // any request, so that a failed read is never taken for "everyone left".
 //
@@ -41,7 +51,13 @@
 // disk, saying who, what, the source's time of the change, the console's
 // acknowledgement, the credentials revoked (or to re-issue) and the
 // latency. [ReadEvidence] reads a log and [Summarize] counts its leavers
-// and their latencies (p50, p95, p99, the slowest by name) for a report.
+// and their latencies (p50, p95, p99, the slowest by name) and lists the
+// leavers flagged for opening a door after their revocation;
+// [WriteReport] writes the summary as text, CSV, JSON or an HTML page.
+// [CheckReentries] reads the console's door openings and
+// [EvidenceLog.FlagReentries] flags, in the log, each leaver a door opened
+// for after the console acknowledged their deactivation (a reader's
+// offline cache honouring a revoked card).
 //
 // A [Runner] keeps a console equal to its sources for as long as it runs:
 // every source at an interval ([DefaultInterval], 30 s), a source that is a

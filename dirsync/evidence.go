@@ -22,6 +22,9 @@ const (
 	ActionDeactivate        = "deactivate"
 	ActionDelete            = "delete"
 	ActionRevokeCredentials = "revoke_credentials"
+	// ActionReentry flags a leaver who opened a door after the console
+	// acknowledged their deactivation (a record of status "flagged").
+	ActionReentry = "reentry"
 )
 
 // Record is one line of the evidence log: one change to one console
@@ -32,12 +35,17 @@ type Record struct {
 	// Key and Name are who: the employee number (or email) and full name.
 	Key  string `json:"key"`
 	Name string `json:"name,omitempty"`
+	// UserID is the console user's id, for a leaver's records
+	// (deactivate, delete, revoke_credentials, reentry): what a
+	// system-log entry names them by.
+	UserID string `json:"user_id,omitempty"`
 	// Action is what: create, update, reactivate, deactivate, delete or
 	// revoke_credentials.
 	Action string `json:"action"`
 	// Fields are the user's members changed (site's field names).
 	Fields []string `json:"fields,omitempty"`
-	// Status is "done", "failed" or "skipped"; Error says why.
+	// Status is "done", "failed" or "skipped" ("flagged" for a
+	// re-entry); Error says why.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// SourceChanged is the source's time of the change (LDAP
@@ -56,6 +64,14 @@ type Record struct {
 	// Reissue are the credentials taken from a re-enabled person earlier,
 	// to be issued again (reactivate).
 	Reissue []Credential `json:"reissue,omitempty"`
+	// Revoked, Opened, Door and Via are a re-entry's: the console's
+	// acknowledgement of the person's deactivation, when a door opened
+	// for them after it, which door, and how (the system log's credential
+	// provider: NFC, PIN_CODE, …).
+	Revoked *time.Time `json:"revoked,omitempty"`
+	Opened  *time.Time `json:"opened,omitempty"`
+	Door    string     `json:"door,omitempty"`
+	Via     string     `json:"via,omitempty"`
 }
 
 func (r *Record) setLatency() {
@@ -83,6 +99,8 @@ type EvidenceLog struct {
 	mu      sync.Mutex
 	f       *os.File
 	revoked map[string][]Credential // key -> credentials revoked and not yet re-issued
+	leavers map[string]leaver       // console user id -> deactivation in force
+	flagged map[string]bool         // reentryKey of the re-entries flagged
 }
 
 // OpenEvidence opens (or creates, mode 0600) the evidence log at path for
@@ -93,7 +111,7 @@ func OpenEvidence(path string) (*EvidenceLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dirsync: evidence log: %w", err)
 	}
-	l := &EvidenceLog{f: f, revoked: map[string][]Credential{}}
+	l := &EvidenceLog{f: f, revoked: map[string][]Credential{}, leavers: map[string]leaver{}, flagged: map[string]bool{}}
 	ev, err := ReadEvidence(f)
 	if err != nil {
 		f.Close()
@@ -113,6 +131,7 @@ func OpenEvidence(path string) (*EvidenceLog, error) {
 
 // note keeps what a record says of a person's credentials.
 func (l *EvidenceLog) note(r *Record) {
+	l.noteLeaver(r)
 	if r.Status != "done" && r.Action != ActionRevokeCredentials {
 		return
 	}
@@ -126,13 +145,18 @@ func (l *EvidenceLog) note(r *Record) {
 
 // Append writes r as one line and syncs the file.
 func (l *EvidenceLog) Append(r *Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.append(r)
+}
+
+// append is Append with l.mu held.
+func (l *EvidenceLog) append(r *Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("dirsync: evidence log: %w", err)
 	}
 	b = append(b, '\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.f == nil {
 		return fmt.Errorf("dirsync: evidence log: %w", os.ErrClosed)
 	}
@@ -253,12 +277,28 @@ type Summary struct {
 	Max time.Duration `json:"max"`
 	// Slowest are the slowest leavers, slowest first.
 	Slowest []Leaver `json:"slowest"`
+	// Reentries are the leavers flagged for opening a door after their
+	// revocation, in the order of the log.
+	Reentries []Reentry `json:"reentries"`
+}
+
+// Reentry is a leaver who opened a door after the console acknowledged
+// their deactivation (a reader's offline cache honouring a revoked card).
+type Reentry struct {
+	Key    string `json:"key"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Revoked is the console's acknowledgement of the deactivation.
+	Revoked time.Time `json:"revoked"`
+	// Opened is when the door opened for them; Door names it.
+	Opened time.Time `json:"opened"`
+	Door   string    `json:"door,omitempty"`
 }
 
 // Summarize summarises the records acknowledged (or failed) at or after
 // since, with at most slowest leavers named.
 func Summarize(records []Record, since time.Time, slowest int) Summary {
-	s := Summary{Since: since, Slowest: []Leaver{}}
+	s := Summary{Since: since, Slowest: []Leaver{}, Reentries: []Reentry{}}
 	var leavers []Leaver
 	creds := map[string]int{}
 	for i := range records {
@@ -266,6 +306,19 @@ func Summarize(records []Record, since time.Time, slowest int) Summary {
 		t := r.Observed
 		if r.Acknowledged != nil {
 			t = *r.Acknowledged
+		}
+		if r.Action == ActionReentry {
+			if r.Opened != nil {
+				t = *r.Opened
+			}
+			if !t.Before(since) {
+				e := Reentry{Key: r.Key, Name: r.Name, Source: r.Source, Opened: t, Door: r.Door}
+				if r.Revoked != nil {
+					e.Revoked = *r.Revoked
+				}
+				s.Reentries = append(s.Reentries, e)
+			}
+			continue
 		}
 		if t.Before(since) {
 			continue

@@ -92,6 +92,10 @@ func TestSummarize(t *testing.T) {
 		dirsync.Record{Key: "E300", Action: dirsync.ActionDeactivate, Status: "failed", Observed: t0.Add(200 * time.Hour), Error: "HTTP 500"},
 		// Before the window: not counted.
 		dirsync.Record{Key: "E000", Action: dirsync.ActionDeactivate, Status: "done", Acknowledged: ack(t0), LatencySeconds: 9999},
+		dirsync.Record{Key: "E000", Action: dirsync.ActionReentry, Status: "flagged", Revoked: ack(t0), Opened: ack(t0.Add(time.Second))},
+		// A re-entry flagged: listed, neither a leaver nor a failure.
+		dirsync.Record{Source: "corp", Key: "E100", Name: "Person 100", Action: dirsync.ActionReentry, Status: "flagged",
+			Observed: t0.Add(300 * time.Hour), Revoked: ack(t0.Add(100 * time.Hour)), Opened: ack(t0.Add(250 * time.Hour)), Door: "Front door"},
 	)
 	s := dirsync.Summarize(recs, t0.Add(time.Minute), 3)
 	if s.Leavers != 100 || s.Reactivated != 1 || s.CredentialsRevoked != 2 || s.Failed != 1 {
@@ -100,6 +104,10 @@ func TestSummarize(t *testing.T) {
 	if s.P50 != 50*time.Second || s.P95 != 95*time.Second || s.P99 != 99*time.Second || s.Max != 100*time.Second {
 		t.Errorf("p50 %v p95 %v p99 %v max %v", s.P50, s.P95, s.P99, s.Max)
 	}
+	if len(s.Reentries) != 1 || s.Reentries[0] != (dirsync.Reentry{Key: "E100", Name: "Person 100", Source: "corp",
+		Revoked: t0.Add(100 * time.Hour), Opened: t0.Add(250 * time.Hour), Door: "Front door"}) {
+		t.Errorf("re-entries %+v", s.Reentries)
+	}
 	var slow []string
 	for _, l := range s.Slowest {
 		slow = append(slow, fmt.Sprintf("%s %v %d", l.Name, l.Latency, l.Credentials))
@@ -107,7 +115,7 @@ func TestSummarize(t *testing.T) {
 	if want := []string{"Person 100 1m40s 2", "Person 99 1m39s 0", "Person 98 1m38s 0"}; !slices.Equal(slow, want) {
 		t.Errorf("slowest %q; want %q", slow, want)
 	}
-	if e := dirsync.Summarize(nil, t0, 5); e.Leavers != 0 || e.P99 != 0 || e.Slowest == nil {
+	if e := dirsync.Summarize(nil, t0, 5); e.Leavers != 0 || e.P99 != 0 || e.Slowest == nil || e.Reentries == nil {
 		t.Errorf("empty summary %+v", e)
 	}
 }

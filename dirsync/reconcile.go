@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/access-dev/access"
@@ -59,7 +61,10 @@ type ReconcileOptions struct {
 	// MaxDeactivate and MaxDeactivateShare are site's guard on mass
 	// deactivation ([site.PlanOptions]): 0 means site's defaults (10
 	// users, 20 %), a negative value no limit. A plan over them fails
-	// with a [*site.GuardError].
+	// with a [*site.GuardError]. Users the console holds as deactivated
+	// already whose credentials the plan would unassign count as leavers
+	// too (a [*CredentialGuardError], which wraps the guard error): a
+	// first run does not take the cards of every old leaver unguarded.
 	MaxDeactivate      int
 	MaxDeactivateShare float64
 	// KeepCredentials leaves a leaver's credentials assigned. By default
@@ -98,7 +103,10 @@ type Plan struct {
 
 	people map[string]*Person
 	held   map[string][]Credential // leaver key -> credentials as read
-	opts   ReconcileOptions
+	ids    map[string]string       // leaver key -> console user id
+	// guardErr is the credential guard's refusal, which Apply repeats.
+	guardErr error
+	opts     ReconcileOptions
 }
 
 // Revocation is one leaver's credentials to unassign.
@@ -238,11 +246,12 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 		return nil, err
 	}
 	p := &Plan{Site: sp, Source: snap.Source, Observed: snap.Finished, OutOfScope: sp.Summary.OutOfScope,
-		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, opts: o, Revoke: []Revocation{}}
+		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, ids: map[string]string{}, opts: o, Revoke: []Revocation{}}
 	for i := range snap.People {
 		p.people[snap.People[i].Key] = &snap.People[i]
 	}
 	for _, u := range sp.Leavers() {
+		p.ids[leaverKey(&u)] = u.ID
 		creds := credentials(&u, o.SuspendTouchPasses && !o.DeleteUsers)
 		if len(creds) == 0 {
 			continue
@@ -253,7 +262,80 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 			p.Revoke = append(p.Revoke, Revocation{Key: leaverKey(&u), Name: name, UserID: u.ID, Credentials: creds, user: u})
 		}
 	}
+	var ge *site.GuardError
+	if err == nil || errors.As(err, &ge) {
+		if g := p.credentialGuard(sp); g != nil {
+			err, p.guardErr = g, g
+		}
+	}
 	return p, err
+}
+
+// CredentialGuardError refuses a plan that would take access from more
+// users than the guard allows, counting with the users it deactivates
+// those deactivated already (by hand, before the sync) whose credentials
+// it would unassign: a first run against a console that keeps its old
+// leavers' cards would otherwise unassign them all unguarded. It wraps
+// the [*site.GuardError] whose Deactivate and Of count both kinds, so
+// that errors.As finds it and errors.Is matches [site.ErrGuard].
+type CredentialGuardError struct {
+	*site.GuardError
+	// AlreadyDeactivated counts the users deactivated already whose
+	// credentials the plan would unassign.
+	AlreadyDeactivated int
+}
+
+// Error names the two counts and the limits exceeded.
+func (e *CredentialGuardError) Error() string {
+	var over []string
+	if e.OverCount {
+		over = append(over, fmt.Sprintf("MaxDeactivate %d", e.MaxCount))
+	}
+	if e.OverShare {
+		over = append(over, fmt.Sprintf("MaxDeactivateShare %g%%", e.MaxShare))
+	}
+	return fmt.Sprintf("dirsync: refused by a safety guard: the plan would take access from %d of %d users (%s): %d to deactivate "+
+		"and %d already deactivated who still hold credentials, more than %s allows; nothing was written "+
+		"(raise the guard, or set KeepCredentials)",
+		e.Deactivate, e.Of, e.Percent(), e.Deactivate-e.AlreadyDeactivated, e.AlreadyDeactivated, strings.Join(over, " and "))
+}
+
+// Unwrap returns the guard error.
+func (e *CredentialGuardError) Unwrap() error { return e.GuardError }
+
+// credentialGuard is site's guard with the users deactivated already
+// whose credentials the plan unassigns counted as leavers: nil when there
+// are none, or when the plan stays under the limits.
+func (p *Plan) credentialGuard(sp *site.Plan) *CredentialGuardError {
+	extra := 0
+	for i := range p.Revoke {
+		if p.Revoke[i].user.Status == access.UserStatusDeactivated {
+			extra++
+		}
+	}
+	if extra == 0 {
+		return nil
+	}
+	n := extra
+	for _, u := range sp.Leavers() {
+		if u.Status != access.UserStatusDeactivated {
+			n++
+		}
+	}
+	maxCount, maxShare := p.opts.MaxDeactivate, p.opts.MaxDeactivateShare
+	if maxCount == 0 {
+		maxCount = site.DefaultMaxDeactivate
+	}
+	if maxShare == 0 {
+		maxShare = site.DefaultMaxDeactivateShare
+	}
+	g := &site.GuardError{Deactivate: n, Of: sp.Managed() + extra, MaxCount: maxCount, MaxShare: maxShare}
+	g.OverCount = maxCount > 0 && n > maxCount
+	g.OverShare = maxShare > 0 && maxShare < 100 && float64(n) > math.Ceil(maxShare*float64(g.Of)/100)
+	if !g.OverCount && !g.OverShare {
+		return nil
+	}
+	return &CredentialGuardError{GuardError: g, AlreadyDeactivated: extra}
 }
 
 // leaverKey is a console user's key as site knows it.
@@ -305,6 +387,9 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 	if p == nil || p.Site == nil {
 		return nil, errors.New("dirsync: no plan")
 	}
+	if p.guardErr != nil {
+		return nil, p.guardErr
+	}
 	var o ApplyOptions
 	if opts != nil {
 		o = *opts
@@ -338,6 +423,9 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 			return
 		}
 		r := Record{Key: ch.Key, Name: ch.Name, Action: action(&ch), Status: string(res.Status), Observed: p.Observed}
+		if r.Action == ActionDeactivate || r.Action == ActionDelete {
+			r.UserID = p.ids[ch.Key]
+		}
 		for _, f := range ch.Fields {
 			r.Fields = append(r.Fields, f.Field)
 		}
@@ -382,7 +470,7 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 		if ctx.Err() != nil {
 			break
 		}
-		r := Record{Key: rv.Key, Name: rv.Name, Action: ActionRevokeCredentials, Observed: p.Observed, Status: string(site.StatusDone)}
+		r := Record{Key: rv.Key, Name: rv.Name, UserID: rv.UserID, Action: ActionRevokeCredentials, Observed: p.Observed, Status: string(site.StatusDone)}
 		if pe := p.people[rv.Key]; pe != nil && !pe.Modified.IsZero() {
 			t := pe.Modified.UTC()
 			r.SourceChanged = &t

@@ -3,6 +3,7 @@ package dirsync_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,8 +146,8 @@ func TestReconcileLeaverDeactivatedThenCredentialsUnassigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLog := `{"source":"corp","key":"E2","name":"Ben Hall","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:01:00Z","latency_seconds":60}
-{"source":"corp","key":"E2","name":"Ben Hall","action":"revoke_credentials","status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:02:00Z","latency_seconds":120,"credentials":[{"type":"nfc_card","id":"100042","token":"tok-100042"},{"type":"pin_code"},{"type":"touch_pass","id":"TP-7","token":"` + tp.ID + `"},{"type":"license_plate","id":"AB-123","token":"` + plate + `"}]}
+	wantLog := `{"source":"corp","key":"E2","name":"Ben Hall","user_id":"` + ids["E2"] + `","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:01:00Z","latency_seconds":60}
+{"source":"corp","key":"E2","name":"Ben Hall","user_id":"` + ids["E2"] + `","action":"revoke_credentials","status":"done","source_changed":"2026-03-02T09:00:00Z","observed":"2026-03-02T09:00:30Z","acknowledged":"2026-03-02T09:02:00Z","latency_seconds":120,"credentials":[{"type":"nfc_card","id":"100042","token":"tok-100042"},{"type":"pin_code"},{"type":"touch_pass","id":"TP-7","token":"` + tp.ID + `"},{"type":"license_plate","id":"AB-123","token":"` + plate + `"}]}
 `
 	if string(b) != wantLog {
 		t.Errorf("evidence log:\n%s\nwant:\n%s", b, wantLog)
@@ -448,5 +449,46 @@ func TestApplyNoPlan(t *testing.T) {
 	}
 	if _, err := (&dirsync.Plan{}).Apply(context.Background(), nil, nil); err == nil {
 		t.Error("Apply of an empty plan succeeded")
+	}
+}
+
+// TestReconcileFirstRunCredentialGuard: on a first run against a console
+// holding twelve users deactivated long ago who still hold cards, taking
+// their cards back counts against the guard as deactivations do: the run
+// is refused (nothing written) until the guard is raised or
+// KeepCredentials set; a few leftovers (a run cut short) stay under it.
+func TestReconcileFirstRunCredentialGuard(t *testing.T) {
+	srv, c, _ := console(t)
+	ctx := context.Background()
+	for i := range 12 {
+		srv.AddUser(access.User{FirstName: "Old", LastName: fmt.Sprint("Leaver", i), EmployeeNumber: fmt.Sprintf("E%d", 100+i),
+			Status: access.UserStatusDeactivated, NFCCards: []access.NFCCard{{ID: fmt.Sprint(200 + i), Token: fmt.Sprint("tok-old-", i)}}})
+	}
+	srv.ResetRequests()
+	opts := &dirsync.ReconcileOptions{Groups: mapping, Scope: &site.Scope{EmployeeNumber: true}}
+	p, rep, err := dirsync.Reconcile(ctx, c, people(), opts, nil)
+	var ge *site.GuardError
+	if !errors.As(err, &ge) || !errors.Is(err, site.ErrGuard) || ge.Deactivate != 12 || ge.Of != 15 || !ge.OverCount || !ge.OverShare {
+		t.Fatalf("err = %v (%+v); want a *site.GuardError for 12 of 15", err, ge)
+	}
+	if !strings.Contains(err.Error(), "12 already deactivated") {
+		t.Errorf("the refusal does not say the users are deactivated already: %v", err)
+	}
+	if p == nil || len(p.Revoke) != 12 || rep != nil || len(writes(srv)) != 0 {
+		t.Fatalf("plan %v, report %v, writes %v", p, rep, writes(srv))
+	}
+	if _, err := p.Apply(ctx, c, nil); !errors.Is(err, site.ErrGuard) || len(writes(srv)) != 0 {
+		t.Errorf("Apply of a guarded plan: %v, writes %v", err, writes(srv))
+	}
+
+	keep := *opts
+	keep.KeepCredentials = true
+	if p, _, err := dirsync.Reconcile(ctx, c, people(), &keep, nil); err != nil || p.Drift() {
+		t.Errorf("KeepCredentials: %v, drift %v", err, p.Drift())
+	}
+	raised := *opts
+	raised.MaxDeactivate, raised.MaxDeactivateShare = 12, -1
+	if _, rep, err := dirsync.Reconcile(ctx, c, people(), &raised, nil); err != nil || rep.Revoked != 12 {
+		t.Errorf("guard raised: %v, revoked %v", err, rep)
 	}
 }

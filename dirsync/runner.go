@@ -90,6 +90,12 @@ type RunnerOptions struct {
 	// OnRun, when set, is called after each run with its result, from
 	// the runner's goroutine (the next run waits for it).
 	OnRun func(RunResult)
+	// CheckReentries, with an evidence log in Apply, makes each run end
+	// with [CheckReentries]: the console's door openings since the
+	// previous check (a minute of overlap; an opening is flagged once)
+	// are read and each leaver a door opened for after their revocation
+	// is flagged in the log (RunResult.Reentries).
+	CheckReentries bool
 }
 
 // RunResult is what one run of one source did.
@@ -113,6 +119,11 @@ type RunResult struct {
 	Err error
 	// SourceFailed and ConsoleFailed say which side could not be read.
 	SourceFailed, ConsoleFailed bool
+	// Reentries are the re-entries the run flagged
+	// (RunnerOptions.CheckReentries); ReentryErr is why the check
+	// failed (the run's own result stands).
+	Reentries  []Record
+	ReentryErr error
 }
 
 // SourceStatus is a source's state, for metrics and health.
@@ -160,6 +171,8 @@ type Runner struct {
 	pending []string // trigger per source, "" when none
 	gen     []int    // SetOptions calls per source
 	running bool
+
+	reentrySince time.Time // of the next re-entry check (the run goroutine's)
 }
 
 // NewRunner checks o and returns its runner. It reads nothing.
@@ -175,6 +188,9 @@ func NewRunner(c *access.Client, o RunnerOptions) (*Runner, error) {
 	}
 	if o.Interval == 0 {
 		o.Interval = DefaultInterval
+	}
+	if o.CheckReentries && (o.Apply == nil || o.Apply.Evidence == nil) {
+		return nil, fmt.Errorf("%w: CheckReentries needs an evidence log (Apply.Evidence)", ErrConfig)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -384,6 +400,13 @@ func (r *Runner) run(ctx context.Context, i int, trigger string) {
 		}
 	}
 	res.Err = err
+	if r.o.CheckReentries && r.o.Apply != nil && r.o.Apply.Evidence != nil && ctx.Err() == nil {
+		checked := r.o.Now()
+		res.Reentries, res.ReentryErr = CheckReentries(ctx, r.c, r.o.Apply.Evidence, r.reentrySince)
+		if res.ReentryErr == nil {
+			r.reentrySince = checked.Add(-time.Minute)
+		}
+	}
 	res.Finished = r.o.Now()
 	r.record(i, &res, trip, gen)
 	if r.o.OnRun != nil {

@@ -216,12 +216,20 @@ func (s *site) resolved(opened monitor.Incident) monitor.Incident {
 }
 
 // cardHolder adds an active user holding card with a policy for the whole
-// building, and returns the user.
+// building on the demo's "Always" schedule (so that a tap is granted at
+// any hour), and returns the user.
 func (s *site) cardHolder(card string, status access.UserStatus) access.User {
 	s.t.Helper()
 	res, err := s.srv.PresentCard(accesstest.DemoDeviceID, card)
 	require.NoError(s.t, err)
-	pol := s.srv.AddAccessPolicy(access.AccessPolicy{Name: "Everywhere " + card, Resources: []access.Resource{{ID: accesstest.DemoBuildingID, Type: "door_group"}}})
+	var always string
+	for _, sc := range s.srv.Schedules() {
+		if sc.Name == "Always" {
+			always = sc.ID
+		}
+	}
+	pol := s.srv.AddAccessPolicy(access.AccessPolicy{Name: "Everywhere " + card, ScheduleID: always,
+		Resources: []access.Resource{{ID: accesstest.DemoBuildingID, Type: "door_group"}}})
 	u := s.srv.AddUser(access.User{FirstName: "Card", LastName: card, Status: status, AccessPolicyIDs: []string{pol.ID},
 		NFCCards: []access.NFCCard{{Token: res.Token}}})
 	s.poll()

@@ -75,4 +75,46 @@
 //     memberships.
 //   - A policy whose schedule is not on the console opens nothing (reason
 //     "policy P: schedule ID not found").
+//
+// # The report
+//
+// [NewReport] (or [Build], given the log as a sequence) makes the review
+// an auditor signs: a row ([Access]) for each person whose access covers a
+// door (a policy of theirs or of their groups, or a visitor's resources),
+// with the covering policies, the weekly window and its holiday groups,
+// whether the door opens at the report's moment and by which policy, the
+// credentials held (kinds and counts, never values: [CredentialsNote]
+// says what the API cannot show), the last use and the flags; and a
+// summary of each person, door and policy. The rows read both ways:
+// [Report.Rows] by door ([ByDoor]) or by person ([ByPerson]). [WriteCSV],
+// [WriteJSON] (a [Document] with its format_version, which [ReadJSON]
+// reads back) and [WriteHTML] (one self-contained page, a door × person
+// matrix) write it; [Diff] compares two. The time zone is in every one.
+//
+// The last use is read from the system log in one pass of its pages
+// (topic door_openings, from At minus the look-back, 90 days by default,
+// to At): a granted door unlock (event access.door.unlock, result ACCESS)
+// whose actor is a user or visitor of the state and whose target is one of
+// its doors. One use is kept per person and door, so memory grows with
+// people × doors, never with the log.
+//
+// The flags, and the rule chosen where the issue leaves it open:
+//
+//   - stale: an ACTIVE user whose access covers the door made no use of it
+//     in the look-back (on the person: of no door). Visitors are never
+//     stale: their access ends by itself.
+//   - inactive_with_credentials: a user whose status is neither ACTIVE nor
+//     PENDING (an invited user has not started), or a visitor whose visit
+//     is over or cancelled, still holds NFC cards, a PIN, a touch pass or
+//     license plates. The API has no expiry for users; a visitor's end is
+//     the expiry.
+//   - visitor_past_end: a visitor, not cancelled, whose end time is at or
+//     before the report's moment and who is still on the console.
+//   - unused_policy: no ACTIVE user holds the policy (own or by a group),
+//     or it names no door of the console.
+//   - door_nobody_can_open: no ACTIVE user's policy and no visitor whose
+//     visit is not over covers the door (whatever the time of day).
+//   - not_in_directory: given a directory ([Options.Directory]: employee
+//     numbers and emails), a user who is not DEACTIVATED and is matched by
+//     neither.
 package review

@@ -118,6 +118,7 @@ func floorDiv(a, b int64) int64 {
 
 type schedule struct {
 	name     string
+	group    string // the holiday group's name; empty when none
 	week     [7][]span
 	holidays []span    // the ranges in force on a holiday
 	days     []holiday // the holidays of its group
@@ -200,7 +201,9 @@ func New(st *State, loc *time.Location) (*Evaluator, error) {
 		return set
 	}
 	hgs := map[string][]holiday{}
+	hgNames := map[string]string{}
 	for _, g := range st.HolidayGroups {
+		hgNames[g.ID] = g.Name
 		var hs []holiday
 		for _, h := range g.Holidays {
 			start, err1 := h.StartTime.Time()
@@ -213,8 +216,9 @@ func New(st *State, loc *time.Location) (*Evaluator, error) {
 		hgs[g.ID] = hs
 	}
 	makeSched := func(s access.Schedule) (*schedule, error) {
-		sc := &schedule{name: s.Name, days: hgs[s.HolidayGroupID]}
+		sc := &schedule{name: s.Name, days: hgs[s.HolidayGroupID], group: hgNames[s.HolidayGroupID]}
 		if sc.days == nil && s.HolidayGroup != nil {
+			sc.group = s.HolidayGroup.Name
 			for _, h := range s.HolidayGroup.Holidays {
 				start, err1 := h.StartTime.Time()
 				end, err2 := h.EndTime.Time()
@@ -297,7 +301,7 @@ func New(st *State, loc *time.Location) (*Evaluator, error) {
 				return nil, err
 			}
 			if full, ok := scheds[v.Schedule.ID]; ok {
-				sc.days, sc.holidays = full.days, full.holidays
+				sc.days, sc.holidays, sc.group = full.days, full.holidays, full.group
 			}
 			p.sched = sc
 		case v.Schedule == nil && scheds[v.ScheduleID] != nil:

@@ -127,52 +127,60 @@ func evaluator(t testing.TB) (*review.Evaluator, *time.Location) {
 	return e, loc
 }
 
-// TestVendorRules is the table of vendor semantics, written from the
-// reference (see the package doc), with the exact reasons.
+// vendorRule is a case of the table of vendor semantics.
+type vendorRule struct {
+	name, person, door, at string // at: local time in Europe/Zurich
+	want                   review.Decision
+}
+
+// vendorRules is the table of vendor semantics, written from the
+// reference (see the package doc), with the exact reasons, on the
+// fixture. The evaluator (TestVendorRules) and the simulator
+// (TestSimulatorVendorRules) both answer it.
+var vendorRules = []vendorRule{
+	{"own policy in its week range", "u-ada", mainDoor, "2026-04-01 10:00:00",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
+	{"before the range", "u-ada", mainDoor, "2026-04-01 07:59:59", review.Decision{Reason: "outside Office hours"}},
+	{"the end second is inclusive", "u-ada", mainDoor, "2026-04-01 17:00:59",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
+	{"after the end second", "u-ada", mainDoor, "2026-04-01 17:01:00", review.Decision{Reason: "outside Office hours"}},
+	{"a day without ranges", "u-ada", mainDoor, "2026-04-05 10:00:00", review.Decision{Reason: "outside Office hours"}},
+	{"a door of a door group", "u-ada", labDoor, "2026-04-01 10:00:00",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
+	{"no policy covers the door", "u-ada", roofDoor, "2026-04-01 10:00:00", review.Decision{Reason: "no access policy covers Roof"}},
+	{"a holiday outside its holiday ranges", "u-ada", mainDoor, "2026-04-03 15:00:00", review.Decision{Reason: "Public Holidays 2026: Good Friday"}},
+	{"a holiday in its holiday ranges", "u-ada", mainDoor, "2026-04-03 10:00:00",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours", Holiday: "Public Holidays 2026: Good Friday"}},
+	{"a holiday's day is read in the console's zone (start)", "u-ada", mainDoor, "2026-04-03 00:30:00", review.Decision{Reason: "Public Holidays 2026: Good Friday"}},
+	{"a holiday's day is read in the console's zone (end)", "u-ada", mainDoor, "2026-04-04 00:30:00", review.Decision{Reason: "outside Office hours"}},
+	{"a repeating holiday in a later year", "u-ada", mainDoor, "2028-12-25 15:00:00", review.Decision{Reason: "Public Holidays 2026: Christmas Day"}},
+	{"a holiday's ranges replace a weekend", "u-ada", mainDoor, "2027-12-25 10:00:00",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours", Holiday: "Public Holidays 2026: Christmas Day"}},
+	{"a group parent's policy; the building is every door", "u-bob", mainDoor, "2026-04-01 21:00:00",
+		review.Decision{Open: true, Policy: "Roof", PolicyID: "p-roof", Schedule: "Nights"}},
+	{"a group parent's policy outside its schedule", "u-bob", labDoor, "2026-04-01 10:00:00", review.Decision{Reason: "outside Nights"}},
+	{"a deactivated user, even as a group member", "u-carl", mainDoor, "2026-04-01 21:00:00", review.Decision{Reason: "status DEACTIVATED"}},
+	{"a pending user", "u-dana", mainDoor, "2026-04-01 10:00:00", review.Decision{Reason: "status PENDING"}},
+	{"overlap: the first policy in force grants", "u-erin", mainDoor, "2026-04-01 10:00:00",
+		review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
+	{"overlap: another policy in force grants", "u-erin", mainDoor, "2026-04-05 03:00:00",
+		review.Decision{Open: true, Policy: "IT", PolicyID: "p-it", Schedule: "Always"}},
+	{"overlap: every reason of a refusal", "u-gina", mainDoor, "2026-04-05 10:00:00", review.Decision{Reason: "outside Office hours; outside Nights"}},
+	{"a policy whose schedule is gone", "u-fay", mainDoor, "2026-04-01 10:00:00", review.Decision{Reason: "policy Ghost: schedule s-gone not found"}},
+	{"a visitor before the visit", "v-vic", mainDoor, "2026-04-06 09:59:59", review.Decision{Schedule: "Visiting hours", Reason: "before the visit"}},
+	{"a visitor in the visit and schedule", "v-vic", labDoor, "2026-04-07 10:00:00", review.Decision{Open: true, Schedule: "Visiting hours"}},
+	{"a visitor outside their schedule", "v-vic", mainDoor, "2026-04-07 18:00:00", review.Decision{Schedule: "Visiting hours", Reason: "outside Visiting hours"}},
+	{"a visitor's end is exclusive", "v-vic", mainDoor, "2026-04-08 10:00:00", review.Decision{Schedule: "Visiting hours", Reason: "after the visit"}},
+	{"a door outside the visit", "v-vic", roofDoor, "2026-04-07 10:00:00", review.Decision{Schedule: "Visiting hours", Reason: "the visit does not cover Roof"}},
+	{"a one-time visit opens at any hour of it", "v-vera", mainDoor, "2026-04-05 03:00:00", review.Decision{Open: true}},
+	{"a cancelled visitor", "v-cal", mainDoor, "2026-04-07 10:00:00", review.Decision{Reason: "status CANCELLED"}},
+}
+
+// TestVendorRules checks the evaluator against the table of vendor
+// semantics.
 func TestVendorRules(t *testing.T) {
 	e, loc := evaluator(t)
-	cases := []struct {
-		name, person, door, at string // at: local time in Europe/Zurich
-		want                   review.Decision
-	}{
-		{"own policy in its week range", "u-ada", mainDoor, "2026-04-01 10:00:00",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
-		{"before the range", "u-ada", mainDoor, "2026-04-01 07:59:59", review.Decision{Reason: "outside Office hours"}},
-		{"the end second is inclusive", "u-ada", mainDoor, "2026-04-01 17:00:59",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
-		{"after the end second", "u-ada", mainDoor, "2026-04-01 17:01:00", review.Decision{Reason: "outside Office hours"}},
-		{"a day without ranges", "u-ada", mainDoor, "2026-04-05 10:00:00", review.Decision{Reason: "outside Office hours"}},
-		{"a door of a door group", "u-ada", labDoor, "2026-04-01 10:00:00",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
-		{"no policy covers the door", "u-ada", roofDoor, "2026-04-01 10:00:00", review.Decision{Reason: "no access policy covers Roof"}},
-		{"a holiday outside its holiday ranges", "u-ada", mainDoor, "2026-04-03 15:00:00", review.Decision{Reason: "Public Holidays 2026: Good Friday"}},
-		{"a holiday in its holiday ranges", "u-ada", mainDoor, "2026-04-03 10:00:00",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours", Holiday: "Public Holidays 2026: Good Friday"}},
-		{"a holiday's day is read in the console's zone (start)", "u-ada", mainDoor, "2026-04-03 00:30:00", review.Decision{Reason: "Public Holidays 2026: Good Friday"}},
-		{"a holiday's day is read in the console's zone (end)", "u-ada", mainDoor, "2026-04-04 00:30:00", review.Decision{Reason: "outside Office hours"}},
-		{"a repeating holiday in a later year", "u-ada", mainDoor, "2028-12-25 15:00:00", review.Decision{Reason: "Public Holidays 2026: Christmas Day"}},
-		{"a holiday's ranges replace a weekend", "u-ada", mainDoor, "2027-12-25 10:00:00",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours", Holiday: "Public Holidays 2026: Christmas Day"}},
-		{"a group parent's policy; the building is every door", "u-bob", mainDoor, "2026-04-01 21:00:00",
-			review.Decision{Open: true, Policy: "Roof", PolicyID: "p-roof", Schedule: "Nights"}},
-		{"a group parent's policy outside its schedule", "u-bob", labDoor, "2026-04-01 10:00:00", review.Decision{Reason: "outside Nights"}},
-		{"a deactivated user, even as a group member", "u-carl", mainDoor, "2026-04-01 21:00:00", review.Decision{Reason: "status DEACTIVATED"}},
-		{"a pending user", "u-dana", mainDoor, "2026-04-01 10:00:00", review.Decision{Reason: "status PENDING"}},
-		{"overlap: the first policy in force grants", "u-erin", mainDoor, "2026-04-01 10:00:00",
-			review.Decision{Open: true, Policy: "Staff", PolicyID: "p-staff", Schedule: "Office hours"}},
-		{"overlap: another policy in force grants", "u-erin", mainDoor, "2026-04-05 03:00:00",
-			review.Decision{Open: true, Policy: "IT", PolicyID: "p-it", Schedule: "Always"}},
-		{"overlap: every reason of a refusal", "u-gina", mainDoor, "2026-04-05 10:00:00", review.Decision{Reason: "outside Office hours; outside Nights"}},
-		{"a policy whose schedule is gone", "u-fay", mainDoor, "2026-04-01 10:00:00", review.Decision{Reason: "policy Ghost: schedule s-gone not found"}},
-		{"a visitor before the visit", "v-vic", mainDoor, "2026-04-06 09:59:59", review.Decision{Schedule: "Visiting hours", Reason: "before the visit"}},
-		{"a visitor in the visit and schedule", "v-vic", labDoor, "2026-04-07 10:00:00", review.Decision{Open: true, Schedule: "Visiting hours"}},
-		{"a visitor outside their schedule", "v-vic", mainDoor, "2026-04-07 18:00:00", review.Decision{Schedule: "Visiting hours", Reason: "outside Visiting hours"}},
-		{"a visitor's end is exclusive", "v-vic", mainDoor, "2026-04-08 10:00:00", review.Decision{Schedule: "Visiting hours", Reason: "after the visit"}},
-		{"a door outside the visit", "v-vic", roofDoor, "2026-04-07 10:00:00", review.Decision{Schedule: "Visiting hours", Reason: "the visit does not cover Roof"}},
-		{"a one-time visit opens at any hour of it", "v-vera", mainDoor, "2026-04-05 03:00:00", review.Decision{Open: true}},
-		{"a cancelled visitor", "v-cal", mainDoor, "2026-04-07 10:00:00", review.Decision{Reason: "status CANCELLED"}},
-	}
-	for _, c := range cases {
+	for _, c := range vendorRules {
 		t.Run(c.name, func(t *testing.T) {
 			at, err := time.ParseInLocation(time.DateTime, c.at, loc)
 			if err != nil {

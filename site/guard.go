@@ -65,6 +65,23 @@ func (e *GuardError) Percent() string {
 // Is makes a GuardError match [ErrGuard].
 func (e *GuardError) Is(target error) bool { return target == ErrGuard }
 
+// Managed is the number of console users the plan manages that are not
+// deactivated: those inside the scope, the guard's [GuardError].Of. It is
+// 0 for a plan that read no users.
+func (p *Plan) Managed() int {
+	if p == nil || p.st == nil {
+		return 0
+	}
+	of := 0
+	scope := p.scope()
+	for _, u := range p.st.users {
+		if scope.holds(&u.obj) && u.obj.Status != string(access.UserStatusDeactivated) {
+			of++
+		}
+	}
+	return of
+}
+
 // guard returns a *GuardError when the plan prunes more users than the
 // options allow.
 func (p *Plan) guard() error {
@@ -90,16 +107,9 @@ func (p *Plan) guard() error {
 	if n == 0 {
 		return nil
 	}
-	of := 0
-	scope := p.scope()
-	for _, u := range p.st.users {
-		if scope.holds(&u.obj) && u.obj.Status != string(access.UserStatusDeactivated) {
-			of++
-		}
-	}
-	e := &GuardError{Deactivate: n, Of: of, MaxCount: maxCount, MaxShare: maxShare}
+	e := &GuardError{Deactivate: n, Of: p.Managed(), MaxCount: maxCount, MaxShare: maxShare}
 	e.OverCount = maxCount > 0 && n > maxCount
-	e.OverShare = maxShare > 0 && maxShare < 100 && float64(n) > math.Ceil(maxShare*float64(of)/100)
+	e.OverShare = maxShare > 0 && maxShare < 100 && float64(n) > math.Ceil(maxShare*float64(e.Of)/100)
 	if e.OverCount || e.OverShare {
 		return e
 	}

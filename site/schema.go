@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -19,12 +20,37 @@ const SchemaID = "https://raw.githubusercontent.com/access-dev/access/main/site/
 // members those without omitempty, no other member allowed. The
 // repository keeps its output in site/site.schema.json, for editors.
 func JSONSchema() ([]byte, error) {
-	defs := map[string]any{}
-	root := structSchema(reflect.TypeFor[Document](), defs)
+	return JSONSchemaFor(Document{}, SchemaID, "access site document", nil)
+}
+
+// JSONSchemaFor returns the JSON Schema (draft 2020-12) of another file
+// read by package sitefile (the directory sync's configuration, say): v is
+// a value of (or a pointer to) its struct type, id and title the schema's
+// $id and title. It is generated as [JSONSchema] is: members from their
+// JSON names, required members those without omitempty, no other member
+// allowed; integers, numbers and durations (a string such as "30s")
+// besides. more adds keywords by Go type name ("Source") or type and
+// member ("Source.credentials") to those site's own types carry.
+func JSONSchemaFor(v any, id, title string, more map[string]map[string]any) ([]byte, error) {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("site: JSONSchemaFor needs a struct, not %T", v)
+	}
+	g := &schemaGen{defs: map[string]any{}, extra: map[string]map[string]any{}}
+	for k, v := range extra {
+		g.extra[k] = v
+	}
+	for k, v := range more {
+		g.extra[k] = v
+	}
+	root := g.structSchema(t)
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-	root["$id"] = SchemaID
-	root["title"] = "access site document"
-	root["$defs"] = defs
+	root["$id"] = id
+	root["title"] = title
+	root["$defs"] = g.defs
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -35,7 +61,20 @@ func JSONSchema() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+// schemaGen generates a schema: the definitions made so far and the
+// keywords the types cannot say.
+type schemaGen struct {
+	defs  map[string]any
+	extra map[string]map[string]any
+}
+
+var (
+	timeType     = reflect.TypeFor[time.Time]()
+	durationType = reflect.TypeFor[time.Duration]()
+)
+
+// durationPattern is what time.ParseDuration reads.
+const durationPattern = `^-?([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`
 
 // extra holds what the types cannot say.
 var extra = map[string]map[string]any{
@@ -52,7 +91,7 @@ var extra = map[string]map[string]any{
 	"Scope": {"minProperties": 1},
 }
 
-func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
+func (g *schemaGen) schemaOf(t reflect.Type) map[string]any {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -60,27 +99,33 @@ func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
 	case t == reflect.TypeFor[Document]():
 		return map[string]any{"$ref": "#"} // a site override is a document
 	case t == reflect.TypeFor[UsersCSV]():
-		defs[t.Name()] = structSchema(t, defs)
+		g.defs[t.Name()] = g.structSchema(t)
 		return map[string]any{"oneOf": []any{map[string]any{"type": "string", "minLength": 1}, map[string]any{"$ref": "#/$defs/" + t.Name()}}}
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t == durationType:
+		return map[string]any{"type": "string", "pattern": durationPattern}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return map[string]any{"type": "number"}
 	case t.Kind() == reflect.String:
 		return map[string]any{"type": "string"}
 	case t.Kind() == reflect.Bool:
 		return map[string]any{"type": "boolean"}
 	case t.Kind() == reflect.Slice:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), defs)}
+		return map[string]any{"type": "array", "items": g.schemaOf(t.Elem())}
 	case t.Kind() == reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), defs)}
+		return map[string]any{"type": "object", "additionalProperties": g.schemaOf(t.Elem())}
 	case t.Kind() != reflect.Struct:
 		return map[string]any{}
 	}
-	defs[t.Name()] = structSchema(t, defs)
+	g.defs[t.Name()] = g.structSchema(t)
 	return map[string]any{"$ref": "#/$defs/" + t.Name()}
 }
 
 // structSchema is the schema of a struct: its members by JSON name.
-func structSchema(t reflect.Type, defs map[string]any) map[string]any {
+func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for i := range t.NumField() {
@@ -90,8 +135,8 @@ func structSchema(t reflect.Type, defs map[string]any) map[string]any {
 		if name == "-" || !sf.IsExported() {
 			continue
 		}
-		s := schemaOf(sf.Type, defs)
-		for k, v := range extra[t.Name()+"."+name] {
+		s := g.schemaOf(sf.Type)
+		for k, v := range g.extra[t.Name()+"."+name] {
 			s[k] = v
 		}
 		props[name] = s
@@ -103,7 +148,7 @@ func structSchema(t reflect.Type, defs map[string]any) map[string]any {
 	if len(required) > 0 {
 		s["required"] = required
 	}
-	for k, v := range extra[t.Name()] {
+	for k, v := range g.extra[t.Name()] {
 		s[k] = v
 	}
 	return s

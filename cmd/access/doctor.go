@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/spf13/cobra"
 )
 
@@ -102,7 +103,7 @@ func (a *app) doctor(captureDir, arg string) error {
 
 	// 1. Reachability and the certificate.
 	start := time.Now()
-	chain, host, err := peekCertificate(a.ctx, u)
+	chain, host, err := connect.PeekCertificate(a.ctx, u)
 	if err != nil {
 		a.checkLine("FAIL", "reachable", fmt.Sprintf("%s: %v", host, err))
 		return &exitError{code: 1, err: fmt.Errorf("the console at %s is not reachable", host)}
@@ -110,17 +111,17 @@ func (a *app) doctor(captureDir, arg string) error {
 	a.checkLine("ok", "reachable", fmt.Sprintf("%s (%s, from %s)", host, time.Since(start).Round(time.Millisecond), conn.Source))
 	leaf := chain[0]
 	fp := access.CertificateFingerprint(leaf.Raw)
-	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", certName(leaf), leaf.NotAfter.Format(time.DateOnly)))
+	a.checkLine("ok", "certificate", fmt.Sprintf("%s, expires %s", connect.CertName(leaf), leaf.NotAfter.Format(time.DateOnly)))
 	a.checkLine("ok", "fingerprint", fp)
 	switch {
 	case conn.Fingerprint != "":
-		if normFP(conn.Fingerprint) != normFP(fp) {
+		if connect.NormFP(conn.Fingerprint) != connect.NormFP(fp) {
 			a.checkLine("FAIL", "pinned", "the pinned fingerprint "+conn.Fingerprint+" does not match")
-			return &exitError{code: 1, err: &access.CertificateMismatchError{Presented: normFP(fp)}}
+			return &exitError{code: 1, err: &access.CertificateMismatchError{Presented: connect.NormFP(fp)}}
 		}
 		a.checkLine("ok", "pinned", "the certificate matches the pinned fingerprint")
 	case conn.CACert != nil:
-		if err := verifyWithCA(leaf, chain[1:], conn.CACert, u.Hostname()); err != nil {
+		if err := connect.VerifyWithCA(leaf, chain[1:], conn.CACert, u.Hostname()); err != nil {
 			a.checkLine("FAIL", "trusted", fmt.Sprintf("not by the CA of %s %s: %s", conn.CASrc, conn.CAFile, oneLine(err.Error())))
 			return &exitError{code: 1, err: fmt.Errorf("the console's certificate is not trusted by the CA of %s", conn.CASrc)}
 		}
@@ -249,11 +250,11 @@ func (a *app) checkNotifications(cl *access.Client) {
 func (a *app) checkPace(results []probe) {
 	for _, r := range results {
 		if errors.Is(r.err, access.ErrRateLimited) {
-			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, defaultRate))
+			a.checkLine("warn", "pace", fmt.Sprintf("the console answered HTTP 429 to %s: lower the bulk commands' --rate (default %g requests/s)", r.op, cmdutil.DefaultRate))
 			return
 		}
 	}
-	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", defaultRate))
+	a.checkLine("ok", "pace", fmt.Sprintf("no rate limit met; bulk commands send at most %g requests/s (--rate), others are not paced", cmdutil.DefaultRate))
 }
 
 // reachedAPI returns nil when at least one probe got an answer from the
@@ -291,42 +292,6 @@ func (e prefixedError) Unwrap() error { return e.err }
 
 // unprefixed is err's message without the SDK's "access: ".
 func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "access: ") }
-
-// verifyWithCA checks a certificate chain against the CA certificates of
-// a PEM file, for the host name.
-func verifyWithCA(leaf *x509.Certificate, chain []*x509.Certificate, caPEM []byte, host string) error {
-	roots, inter := x509.NewCertPool(), x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
-	for _, c := range chain {
-		inter.AddCert(c)
-	}
-	_, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots, Intermediates: inter})
-	return err
-}
-
-// certName names a certificate for doctor: its common name, else its
-// subject alternative names, else "(no name)".
-func certName(c *x509.Certificate) string {
-	if c.Subject.CommonName != "" {
-		return c.Subject.CommonName
-	}
-	sans := slices.Clone(c.DNSNames)
-	for _, ip := range c.IPAddresses {
-		sans = append(sans, ip.String())
-	}
-	sans = append(sans, c.EmailAddresses...)
-	for _, u := range c.URIs {
-		sans = append(sans, u.String())
-	}
-	if len(sans) == 0 {
-		return "(no name)"
-	}
-	return "SAN " + strings.Join(sans, " ")
-}
-
-func normFP(s string) string {
-	return strings.ToLower(strings.NewReplacer(":", "", " ", "").Replace(s))
-}
 
 // probe is the outcome of one read-only operation, or why it was
 // skipped.

@@ -32,6 +32,8 @@ var notFakeExamples = map[string]string{
 	// access fake trigger acts on a running access fake (ACCESS_URL), not
 	// on --fake: testdata/script/fake_trigger.txtar runs each against one.
 	"fake trigger":                "it acts on a running access fake: fake_trigger.txtar",
+	"capture diff":                "it compares two capture files: capture.txtar runs it",
+	"capture check":               "it reads a capture file: capture.txtar runs it",
 	"fake record":                 "it writes a seed folder (here, the working directory): fake_record.txtar runs it against --fake",
 	"fake trigger tap-card":       "it acts on a running access fake: fake_trigger.txtar",
 	"fake trigger fail-tap":       "it acts on a running access fake: fake_trigger.txtar",
@@ -54,6 +56,7 @@ var notFakeExamples = map[string]string{
 	"config list": "it lists the profiles of the config file, which --fake does not use",
 	"config use":  "it switches the profiles of the config file, which --fake does not use",
 	"config show": "it shows a profile of the config file, which --fake does not use",
+	"review diff": "it compares two saved reviews (files of review -o json): testdata/script/review.txtar runs it",
 }
 
 // noConsoleExamples are commands whose examples need no console: they
@@ -85,6 +88,12 @@ func TestHelpExamplesWithFakeRun(t *testing.T) {
 		"cards.csv":  "nfc_id,alias\n0A1B2C3D,lobby-1\n",
 		"site.yaml":  "user_groups:\n  - name: Facilities\n  - name: Night crew\n    parent: Facilities\n",
 		"secret.txt": "s3cret\n",
+		// access sync's configuration and the SCIM store it names (E01004
+		// deactivated by the identity provider).
+		"sync.yaml": "sources:\n  - name: okta\n    scim: {store: scim-store.json, token_env: SCIM_TOKEN}\n    scope: {user_group: Facilities}\n",
+		"scim-store.json": `{"seq":2,"users":[{"id":"u1","user_name":"elena.eriksen3@example.com","given_name":"Elena","family_name":"Eriksen","emails":[{"value":"elena.eriksen3@example.com","type":"work"}],"active":true,"employee_number":"E01003","created":"2026-03-01T09:00:00Z","modified":"2026-03-01T09:00:00Z","seq":1},` +
+			`{"id":"u2","user_name":"blake.castillo4@example.com","given_name":"Blake","family_name":"Castillo","emails":[{"value":"blake.castillo4@example.com","type":"work"}],"active":false,"employee_number":"E01004","created":"2026-03-01T09:00:00Z","modified":"2026-03-02T17:30:00Z","seq":2}],"groups":[]}`,
+		"evidence.jsonl": `{"source":"okta","key":"E01004","name":"Blake Castillo","action":"deactivate","fields":["status"],"status":"done","source_changed":"2026-03-02T17:30:00Z","observed":"2026-03-02T17:30:01Z","acknowledged":"2026-03-02T17:30:01Z","latency_seconds":1}` + "\n",
 	}
 	certPEM, keyPEM := selfSignedPEM(t)
 	files["cert.pem"], files["key.pem"] = certPEM, keyPEM

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
@@ -147,7 +148,7 @@ func TestRateIsDeclaredByTheBulkCommandsOnly(t *testing.T) {
 			switch {
 			case pacedCommands[path]:
 				seen[path] = true
-				assert.Equal(t, strconv.FormatFloat(defaultRate, 'f', -1, 64), commandAt(root, path).Flags().Lookup("rate").DefValue, path)
+				assert.Equal(t, strconv.FormatFloat(cmdutil.DefaultRate, 'f', -1, 64), commandAt(root, path).Flags().Lookup("rate").DefValue, path)
 			case path == "access monitor":
 			default:
 				t.Errorf("%s declares --rate", path)

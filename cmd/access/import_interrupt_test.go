@@ -64,12 +64,6 @@ func TestInterruptedImportSaysWhatItDidNotDo(t *testing.T) {
 	assert.Contains(t, stderr.String(), "5 created, 3 skipped, 0 failed\n")
 }
 
-func TestRowList(t *testing.T) {
-	for want, rows := range map[string][]int{"row 4": {4}, "rows 5-9, 12": {5, 6, 7, 8, 9, 12}, "rows 2, 4": {2, 4}} {
-		assert.Equal(t, want, rowList(rows))
-	}
-}
-
 // TestInterruptedNFCImportSaysWhatItDidNotDo: Ctrl-C while the console
 // holds the answer to the upload (which took effect): every card of the
 // upload was in flight.

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/connect"
 	"github.com/spf13/cobra"
 )
 
@@ -123,7 +122,7 @@ func (a *app) login(name, arg string) error {
 	}
 	u, _ := url.Parse(raw)
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
-	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
+	conn := connection{URL: p.URL, Fingerprint: p.Fingerprint, Insecure: p.Insecure}.WithToken(token)
 	if err := a.trustCA(&conn); err != nil { // --cacert or ACCESS_CACERT
 		return err
 	}
@@ -212,7 +211,7 @@ func (a *app) findWayIn(host, token, fingerprint string, insecure bool) (way, er
 			return w, nil
 		case errors.Is(cause, access.ErrUnauthorized):
 			refused++
-		case untrustedCertificate(cause) && untrusted == "":
+		case connect.UntrustedCertificate(cause) && untrusted == "":
 			untrusted = w.URL
 		}
 		a.checkLine("--", "probe "+w.Kind, w.URL+": "+answer)
@@ -269,19 +268,9 @@ func (a *app) probeWay(w way, token string, conn connection) (answer string, ok 
 	return oneLine(unprefixed(err)), false, err
 }
 
-// untrustedCertificate reports a TLS failure that pinning would cure.
-func untrustedCertificate(err error) bool {
-	var (
-		verr *tls.CertificateVerificationError
-		uerr x509.UnknownAuthorityError
-		herr x509.HostnameError
-	)
-	return errors.Is(err, access.ErrCertificateMismatch) || errors.As(err, &verr) || errors.As(err, &uerr) || errors.As(err, &herr)
-}
-
 // peekFingerprint reads the console's certificate without checking it.
 func (a *app) peekFingerprint(u *url.URL) string {
-	chain, _, err := peekCertificate(a.ctx, u)
+	chain, _, err := connect.PeekCertificate(a.ctx, u)
 	if err != nil {
 		return ""
 	}

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/access-dev/access"
-	"github.com/access-dev/access/internal/atomicfile"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 )
 
 var (
@@ -389,14 +388,7 @@ func download(x *inv, path string, fetch func(io.Writer) error) (any, error) {
 // directory synced; otherwise the partial file is removed and path left
 // as it was. A directory that takes no new file is a usage error.
 func writeFileAtomic(a *app, path string, fetch func(io.Writer) error) error {
-	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
-		return firstErr(fetch(w), a.ctx.Err())
-	})
-	var ce *atomicfile.CreateError
-	if errors.As(err, &ce) {
-		return usageErrorf("%v", err)
-	}
-	return err
+	return cmdutil.WriteFileAtomic(a.ctx, path, fetch)
 }
 
 // info writes a note for a person on stderr.

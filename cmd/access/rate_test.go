@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 )
 
 // pacedCommands are the commands that declare --rate: only they are
-// paced (access.WithRateLimit), by default at defaultRate
+// paced (access.WithRateLimit), by default at cmdutil.DefaultRate
 // (TestRateIsDeclaredByTheBulkCommandsOnly, TestListsAndPlansAreNotPaced).
 var pacedCommands = map[string]bool{
 	"access users import":     true,
@@ -41,7 +42,7 @@ func TestListsAndPlansAreNotPaced(t *testing.T) {
 		{[]string{"doors", "list"}, 0},
 		{[]string{"export", "-O", doc}, 0},
 		{[]string{"plan", "-f", doc}, 0},
-		{[]string{"users", "import", csv, "--dry-run"}, defaultRate},
+		{[]string{"users", "import", csv, "--dry-run"}, cmdutil.DefaultRate},
 		{[]string{"apply", "-f", doc, "--yes", "--rate", "5"}, 5},
 	} {
 		var stdout, stderr bytes.Buffer

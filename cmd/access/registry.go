@@ -346,7 +346,7 @@ func (r *registry) add(specs ...*opSpec) { r.rows = append(r.rows, specs...) }
 // file, in a fixed order. Each call builds new rows.
 func operations() []*opSpec {
 	var r registry
-	for _, add := range []func(*registry){miscOps, peopleOps, policyOps, spaceOps, visitorOps} {
+	for _, add := range []func(*registry){miscOps, peopleOps, identityOps, policyOps, spaceOps, visitorOps} {
 		add(&r)
 	}
 	return r.rows

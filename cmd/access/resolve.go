@@ -6,11 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -321,30 +320,5 @@ func (a *app) completeNames(kind string) cobra.CompletionFunc {
 	}
 }
 
-// parseWhen reads a time flag: a duration back from now ("24h", "90m",
-// "7d") or a date ("2026-01-31", "2026-01-31T08:00:00Z", "2026-01-31 08:00").
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		if d, err := strconv.Atoi(n); err == nil && d >= 0 {
-			return now.AddDate(0, 0, -d), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q: a duration back from now must not be negative", s)
-		}
-		return now.Add(-d), nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if u, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.Unix(u, 0), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither a duration (24h, 7d) nor a date (2006-01-02, RFC 3339)", s)
-}
-
-// timeNow is the clock of relative times (a variable for tests).
-var timeNow = time.Now
+// parseWhen reads a time flag (cmdutil.ParseWhen).
+var parseWhen = cmdutil.ParseWhen

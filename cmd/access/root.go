@@ -12,7 +12,14 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/cmd/access/internal/connect"
+	"github.com/access-dev/access/cmd/access/internal/importcmd"
+	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
+	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
+	"github.com/access-dev/access/cmd/access/internal/sitecmd"
+	"github.com/access-dev/access/cmd/access/internal/synccmd"
 	"github.com/access-dev/access/internal/clierr"
 	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
@@ -51,7 +58,7 @@ written with mode 0600 by "access login". --fake runs the command against an emb
 // the global flags that choose the console (connFlags), the output
 // options (outputOptions), and the client it builds on first use with the
 // connection it resolved. A command's own flags and state live in the
-// command's own options (siteFlags, monitorFlags, pace for --rate, the
+// command's own options (monitorcmd's flags, cmdutil.Pace for --rate, the
 // idNames of a table), passed to what needs them (app.pacedClient,
 // app.emitNamed); tests reach inside a command through the run's context
 // (seams.go). TestNoFlagLeaksIntoAnotherCommand keeps it so.
@@ -138,13 +145,11 @@ func (a *app) execute(args []string) int {
 // under cmd/access/internal: its functions are the app's own.
 func (a *app) factory() *cmdutil.Factory {
 	return &cmdutil.Factory{
-		IOStreams: cmdutil.IOStreams{In: a.stdin, Out: a.stdout, ErrOut: a.stderr},
-		Getenv:    a.getenv,
-		Client:    a.Client,
-		PacedClient: func(rate float64) (*access.Client, error) {
-			return a.pacedClient(&pace{rate: rate})
-		},
-		Print: a.emit,
+		IOStreams:   cmdutil.IOStreams{In: a.stdin, Out: a.stdout, ErrOut: a.stderr},
+		Getenv:      a.getenv,
+		Client:      a.Client,
+		PacedClient: a.pacedClient,
+		Print:       a.emit,
 		PrintAs: func(w io.Writer, format string, v any, cols []string) error {
 			return a.emitTo(w, format, v, cols)
 		},
@@ -163,6 +168,13 @@ func (a *app) factory() *cmdutil.Factory {
 			return a.confirmWrite(cmdPath, question, yes)
 		},
 		ReadSecretFile: a.readSecretFile,
+		Output:         func() (string, string) { return a.output, a.jq },
+		Progress:       a.newProgress,
+		ExitCode:       exitCode,
+		ConsoleName:    a.consoleName,
+		Consoles:       a.consoles,
+		Watched:        a.watched,
+		FakeConsole:    func() *accesstest.Server { return a.fakeSrv },
 	}
 }
 
@@ -211,7 +223,7 @@ func trustHint(err error) string {
 func (a *app) untrustedHint(err error) string {
 	c := a.conn
 	var mm *access.CertificateMismatchError
-	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !untrustedCertificate(err) {
+	if c.URL == "" || c.Fingerprint != "" || c.Insecure || errors.As(err, &mm) || !connect.UntrustedCertificate(err) {
 		return ""
 	}
 	u, perr := url.Parse(c.URL)
@@ -375,19 +387,22 @@ lists take --watch.
 	for _, g := range a.serviceCommands() {
 		switch g.Name() {
 		case "users":
-			g.AddCommand(a.usersImportCommand())
+			g.AddCommand(importcmd.NewUsers(a.factory()))
 		case "nfc-cards":
-			g.AddCommand(a.nfcImportCommand())
+			g.AddCommand(importcmd.NewNFCCards(a.factory()))
 		}
 		root.AddCommand(g)
 	}
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), a.monitorCommand(), fake)
-	root.AddCommand(a.siteCommands()...)
+	root.AddCommand(a.eventsCommand(), a.doctorCommand(), a.loginCommand(), a.logoutCommand(), monitorcmd.New(a.factory()), fake)
+	root.AddCommand(sitecmd.New(a.factory())...)
 	root.AddCommand(a.configCommand(), a.authCommand(), a.versionCommand())
 	root.AddCommand(a.apiCommand())
+	root.AddCommand(synccmd.New(a.factory()))
+	root.AddCommand(reviewcmd.New(a.factory()))
+	root.AddCommand(capturecmd.New(a.factory()))
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 )
 
 // TestSiteManyConsoles plans and applies one document, with a per-console
@@ -46,7 +47,7 @@ func TestSiteManyConsoles(t *testing.T) {
 
 	code, out, errs := access("plan", "-f", site, "--profile", "south,north", "--detailed-exitcode")
 	want := "== south ==\nuser_groups:\n  + Crew\n  + South only\n\n2 to create, 0 to change.\n\n== north ==\nuser_groups:\n  + Crew\n\n1 to create, 0 to change.\n"
-	if code != exitChanges || out != want {
+	if code != cmdutil.ExitChanges || out != want {
 		t.Fatalf("plan: exit %d\n%s\nwant\n%s\nstderr %s", code, out, want, errs)
 	}
 

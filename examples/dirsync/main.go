@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -64,44 +63,6 @@ func seed(srv *accesstest.Server) {
 	srv.AddUser(access.User{FirstName: "Gus", LastName: "Guard", UserEmail: "gus@example.com"})
 }
 
-// csvSource is a dirsync.Source over an HR file, read with package site's
-// CSV reader at each Read: a status of DEACTIVATED (or a row removed)
-// makes a leaver.
-type csvSource struct{ path string }
-
-func (s csvSource) Name() string { return "hr" }
-
-func (s csvSource) Read(ctx context.Context) (*dirsync.Snapshot, error) {
-	snap := &dirsync.Snapshot{Source: s.Name(), Started: time.Now()}
-	fail := func(kind error, err error) (*dirsync.Snapshot, error) {
-		snap.Finished = time.Now()
-		return snap, fmt.Errorf("%w: %w", kind, err)
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return fail(dirsync.ErrUnavailable, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(dirsync.ErrUnavailable, err)
-	}
-	users, err := site.ReadUsersCSV(f, s.path, nil)
-	if err != nil {
-		return fail(dirsync.ErrIncomplete, err)
-	}
-	if len(users) == 0 {
-		return fail(dirsync.ErrEmpty, errors.New(s.path))
-	}
-	var people []dirsync.Person
-	for _, u := range users {
-		people = append(people, dirsync.Person{Key: u.EmployeeNumber, FirstName: u.FirstName, LastName: u.LastName,
-			Email: u.Email, Active: u.Status != "DEACTIVATED", SourceID: s.path, Modified: fi.ModTime()})
-	}
-	snap.People, snap.Complete, snap.Entries, snap.Finished = people, true, len(users), time.Now()
-	return snap, nil
-}
-
 // run keeps the console of client equal to an HR file in dir for two
 // runs (the start, then one tick after Ben leaves) and writes what each
 // run did, the evidence log and the status to out.
@@ -117,10 +78,16 @@ func run(ctx context.Context, client *access.Client, dir string, out io.Writer) 
 	}
 	defer evidence.Close()
 
+	// A source over the HR file, read with package site's CSV reader: a
+	// status of DEACTIVATED (or a row removed) makes a leaver.
+	hrSource, err := dirsync.NewCSVSource(hr, &dirsync.CSVOptions{Name: "hr"})
+	if err != nil {
+		return err
+	}
 	ticks := make(chan time.Time) // the interval, driven by hand here
 	results := make(chan dirsync.RunResult, 1)
 	runner, err := dirsync.NewRunner(client, dirsync.RunnerOptions{
-		Sources: []dirsync.RunnerSource{{Source: csvSource{hr},
+		Sources: []dirsync.RunnerSource{{Source: hrSource,
 			Options: &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}}}},
 		Ticks: ticks,
 		Apply: &dirsync.ApplyOptions{Evidence: evidence},

@@ -48,7 +48,7 @@ var enumerations = []string{
 	"remain_lock", "remain_unlock", "bt_button", "bt_shake", "bt_tap", "wave", "mobile_wave", "nfc", "face", "dps",
 	"dps_connected", "glocal", "capabilities", "firmware", "software", "hardware", "version", "revision", "bom_rev", "cap",
 	"issuer", "timezone", "published", "hits", "top_log_count", "video_record", "video_record_thumbnail", "event_type",
-	"events",
+	"events", "event", "object_type", "target_field",
 }
 
 // times are the members whose values are times, dates or spans of the

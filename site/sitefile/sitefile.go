@@ -100,12 +100,33 @@ func Read(r io.Reader, name string, opts *Options) (*File, error) {
 	return read(r, name, opts, nil)
 }
 
-// read is Read; visits, when not nil, is set to the nodes the position
-// walk visited (for the tests of the alias bound).
-func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
-	if opts == nil {
-		opts = &Options{}
+// Decode reads a YAML or JSON file other than a site document (the
+// directory sync's configuration, say) into v, a pointer to a struct whose
+// members carry yaml tags, as strictly as [Read] reads a document: a
+// syntax error, a file larger than [MaxSize], aliases beyond the alias
+// bound, a member the types do not know and a member of the wrong shape
+// (a list for a single value, a duration that is not one such as "30s")
+// are refused as a *[site.DocumentError] with their file, line and column;
+// name is the file name they carry. The Locator places each member and
+// item of v (by its yaml names: "sources[0].ldap.url") in the file, for
+// the caller's own checks.
+func Decode(r io.Reader, name string, v any) (site.Locator, error) {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("sitefile: Decode needs a pointer to a struct, not %T", v)
 	}
+	w, err := decode(r, name, t.Elem(), v, nil)
+	if err != nil {
+		return nil, err
+	}
+	return w.locator(), nil
+}
+
+// decode parses r, walks it against t and decodes it into v (after
+// prepare, which may change the nodes). visits, when not nil, is
+// set to the nodes the position walk visited (for the tests of the alias
+// bound).
+func decode(r io.Reader, name string, t reflect.Type, v any, visits *int, prepare ...func(*yaml.Node)) (*walker, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
 	if err != nil {
 		return nil, err
@@ -129,16 +150,17 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 		return nil, &site.DocumentError{Problems: []site.Problem{*p}}
 	}
 	w := &walker{file: name, pos: map[string]site.Position{}}
-	w.walk(top, reflect.TypeFor[site.Document](), "")
+	w.walk(top, t, "")
 	if visits != nil {
 		*visits = w.visits
 	}
 	if len(w.probs) > 0 {
 		return nil, &site.DocumentError{Problems: w.probs}
 	}
-	plainUsersCSV(top)
-	var doc site.Document
-	if err := top.Decode(&doc); err != nil {
+	for _, f := range prepare {
+		f(top)
+	}
+	if err := top.Decode(v); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
 			line, msg := yamlLine(err.Error())
@@ -150,6 +172,37 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 			probs = append(probs, site.Problem{Path: "document", Pos: site.Position{File: name, Line: line}, Message: msg})
 		}
 		return nil, &site.DocumentError{Problems: probs}
+	}
+	return w, nil
+}
+
+// locator places a path in the file: at its member or item, else at the
+// nearest one that holds it.
+func (w *walker) locator() site.Locator {
+	return func(p string) site.Position {
+		for {
+			if x, ok := w.pos[p]; ok {
+				return x
+			}
+			i := strings.LastIndexAny(p, ".[")
+			if i < 0 {
+				return site.Position{File: w.file}
+			}
+			p = p[:i]
+		}
+	}
+}
+
+// read is Read; visits, when not nil, is set to the nodes the position
+// walk visited (for the tests of the alias bound).
+func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	var doc site.Document
+	w, err := decode(r, name, reflect.TypeFor[site.Document](), &doc, visits, plainUsersCSV)
+	if err != nil {
+		return nil, err
 	}
 	pos := w.pos
 	var csvLoc site.Locator
@@ -169,16 +222,7 @@ func read(r io.Reader, name string, opts *Options, visits *int) (*File, error) {
 			_, rest, _ := strings.Cut(p, "]")
 			return csvLoc(fmt.Sprintf("users[%d]%s", i-n, rest))
 		}
-		for {
-			if x, ok := pos[p]; ok {
-				return x
-			}
-			i := strings.LastIndexAny(p, ".[")
-			if i < 0 {
-				return site.Position{File: name}
-			}
-			p = p[:i]
-		}
+		return w.locator()(p)
 	}
 	return &File{Document: &doc, Locator: loc}, nil
 }
@@ -335,6 +379,7 @@ func checkAliases(root *yaml.Node, file string) *site.Problem {
 
 var (
 	timeType     = reflect.TypeFor[time.Time]()
+	durationType = reflect.TypeFor[time.Duration]()
 	usersCSVType = reflect.TypeFor[site.UsersCSV]()
 )
 
@@ -370,7 +415,14 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 		return // the plain form: a path
 	}
 	switch {
-	case t == timeType || t.Kind() == reflect.String || t.Kind() == reflect.Bool:
+	case t == durationType:
+		if n.Kind != yaml.ScalarNode {
+			bad("want a single value")
+		} else if _, err := time.ParseDuration(n.Value); err != nil || n.Tag != "!!str" {
+			bad(fmt.Sprintf("want a duration such as 30s or 5m, not %q", n.Value))
+		}
+	case t == timeType || t.Kind() == reflect.String || t.Kind() == reflect.Bool,
+		t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
 		if n.Kind != yaml.ScalarNode {
 			bad("want a single value")
 		}

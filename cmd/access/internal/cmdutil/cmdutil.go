@@ -10,9 +10,11 @@
 // connection, profiles, output and confirmation code), so that a command
 // package needs neither main nor another command package.
 //
-// It may import the standard library, the access module's public packages
-// and internal/clierr; never cmd/access nor another package under
-// cmd/access/internal (TestLayering in cmd/access keeps that).
+// It may import the standard library, cobra, the access module's public
+// packages, internal/clierr and internal/atomicfile, and of the command
+// line's own machinery internal/output only; never cmd/access nor a
+// command package under cmd/access/internal (TestLayering in cmd/access
+// keeps that).
 package cmdutil
 
 import (
@@ -23,7 +25,11 @@ import (
 	"time"
 
 	"github.com/access-dev/access"
+	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/output"
+	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/access-dev/access/internal/clierr"
+	"github.com/spf13/cobra"
 )
 
 // IOStreams are a run's standard streams.
@@ -89,6 +95,106 @@ type Factory struct {
 	// for standard input) for flag, trimmed; an empty or unreadable file
 	// is a usage error that never holds the secret.
 	ReadSecretFile func(flag, path string) (string, error)
+
+	// Output is the output flags as the run was given them: -o ("" when
+	// none; -o wide is "table") and --jq ("" when none), for a command
+	// that prints text unless asked for data.
+	Output func() (format, jq string)
+
+	// Progress is the progress line of what ("row", "change") on the
+	// error stream, drawn only when that is a terminal that takes escape
+	// sequences.
+	Progress func(what string) *output.Progress
+
+	// ExitCode is the exit code err ends the run with (the documented
+	// codes; 130 once ctx is cut), for a command that reports the
+	// outcomes of several consoles.
+	ExitCode func(ctx context.Context, err error) int
+
+	// ConsoleName is the profile the run's one console comes from:
+	// --profile, ACCESS_PROFILE, or the config file's current profile
+	// when no flag or environment names a console ("" for none).
+	ConsoleName func() string
+
+	// Consoles returns the consoles of a command that runs against
+	// several: every profile of the config file (all, --all-profiles) or
+	// the profiles of a --profile list ("a,b"). It returns nil and no
+	// error for the usual single console.
+	Consoles func(all bool) (*Consoles, error)
+
+	// Watched returns the consoles a command watches at once (monitor):
+	// the one the global flags, the environment or the current profile
+	// name (named after its profile, "default" or "fake"), or with all
+	// (--all-profiles) or a --profile list ("a,b") those profiles, each
+	// whole.
+	Watched func(all bool) ([]Console, error)
+
+	// FakeConsole is the embedded demo console of --fake once a client
+	// or the consoles were built; nil otherwise.
+	FakeConsole func() *accesstest.Server
+}
+
+// Console is one console a command watches: its name and its client,
+// built from its connection (the pin or CA, the user agent) with the
+// command's own SDK options added.
+type Console struct {
+	Name   string
+	Client func(opts ...access.Option) (*access.Client, error)
+}
+
+// Consoles are the profiles a command runs against when it runs against
+// several, each whole (its URL, token, pin and insecure): flags and
+// environment name one console, not several.
+type Consoles struct {
+	// Names are the profiles, in the order given (sorted for all).
+	Names []string
+	// Client builds the client of the named profile, paced at rate
+	// requests per second (0: unpaced).
+	Client func(name string, rate float64) (*access.Client, error)
+}
+
+// DefaultRate is the bulk commands' default pace, in requests per
+// second: about what integrators report consoles tolerate (vendor-notes
+// §7).
+const DefaultRate = 10.0
+
+// Pace is the --rate of a bulk command, in requests per second: the
+// command's own option, declared by Add and passed to the client the
+// command builds (Factory.PacedClient), never kept on what commands
+// share, so that no other command is paced (issue 34;
+// TestNoFlagLeaksIntoAnotherCommand).
+type Pace struct{ Rate float64 }
+
+// Add declares --rate on a bulk command, into p.
+func (p *Pace) Add(cmd *cobra.Command) {
+	cmd.Flags().Float64Var(&p.Rate, "rate", DefaultRate, "send at most `N` requests per second (0: unpaced)")
+}
+
+// Check refuses a negative --rate.
+func (p *Pace) Check() error {
+	if p.Rate < 0 {
+		return UsageErrorf("--rate must not be negative")
+	}
+	return nil
+}
+
+// WriteFileAtomic writes path through atomicfile (mode 0600): a
+// temporary file in the same directory, synced and renamed into place
+// only when fetch succeeded and ctx was not cut, then the directory
+// synced; otherwise the partial file is removed and path left as it was.
+// A directory that takes no new file is a usage error.
+func WriteFileAtomic(ctx context.Context, path string, fetch func(io.Writer) error) error {
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		if err := fetch(w); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+	var ce *atomicfile.CreateError
+	if errors.As(err, &ce) {
+		return UsageErrorf("%v", err)
+	}
+	return err
 }
 
 // ExitError is an error with the exit code the process ends with.

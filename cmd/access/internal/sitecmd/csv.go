@@ -1,10 +1,11 @@
-package main
+package sitecmd
 
 import (
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/site"
 	"github.com/spf13/cobra"
 )
@@ -35,16 +36,16 @@ func (f *csvFlags) options() (*site.CSVOptions, error) {
 		}
 		r, size := utf8.DecodeRuneInString(d)
 		if size != len(d) || r == utf8.RuneError || r == '"' || r == '\r' || r == '\n' || r == ' ' {
-			return nil, usageErrorf("--csv-delimiter: %q is not one character that can separate fields", f.delimiter)
+			return nil, cmdutil.UsageErrorf("--csv-delimiter: %q is not one character that can separate fields", f.delimiter)
 		}
 		o.Delimiter = r
 	}
 	for k, v := range f.columns {
 		if !slices.Contains(site.CSVColumns, k) {
-			return nil, usageErrorf("--csv-column: unknown column %q (want %s)", k, strings.Join(site.CSVColumns, ","))
+			return nil, cmdutil.UsageErrorf("--csv-column: unknown column %q (want %s)", k, strings.Join(site.CSVColumns, ","))
 		}
 		if strings.TrimSpace(v) == "" {
-			return nil, usageErrorf("--csv-column %s=: the file's header is required", k)
+			return nil, cmdutil.UsageErrorf("--csv-column %s=: the file's header is required", k)
 		}
 	}
 	return o, nil

@@ -1,10 +1,20 @@
-package main
+// Package monitorcmd holds access monitor: its flags, the consoles it
+// watches (one, or several profiles), the incident lines it prints, the
+// /metrics and /healthz it serves and the --fake demo's scene. What it
+// watches for, and how, is package monitor's (monitor/watch).
+//
+// It may import the standard library, cobra, Prometheus's client, the
+// access module's public packages and the command line's machinery
+// (internal/cmdutil, internal/output, internal/connect); never cmd/access
+// nor another command package (TestLayering in cmd/access keeps that).
+package monitorcmd
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +30,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/monitor"
 	"github.com/access-dev/access/monitor/watch"
 )
@@ -35,8 +46,9 @@ type monitorFlags struct {
 	allProfiles                                  bool
 }
 
-func (a *app) monitorCommand() *cobra.Command {
-	var f monitorFlags
+// New returns access monitor, built on f.
+func New(f *cmdutil.Factory) *cobra.Command {
+	var mf monitorFlags
 	c := &cobra.Command{
 		Use:   "monitor",
 		Short: "Watch a site: Prometheus metrics, incidents (held open, forced entry…) as JSON lines and webhooks",
@@ -72,136 +84,134 @@ open, so that a forced entry and, after --held-open, a held-open door show.
 one; a console that is down is reported (access_console_up 0) while the others
 are watched.
 
-` + factsHelp("Notifications.Subscribe, Doors.List, Devices.List, Doors.GetEmergency, Users.All", "view:device, view:space, view:user"),
+` + cmdutil.FactsHelp("Notifications.Subscribe, Doors.List, Devices.List, Doors.GetEmergency, Users.All", "view:device, view:space, view:user"),
 		Example: "  access --fake monitor --listen 127.0.0.1:0 --held-open 2s --count 2",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runMonitor(f)
+			return runMonitor(c.Context(), f, mf)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.listen, "listen", "127.0.0.1:9140", "the `ADDRESS` of /metrics and /healthz (another interface only when given)")
-	fl.DurationVar(&f.heldOpen, "held-open", monitor.DefaultHeldOpen, "a door open longer than this is held open")
-	fl.DurationVar(&f.unlockGrace, "unlock-grace", monitor.DefaultUnlockGrace, "an opening with no unlock within this before it is forced")
-	fl.DurationVar(&f.deviceOffline, "device-offline", monitor.DefaultDeviceOffline, "a device offline longer than this is an incident")
-	fl.DurationVar(&f.streamSilent, "stream-silent", monitor.DefaultStreamSilent, "the stream down or silent longer than this is an incident (more than the console's keepalive interval, about 5s)")
-	fl.DurationVar(&f.streamMute, "stream-mute", monitor.DefaultStreamMute, "only unrecognised messages for longer than this is an incident")
-	fl.DurationVar(&f.pollEvery, "poll-every", watch.DefaultPollEvery, "how often devices and the emergency status are polled")
-	fl.DurationVar(&f.usersEv, "users-every", watch.DefaultUsersEvery, "how often the users' statuses are polled")
-	fl.Float64Var(&f.rate, "rate", 2, "at most this many API requests per second per console")
-	fl.IntVar(&f.burst, "burst", 5, "API requests allowed at once before --rate paces them")
-	fl.StringVar(&f.forwardTo, "forward-to", "", "POST each incident line to `URL` as a signed webhook")
-	fl.StringVar(&f.secretFile, "secret-file", "", "read the webhook secret from `FILE` (default $ACCESS_WEBHOOK_SECRET)")
-	fl.IntVar(&f.queue, "queue", 1000, "webhook deliveries kept waiting at most (more are dropped and counted)")
-	fl.BoolVar(&f.allProfiles, "all-profiles", false, "watch every profile of the config file")
-	fl.IntVar(&f.count, "count", 0, "stop after N incident lines (0: run until stopped)")
+	fl.StringVar(&mf.listen, "listen", "127.0.0.1:9140", "the `ADDRESS` of /metrics and /healthz (another interface only when given)")
+	fl.DurationVar(&mf.heldOpen, "held-open", monitor.DefaultHeldOpen, "a door open longer than this is held open")
+	fl.DurationVar(&mf.unlockGrace, "unlock-grace", monitor.DefaultUnlockGrace, "an opening with no unlock within this before it is forced")
+	fl.DurationVar(&mf.deviceOffline, "device-offline", monitor.DefaultDeviceOffline, "a device offline longer than this is an incident")
+	fl.DurationVar(&mf.streamSilent, "stream-silent", monitor.DefaultStreamSilent, "the stream down or silent longer than this is an incident (more than the console's keepalive interval, about 5s)")
+	fl.DurationVar(&mf.streamMute, "stream-mute", monitor.DefaultStreamMute, "only unrecognised messages for longer than this is an incident")
+	fl.DurationVar(&mf.pollEvery, "poll-every", watch.DefaultPollEvery, "how often devices and the emergency status are polled")
+	fl.DurationVar(&mf.usersEv, "users-every", watch.DefaultUsersEvery, "how often the users' statuses are polled")
+	fl.Float64Var(&mf.rate, "rate", 2, "at most this many API requests per second per console")
+	fl.IntVar(&mf.burst, "burst", 5, "API requests allowed at once before --rate paces them")
+	fl.StringVar(&mf.forwardTo, "forward-to", "", "POST each incident line to `URL` as a signed webhook")
+	fl.StringVar(&mf.secretFile, "secret-file", "", "read the webhook secret from `FILE` (default $ACCESS_WEBHOOK_SECRET)")
+	fl.IntVar(&mf.queue, "queue", 1000, "webhook deliveries kept waiting at most (more are dropped and counted)")
+	fl.BoolVar(&mf.allProfiles, "all-profiles", false, "watch every profile of the config file")
+	fl.IntVar(&mf.count, "count", 0, "stop after N incident lines (0: run until stopped)")
 	return c
 }
 
 // monitored is one console the monitor watches.
 type monitored struct {
 	name string
-	conn connection
 	w    *watch.Watcher
 	fwd  *watch.Forwarder
 }
 
-func (a *app) runMonitor(f monitorFlags) error {
-	for name, d := range map[string]time.Duration{"--held-open": f.heldOpen, "--unlock-grace": f.unlockGrace, "--device-offline": f.deviceOffline,
-		"--stream-silent": f.streamSilent, "--stream-mute": f.streamMute, "--poll-every": f.pollEvery, "--users-every": f.usersEv} {
+func runMonitor(ctx context.Context, f *cmdutil.Factory, mf monitorFlags) error {
+	for name, d := range map[string]time.Duration{"--held-open": mf.heldOpen, "--unlock-grace": mf.unlockGrace, "--device-offline": mf.deviceOffline,
+		"--stream-silent": mf.streamSilent, "--stream-mute": mf.streamMute, "--poll-every": mf.pollEvery, "--users-every": mf.usersEv} {
 		if d <= 0 {
-			return usageErrorf("%s must be positive", name)
+			return cmdutil.UsageErrorf("%s must be positive", name)
 		}
 	}
-	if f.count < 0 {
-		return usageErrorf("--count must not be negative")
+	if mf.count < 0 {
+		return cmdutil.UsageErrorf("--count must not be negative")
 	}
-	if f.rate <= 0 || f.burst < 1 {
-		return usageErrorf("--rate must be positive and --burst at least 1")
+	if mf.rate <= 0 || mf.burst < 1 {
+		return cmdutil.UsageErrorf("--rate must be positive and --burst at least 1")
 	}
 	var secret string
-	if f.forwardTo != "" {
-		if !strings.HasPrefix(f.forwardTo, "http://") && !strings.HasPrefix(f.forwardTo, "https://") {
-			return usageErrorf("--forward-to %q: want an http:// or https:// URL", f.forwardTo)
+	if mf.forwardTo != "" {
+		if !strings.HasPrefix(mf.forwardTo, "http://") && !strings.HasPrefix(mf.forwardTo, "https://") {
+			return cmdutil.UsageErrorf("--forward-to %q: want an http:// or https:// URL", mf.forwardTo)
 		}
 		var err error
-		if secret, err = a.webhookSecret(f.secretFile); err != nil {
+		if secret, err = webhookSecret(f, mf.secretFile); err != nil {
 			return err
 		}
 	}
-	conns, err := a.monitorConnections(f.allProfiles)
+	consoles, err := f.Watched(mf.allProfiles)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	reg := prometheus.NewPedanticRegistry()
-	out := &incidentWriter{a: a, text: a.format() == "table", count: f.count, done: stop}
-	var consoles []*monitored
-	ready := make(chan struct{}, len(conns))
-	for _, nc := range conns {
-		creg := prometheus.WrapRegistererWith(prometheus.Labels{"console": nc.name}, reg)
+	out := &incidentWriter{out: f.Out, text: f.Format() == "table", count: mf.count, done: stop}
+	var watched []*monitored
+	ready := make(chan struct{}, len(consoles))
+	for _, nc := range consoles {
+		creg := prometheus.WrapRegistererWith(prometheus.Labels{"console": nc.Name}, reg)
 		m, err := watch.NewMetrics(creg)
 		if err != nil {
 			return err
 		}
-		mc := &monitored{name: nc.name, conn: nc.conn}
-		if f.forwardTo != "" {
-			mc.fwd = watch.NewForwarder(f.forwardTo, tokenOf(secret), f.queue, nil, m)
+		mc := &monitored{name: nc.Name}
+		if mf.forwardTo != "" {
+			mc.fwd = watch.NewForwarder(mf.forwardTo, func() string { return secret }, mf.queue, nil, m)
 		}
 		var w *watch.Watcher
-		opts := append(clientOptions(nc.conn), access.WithRateLimit(f.rate, f.burst),
+		cl, err := nc.Client(access.WithRateLimit(mf.rate, mf.burst),
 			access.WithTransportWrapper(m.Transport(func() {
 				if w != nil {
 					w.Upgraded()
 				}
 			})))
-		cl, err := access.NewClient(nc.conn.URL, nc.conn.Token(), opts...)
 		if err != nil {
-			return fmt.Errorf("console %s: %w", nc.name, err)
+			return fmt.Errorf("console %s: %w", nc.Name, err)
 		}
 		w, err = watch.New(cl, watch.Options{
-			Engine: monitor.Config{Console: nc.name, HeldOpen: f.heldOpen, UnlockGrace: f.unlockGrace, DeviceOffline: f.deviceOffline,
-				StreamSilent: f.streamSilent, StreamMute: f.streamMute},
-			PollEvery: f.pollEvery, UsersEvery: f.usersEv, Incident: out.write, Forward: mc.fwd, Metrics: m,
+			Engine: monitor.Config{Console: nc.Name, HeldOpen: mf.heldOpen, UnlockGrace: mf.unlockGrace, DeviceOffline: mf.deviceOffline,
+				StreamSilent: mf.streamSilent, StreamMute: mf.streamMute},
+			PollEvery: mf.pollEvery, UsersEvery: mf.usersEv, Incident: out.write, Forward: mc.fwd, Metrics: m,
 			Ready: func(c monitor.Coverage, doors map[string]string) {
-				a.reportCoverage(nc.name, c, doors)
+				reportCoverage(f, nc.Name, c, doors)
 				ready <- struct{}{}
 			},
 		})
 		if err != nil {
-			return usageErrorf("%v", err)
+			return cmdutil.UsageErrorf("%v", err)
 		}
 		if err := creg.Register(w.Collector()); err != nil {
 			return err
 		}
 		mc.w = w
-		consoles = append(consoles, mc)
+		watched = append(watched, mc)
 	}
 
-	ln, err := net.Listen("tcp", f.listen)
+	ln, err := net.Listen("tcp", mf.listen)
 	if err != nil {
-		return usageErrorf("--listen %s: %v", f.listen, err)
+		return cmdutil.UsageErrorf("--listen %s: %v", mf.listen, err)
 	}
-	srv := &http.Server{Handler: monitorHandler(reg, consoles), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: monitorHandler(reg, watched), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(a.stderr, "monitor: %d console(s); metrics at http://%s/metrics, health at /healthz\n", len(consoles), ln.Addr())
+	fmt.Fprintf(f.ErrOut, "monitor: %d console(s); metrics at http://%s/metrics, health at /healthz\n", len(watched), ln.Addr())
 
 	var wg sync.WaitGroup
-	if a.fakeSrv != nil {
+	if fake := f.FakeConsole(); fake != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			select {
 			case <-ready:
-				propServerRoom(ctx, a.fakeSrv)
+				propServerRoom(ctx, fake)
 			case <-ctx.Done():
 			}
 		}()
 	}
-	for _, mc := range consoles {
+	for _, mc := range watched {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = mc.w.Run(ctx) }()
 		if mc.fwd != nil {
@@ -222,32 +232,32 @@ func (a *app) runMonitor(f monitorFlags) error {
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
-	fmt.Fprintln(a.stderr, "monitor: stopped")
+	fmt.Fprintln(f.ErrOut, "monitor: stopped")
 	return nil
 }
 
 // webhookSecret reads the secret of the incident webhooks: never a flag
 // value, so that it shows in no process list.
-func (a *app) webhookSecret(file string) (string, error) {
+func webhookSecret(f *cmdutil.Factory, file string) (string, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", usageErrorf("--secret-file: %v", err)
+			return "", cmdutil.UsageErrorf("--secret-file: %v", err)
 		}
 		if s := strings.TrimSpace(string(b)); s != "" {
 			return s, nil
 		}
-		return "", usageErrorf("--secret-file %s is empty", file)
+		return "", cmdutil.UsageErrorf("--secret-file %s is empty", file)
 	}
-	if s := a.getenv("ACCESS_WEBHOOK_SECRET"); s != "" {
+	if s := f.Getenv("ACCESS_WEBHOOK_SECRET"); s != "" {
 		return s, nil
 	}
-	return "", usageErrorf("--forward-to needs a secret: set ACCESS_WEBHOOK_SECRET or --secret-file FILE")
+	return "", cmdutil.UsageErrorf("--forward-to needs a secret: set ACCESS_WEBHOOK_SECRET or --secret-file FILE")
 }
 
 // reportCoverage says, on start, which doors held open and forced entry
 // cannot see.
-func (a *app) reportCoverage(console string, c monitor.Coverage, names map[string]string) {
+func reportCoverage(f *cmdutil.Factory, console string, c monitor.Coverage, names map[string]string) {
 	msg := fmt.Sprintf("monitor: %s: %d of %d doors have a position sensor", console, c.WithSensor, c.Doors)
 	if len(c.WithoutSensor) > 0 {
 		list := make([]string, len(c.WithoutSensor))
@@ -256,13 +266,13 @@ func (a *app) reportCoverage(console string, c monitor.Coverage, names map[strin
 		}
 		msg += fmt.Sprintf("; held_open and forced_entry are off for: %s", strings.Join(list, ", "))
 	}
-	fmt.Fprintln(a.stderr, msg)
+	fmt.Fprintln(f.ErrOut, msg)
 }
 
 // incidentWriter writes incident lines: JSON lines, or text on a
 // terminal.
 type incidentWriter struct {
-	a    *app
+	out  io.Writer
 	text bool
 	// count, when positive, stops the monitor (done) after that many
 	// lines.
@@ -287,7 +297,7 @@ func (w *incidentWriter) write(in monitor.Incident) {
 		if subject != "" {
 			subject = " " + subject
 		}
-		fmt.Fprintf(w.a.stdout, "%s  %-8s %-19s %s%s: %s [%s]\n", in.At.Local().Format(time.TimeOnly),
+		fmt.Fprintf(w.out, "%s  %-8s %-19s %s%s: %s [%s]\n", in.At.Local().Format(time.TimeOnly),
 			strings.TrimPrefix(in.Type, "incident."), in.Kind, in.Console, subject, in.Detail, in.ID)
 		return
 	}
@@ -295,7 +305,7 @@ func (w *incidentWriter) write(in monitor.Incident) {
 	if err != nil {
 		return
 	}
-	_, _ = w.a.stdout.Write(append(b, '\n'))
+	_, _ = w.out.Write(append(b, '\n'))
 }
 
 // monitorHandler serves /metrics and /healthz.
@@ -322,53 +332,6 @@ func monitorHandler(reg *prometheus.Registry, consoles []*monitored) http.Handle
 	return mux
 }
 
-// namedConnection is a console to watch and its name.
-type namedConnection struct {
-	name string
-	conn connection
-}
-
-// monitorConnections returns the consoles to watch: the one the global
-// flags, the environment or the current profile name (as for every
-// command), or with a comma-separated --profile or --all-profiles the
-// profiles of the config file, each whole, as plan and apply take them
-// ([app.siteProfiles], [app.profileConnection]).
-func (a *app) monitorConnections(all bool) ([]namedConnection, error) {
-	names, cfg, multi, err := a.siteProfiles(all)
-	if err != nil {
-		return nil, err
-	}
-	if !multi {
-		var c connection
-		if a.fake {
-			c = a.startFake()
-		} else if c, err = a.resolveConnection(); err != nil {
-			return nil, err
-		}
-		fromProfile, _ := strings.CutPrefix(c.Source, "profile ")
-		if fromProfile == c.Source {
-			fromProfile = ""
-		}
-		name := firstNonEmpty(a.profile, a.getenv("ACCESS_PROFILE"), fromProfile)
-		if name == "" {
-			name = "default"
-			if a.fake {
-				name = "fake"
-			}
-		}
-		return []namedConnection{{name: name, conn: c}}, nil
-	}
-	out := make([]namedConnection, 0, len(names))
-	for _, n := range names {
-		c, err := a.profileConnection(cfg, n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, namedConnection{name: n, conn: c})
-	}
-	return out, nil
-}
-
 // propServerRoom is the --fake demo of the monitor: once the monitor
 // has read the doors and subscribed, someone opens the server room without an unlock and leaves it
 // open.
@@ -382,3 +345,12 @@ func propServerRoom(ctx context.Context, srv *accesstest.Server) {
 // fakeServerRoomID is the demo site's server room (a door with a position
 // sensor).
 const fakeServerRoomID = "5c496423-6d25-4e4f-8cdf-95ad5135188a"
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
