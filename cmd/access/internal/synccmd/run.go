@@ -64,6 +64,8 @@ type daemon struct {
 	scimH   swap
 	metrics swap
 	mu      sync.Mutex // the output's lines
+
+	reentryErr string // the last re-entry check's error, said once
 }
 
 func (d *daemon) logf(format string, a ...any) {
@@ -104,6 +106,10 @@ func (d *daemon) start(ctx context.Context, cfg *syncconfig.Config) (*generation
 		Sources:  opened.Sources,
 		Interval: cfg.Interval,
 		Apply:    &dirsync.ApplyOptions{Evidence: g.evidence},
+		// With an evidence log, each run ends with the check of the door
+		// openings since the last one: a leaver a door opened for after
+		// their revocation is flagged in the log.
+		CheckReentries: g.evidence != nil,
 		OnRun: func(res dirsync.RunResult) {
 			if m != nil {
 				m.Observe(res)
@@ -146,7 +152,26 @@ func (d *daemon) report(res dirsync.RunResult) {
 	if res.Report != nil {
 		writeRecords(d.f.Out, res.Report.Records)
 	}
+	for _, r := range res.Reentries {
+		line := fmt.Sprintf("%-7s %s %s %s", r.Status, r.Action, r.Key, r.Name)
+		if r.Door != "" {
+			line += ": " + r.Door
+		}
+		if r.Opened != nil {
+			line += " at " + r.Opened.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintln(d.f.Out, line)
+	}
+	reentryErr := ""
+	if res.ReentryErr != nil && !errors.Is(res.ReentryErr, context.Canceled) {
+		reentryErr = strings.Join(strings.Fields(res.ReentryErr.Error()), " ")
+	}
+	changed := reentryErr != d.reentryErr
+	d.reentryErr = reentryErr
 	d.mu.Unlock()
+	if changed && reentryErr != "" {
+		d.logf("%s: the check of door openings after revocations failed (said again only when it changes): %s", res.Source, reentryErr)
+	}
 	var ge *site.GuardError
 	switch {
 	case res.Err != nil && errors.Is(res.Err, context.Canceled):
