@@ -212,6 +212,10 @@ func runOnce(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 			}
 			fmt.Fprintf(f.Out, "source %s:\n", name)
 		}
+		if snap := snaps[i]; len(snap.People) > 0 && snap.Inactive() == len(snap.People) {
+			// site refuses a document of nobody; in a sync's words:
+			return cmdutil.Exit(cmdutil.ExitGuard, fmt.Errorf("refused by a safety guard: source %s lists %d people and every one is inactive; a sync never deactivates everyone it manages: nothing was changed. Check the directory (a wrong filter or attribute mapping?)", name, len(snap.People)))
+		}
 		p, err := dirsync.MakePlan(ctx, client, snaps[i], rs.Options)
 		if de := (*site.DocumentError)(nil); errors.As(err, &de) {
 			// The configuration names what the console does not hold (a

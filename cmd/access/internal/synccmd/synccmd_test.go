@@ -259,6 +259,22 @@ func TestOnceGuard(t *testing.T) {
 	}
 }
 
+// TestOnceEveryoneInactive: a source whose every person is inactive is
+// refused as the guard refuses (exit 6), nothing written.
+func TestOnceEveryoneInactive(t *testing.T) {
+	srv, _ := console(t)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"), "E1", "E2", "E3")
+	cfg := writeConfig(t, dir, openGuard)
+	_, errOut, code := run(t, srv, "--config", cfg, "--once", "--apply")
+	if code != cmdutil.ExitGuard || !strings.Contains(errOut, "source okta lists 3 people and every one is inactive") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if w := writes(srv); len(w) != 0 {
+		t.Errorf("writes: %v", w)
+	}
+}
+
 // freeAddr is a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
 	t.Helper()
