@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -66,6 +67,16 @@ type daemon struct {
 	mu      sync.Mutex // the output's lines
 
 	reentryErr string // the last re-entry check's error, said once
+}
+
+// errWriter writes the servers' error log (a TLS handshake that failed)
+// on stderr between the sync's own lines.
+type errWriter struct{ d *daemon }
+
+func (w errWriter) Write(p []byte) (int, error) {
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	return w.d.f.ErrOut.Write(p)
 }
 
 func (d *daemon) logf(format string, a ...any) {
@@ -189,25 +200,42 @@ func (d *daemon) report(res dirsync.RunResult) {
 	}
 }
 
-// listen opens a listener; the SCIM one must be TLS or loopback.
+// listen opens a listener; with mustBeSafe and no TLS files, only on a
+// loopback address (checked before anything is bound).
 func listen(addr, flag string, tlsFiles []string, mustBeSafe bool) (net.Listener, error) {
+	if mustBeSafe && len(tlsFiles) == 0 && !loopback(addr) {
+		return nil, cmdutil.UsageErrorf("%s %s: the bearer token would cross the network in clear: give --tls-cert and --tls-key, or a loopback address behind your TLS proxy", flag, addr)
+	}
+	var cfg *tls.Config
+	if len(tlsFiles) == 2 {
+		cert, err := tls.LoadX509KeyPair(tlsFiles[0], tlsFiles[1])
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("--tls-cert/--tls-key: %v", err)
+		}
+		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%s %s: %v", flag, addr, err)
 	}
-	if len(tlsFiles) == 2 {
-		cert, err := tls.LoadX509KeyPair(tlsFiles[0], tlsFiles[1])
-		if err != nil {
-			ln.Close()
-			return nil, cmdutil.UsageErrorf("--tls-cert/--tls-key: %v", err)
-		}
-		return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); mustBeSafe && (!ok || !tcp.IP.IsLoopback()) {
-		ln.Close()
-		return nil, cmdutil.UsageErrorf("%s %s: the bearer token would cross the network in clear: give --tls-cert and --tls-key, or a loopback address behind your TLS proxy", flag, addr)
+	if cfg != nil {
+		return tls.NewListener(ln, cfg), nil
 	}
 	return ln, nil
+}
+
+// loopback reports whether addr's host is a loopback address or
+// localhost.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // runLong runs until ctx ends: every source at the interval, a push at
@@ -223,7 +251,7 @@ func runLong(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 	var servers []*http.Server
 	served := make(chan error, 2)
 	serve := func(ln net.Listener, h http.Handler) {
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(errWriter{d}, "sync: ", 0)}
 		servers = append(servers, srv)
 		go func() { served <- srv.Serve(ln) }()
 	}

@@ -3,7 +3,10 @@ package synccmd
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -480,14 +483,81 @@ func TestLongRunningPushReloadAndStop(t *testing.T) {
 }
 
 // TestSCIMListenerIsLoopbackOrTLS: the bearer token does not cross the
-// network in clear.
+// network in clear: without TLS only a loopback address is taken, refused
+// before anything is bound.
 func TestSCIMListenerIsLoopbackOrTLS(t *testing.T) {
-	if _, err := listen("0.0.0.0:0", "--scim-listen", nil, true); exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "in clear") {
-		t.Errorf("a non-loopback listener: %v", err)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:443"} {
+		if _, err := listen(addr, "--scim-listen", nil, true); exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "in clear") {
+			t.Errorf("%s: %v", addr, err)
+		}
 	}
-	ln, err := listen("127.0.0.1:0", "--scim-listen", nil, true)
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "localhost:0"} {
+		ln, err := listen(addr, "--scim-listen", nil, true)
+		if err != nil {
+			if addr == "[::1]:0" {
+				continue // no IPv6 loopback here
+			}
+			t.Fatalf("%s: %v", addr, err)
+		}
+		ln.Close()
+	}
+}
+
+// TestSCIMListenerWithTLS: with --tls-cert and --tls-key the listener
+// speaks TLS with that certificate, and the handler answers behind it.
+func TestSCIMListenerWithTLS(t *testing.T) {
+	srv, _ := console(t)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"))
+	cfg := writeConfig(t, dir, openGuard)
+	ts := httptest.NewTLSServer(http.NotFoundHandler()) // a certificate for 127.0.0.1
+	ts.Close()
+	cert := ts.TLS.Certificates[0]
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	writePEM(t, certFile, "CERTIFICATE", cert.Certificate[0])
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln.Close()
+	writePEM(t, keyFile, "PRIVATE KEY", keyDER)
+	out, errOut := newLines(), newLines()
+	ready := make(chan string, 1)
+	c := newCommand(factory(srv, out, errOut), &options{hangup: make(chan struct{}), ready: func(s, _ string) { ready <- s }})
+	c.SetArgs([]string{"--config", cfg, "--scim-listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("sync ended: %v", err)
+	}
+	errOut.await(t, "SCIM at https://"+addr+scim.Prefix)
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest("GET", "https://"+addr+scim.Prefix+"/ServiceProviderConfig", nil)
+	req.Header.Set("Authorization", "Bearer "+scimToken)
+	resp, err := client.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("over TLS: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if resp, err := http.Get("http://" + addr + scim.Prefix + "/ServiceProviderConfig"); err == nil && resp.StatusCode == http.StatusOK {
+		t.Error("the listener answered in clear")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
