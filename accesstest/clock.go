@@ -265,4 +265,5 @@ func (s *Server) Advance(d time.Duration) {
 		s.clock.offset += target.Sub(now)
 	}
 	s.wakeTimers()
+	s.clockMoved()
 }

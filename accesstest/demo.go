@@ -41,6 +41,19 @@ const (
 	// ([Server.PresentCard], the control API's card/tap), it is granted,
 	// at any hour. [DemoCardNumbers] lists every such demo card.
 	DemoCardNumber = "100000"
+	// DemoStaleUserID is an active user (Dmitri Umarov) who can open the
+	// main entrance (Staff policy, a card) and last did 120 days before
+	// the demo was loaded: the system log's only door opening of theirs
+	// is that old, where the demo card holders' are days old (a stale
+	// user for an access review, issue 37).
+	DemoStaleUserID = "3ff62495-07a6-41aa-a0b7-c3ab1e7b592e"
+	// DemoDeactivatedUserID is a deactivated user (Dmitri Xu) who still
+	// holds an NFC card.
+	DemoDeactivatedUserID = "48cf553c-bc41-4bac-a0c3-46e4206bd2d4"
+	// DemoPastVisitorID is a visitor (Sofia O'Brien, VISITED) whose visit
+	// ended two days before the demo's clock, and who still holds a PIN
+	// code.
+	DemoPastVisitorID = "d0f59350-fac0-4f21-ad84-83cd62db5327"
 )
 
 // DemoCardNumbers returns the numbers of the demo site's cards that can
@@ -140,10 +153,14 @@ func ranges(start, end string) []access.TimeRange {
 // touch passes, and a building ("HQ") with 4 floors, 8 doors (one without
 // a hub, some without a position sensor), 3 door groups and a devices list
 // of hubs, readers and an intercom grouped by door (an 8-door hub is
-// listed at each of its doors). The data set is generated from a fixed
-// seed, so it is identical on every run; [DemoUserID], [DemoDeviceID],
-// [DemoScheduleID], [DemoTouchPassCardID], [DemoBuildingID], [DemoDoorID],
-// [DemoDoorGroupID] and [DemoIntercomID] name records worth showing.
+// listed at each of its doors), and four door openings in the system log
+// (the demo cards' recent badge-ins, [DemoStaleUserID]'s 120 days back).
+// The data set is generated from a fixed seed, so it is identical on every
+// run; [DemoUserID], [DemoDeviceID], [DemoScheduleID],
+// [DemoTouchPassCardID], [DemoBuildingID], [DemoDoorID], [DemoDoorGroupID]
+// and [DemoIntercomID] name records worth showing, and [DemoStaleUserID],
+// [DemoDeactivatedUserID] and [DemoPastVisitorID] what an access review
+// flags.
 func (s *Server) LoadDemoData() {
 	g := demoGen{rand.New(rand.NewPCG(2026, 11))}
 
@@ -328,6 +345,50 @@ func (s *Server) LoadDemoData() {
 	}})
 
 	s.loadDemoBuilding(g)
+	s.loadDemoOpenings(g, users, visitBase)
+}
+
+// loadDemoOpenings adds the door openings of the demo's history to the
+// system log, before base (the server's clock at load, to the hour): the
+// demo card holders' badge-ins at the main entrance in the last days, and
+// the stale user's ([DemoStaleUserID]) 120 days back. Their ids come last
+// from the generator, so that no other record's id changes.
+func (s *Server) loadDemoOpenings(g demoGen, users []access.User, base time.Time) {
+	holder := func(id string) access.User {
+		i := slices.IndexFunc(users, func(u access.User) bool { return u.ID == id })
+		return users[i]
+	}
+	byCard := func(number string) access.User {
+		i := slices.IndexFunc(users, func(u access.User) bool {
+			return slices.ContainsFunc(u.NFCCards, func(c access.NFCCard) bool { return c.ID == number })
+		})
+		return users[i]
+	}
+	cards := DemoCardNumbers()
+	uses := []struct {
+		user access.User
+		ago  time.Duration
+	}{
+		{byCard(cards[0]), 2*24*time.Hour + 1*time.Hour + 5*time.Minute},
+		{byCard(cards[1]), 3*24*time.Hour + 50*time.Minute},
+		{byCard(cards[2]), 6*24*time.Hour + 10*time.Minute},
+		{holder(DemoStaleUserID), 120*24*time.Hour - 25*time.Minute},
+	}
+	entries := make([]SystemLogEntry, len(uses))
+	for i, u := range uses {
+		at := base.Add(-u.ago)
+		entries[i] = SystemLogEntry{Topic: access.SystemLogTopicDoorOpenings, SystemLog: access.SystemLog{
+			ID: g.id(), Timestamp: access.DateTime(at.UTC().Format("2006-01-02T15:04:05.000Z")), Tag: "access",
+			Source: access.SystemLogSource{
+				Actor: access.SystemLogActor{ID: u.user.ID, Type: "user", DisplayName: u.user.FullName},
+				Event: access.SystemLogEvent{Type: string(access.EventDoorUnlock), DisplayMessage: "Access Granted (NFC)", Result: "ACCESS",
+					Published: access.UnixMilliOf(at), LogKey: "dashboard.access.door.unlock.success"},
+				Authentication: access.SystemLogAuthentication{CredentialProvider: "NFC"},
+				Target: []access.SystemLogTarget{{Type: "UA-Reader-Lite", ID: DemoDeviceID, DisplayName: "UA Reader Main"},
+					{Type: "door", ID: DemoDoorID, DisplayName: "Main entrance"}},
+			}}}
+	}
+	s.AddSystemLog(entries...)
 }
 
 // loadDemoBuilding adds the demo building. The door and door-group ids

@@ -71,3 +71,44 @@ func TestDemoCardsOpenTheirDoorsAtAnyHour(t *testing.T) {
 	ada, _ := srv.User(accesstest.DemoUserID)
 	assert.Contains(t, ada.NFCCards, access.NFCCard{ID: accesstest.DemoCardNumber, Token: ada.NFCCards[0].Token, Type: "ua_card"})
 }
+
+// TestDemoReviewRecords: the demo site holds what an access review flags
+// (issue 37): a stale user who can open the main entrance and last did
+// more than 90 days ago (the demo card holders did within days), a
+// deactivated user still holding a card, and a visitor past the end of
+// the visit still holding a PIN.
+func TestDemoReviewRecords(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC) // a Wednesday, in office hours
+	srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithClock(func() time.Time { return now }))
+
+	lastUse := map[string]time.Time{}
+	for _, e := range srv.SystemLogs() {
+		if e.Topic == access.SystemLogTopicDoorOpenings && e.Source.Event.Type == string(access.EventDoorUnlock) {
+			lastUse[e.Source.Actor.ID] = e.Source.Event.Published.Time()
+		}
+	}
+	lookBack := now.AddDate(0, 0, -90)
+	stale, ok := srv.User(accesstest.DemoStaleUserID)
+	require.True(t, ok)
+	assert.Equal(t, access.UserStatusActive, stale.Status)
+	require.NotEmpty(t, stale.NFCCards)
+	require.Contains(t, lastUse, stale.ID, "the stale user's old door opening is in the log")
+	assert.True(t, lastUse[stale.ID].Before(lookBack), "last use %s, want before %s", lastUse[stale.ID], lookBack)
+	ada, _ := srv.User(accesstest.DemoUserID)
+	assert.True(t, lastUse[ada.ID].After(lookBack), "Ada's last use %s is recent", lastUse[ada.ID])
+	for _, card := range stale.NFCCards {
+		assert.Equal(t, stale.ID, srv.NFCHolder(card.Token))
+	}
+
+	gone, ok := srv.User(accesstest.DemoDeactivatedUserID)
+	require.True(t, ok)
+	assert.Equal(t, access.UserStatusDeactivated, gone.Status)
+	assert.NotEmpty(t, gone.NFCCards, "the deactivated user still holds a card")
+
+	v, ok := srv.Visitor(accesstest.DemoPastVisitorID)
+	require.True(t, ok)
+	assert.True(t, v.EndTime.Time().Before(now), "the visit ended at %s", v.EndTime.Time())
+	assert.Equal(t, "VISITED", v.Status)
+	assert.NotNil(t, v.PINCode, "the past visitor still holds a PIN")
+}

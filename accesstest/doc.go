@@ -75,6 +75,16 @@
 // takes [WithLiveTimers]: a goroutine then runs each timer when it falls
 // due, with no request needed.
 //
+// A card held to a reader ([Server.PresentCard]) is decided at the fake's
+// time as a console decides it: the holder's status, their own and their
+// user groups' access policies, the policies' schedules (read in the
+// clock's time zone) with their holidays, a visitor's visit and schedule;
+// a refusal says why ("outside Office hours"). [Server.Decide] gives the
+// decision at any moment without acting on it. A test that expects a
+// grant freezes the clock ([WithClock]) or gives the holder a policy on an
+// always-open schedule; the demo cards ([DemoCardNumbers]) open at any
+// hour.
+//
 // Every state change produces, in one place, the three things a console
 // produces:
 //

@@ -247,13 +247,14 @@ type Server struct {
 	errorLog  *log.Logger                 // WithErrorLog; nil: quietHandshakes
 
 	// One store per area, each with its handlers in its files.
-	hub    hubState    // hub.go, webhooks.go: webhook endpoints, queued deliveries
-	space  spaceState  // doors.go, devicesettings.go: floors, doors, door groups, devices, device settings
-	people peopleState // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
-	logs   logState    // systemlogs.go: system log, static files; apiserver.go: certificate
-	creds  credState   // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
-	acts   actState    // control.go: what the act running now caused
-	seeded *seededIDs  // WithSeed: the ids' generator; nil: crypto/rand
+	hub    hubState     // hub.go, webhooks.go: webhook endpoints, queued deliveries
+	space  spaceState   // doors.go, devicesettings.go: floors, doors, door groups, devices, device settings
+	people peopleState  // users.go, usergroups.go, policies.go, schedules.go, visitors.go, identity.go
+	logs   logState     // systemlogs.go: system log, static files; apiserver.go: certificate
+	creds  credState    // credentials.go, nfc.go, qrcodes.go: cards, sessions, PINs, touch passes, visitor timers
+	acts   actState     // control.go: what the act running now caused
+	seeded *seededIDs   // WithSeed: the ids' generator; nil: crypto/rand
+	replay *replayState // replay.go: WithCapture's answers, frames and deliveries
 }
 
 // NewServer starts a fake controller on an HTTPS loopback address. Close it
@@ -495,6 +496,7 @@ func (s *Server) SetNow(now func() time.Time) {
 	s.now = now
 	s.clock.offset = 0
 	s.wakeTimers()
+	s.clockMoved()
 }
 
 // Now returns the server's current time: its base clock plus what
@@ -724,6 +726,9 @@ func (s *Server) handler() http.Handler {
 			s.serve(w, r, op, mode, func(w http.ResponseWriter) {
 				if !slices.Contains(perms, perm) {
 					writeError(w, http.StatusForbidden, access.CodeUnauthorized, permissionDeniedMessage)
+					return
+				}
+				if s.replayed(w, r) {
 					return
 				}
 				h(s, w, r)

@@ -307,3 +307,23 @@ func TestRecorderRefusesAWrite(t *testing.T) {
 	_, err = (&capture.Recorder{Client: srv.Client(), Listen: "127.0.0.1:0"}).Record(context.Background(), w)
 	assert.ErrorContains(t, err, "secret")
 }
+
+// TestWriterTellsJSONFromText: a frame is written as JSON exactly when it
+// is valid JSON (what encoding/json accepts), and every line written is
+// a valid record.
+func TestWriterTellsJSONFromText(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{`{"a":1}`, `{"a":"x\u00e9\n"}`, `[1,"two",{"b":null}]`, `"s"`, `12`, `true`,
+		`{"a":1,}`, `{"a" 1}`, `{"a":1}}`, `[1 2]`, `{"a":"x` + "\x01" + `"}`, `{"a":"\q"}`, `{"a":01}`, `{"a":tru}`,
+		`{"a":1} {"b":2}`, `{`, `]`, `{"a":[}`, `{,}`, `Hello`, ``, `{"a":-}`, `{1:2}`} {
+		var buf bytes.Buffer
+		w, err := capture.NewWriter(&buf, nil)
+		require.NoError(t, err)
+		require.NoError(t, w.Frame(0, []byte(f)))
+		require.NoError(t, w.Flush())
+		c, err := capture.Read(&buf)
+		require.NoError(t, err, f)
+		require.Len(t, c.Frames, 1)
+		assert.Equal(t, json.Valid([]byte(f)), c.Frames[0].Frame != nil, "%q", f)
+	}
+}

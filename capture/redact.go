@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -11,34 +12,62 @@ import (
 )
 
 // redactor applies the allow-list of internal/redact to raw JSON through
-// one keyed mapping. Its json method walks the bytes once, keeping the
-// members' order and the numbers as written, and replaces the strings
-// redact.Walk would replace by what redact.Pseudonyms.Replace gives (the
-// same pseudonyms as a seed of access fake record under the same key).
+// one keyed mapping. Its json method walks the bytes once, checking them
+// as it goes, keeping the members' order and the numbers as written, and
+// replaces the strings redact.Walk would replace by what
+// redact.Pseudonyms.Replace gives (the same pseudonyms as a seed of access
+// fake record under the same key).
 type redactor struct {
-	p    *redact.Pseudonyms
-	memo map[string]string
+	p     *redact.Pseudonyms
+	memo  map[string]map[string]string // member -> value -> pseudonym
+	n     int
+	kept  map[string]bool // member -> redact.Kept
+	stack []level
+}
+
+// level is an object or array being walked.
+type level struct {
+	obj    bool
+	member []byte // an object's current member (raw, quoted), an array's own
 }
 
 // maxMemo bounds the remembered pseudonyms (they are only a cache).
 const maxMemo = 1 << 16
 
 func newRedactor(key []byte) *redactor {
-	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]string{}}
+	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, kept: map[string]bool{}}
 }
 
 // replace is the pseudonym of s held by member.
 func (r *redactor) replace(member, s string) string {
-	k := member + "\x00" + s
-	if v, ok := r.memo[k]; ok {
+	if v, ok := r.memo[member][s]; ok {
 		return v
 	}
 	v := r.p.Replace(member, s)
-	if len(r.memo) >= maxMemo {
+	if r.n >= maxMemo {
 		clear(r.memo)
+		r.n = 0
 	}
-	r.memo[k] = v
+	m := r.memo[member]
+	if m == nil {
+		m = map[string]string{}
+		r.memo[member] = m
+	}
+	m[s] = v
+	r.n++
 	return v
+}
+
+// keptRaw is redact.Kept of a member given as its raw JSON string.
+func (r *redactor) keptRaw(raw []byte) bool {
+	if k, ok := r.kept[string(raw)]; ok {
+		return k
+	}
+	k := redact.Kept(unquote(raw, bytes.IndexByte(raw, '\\') >= 0))
+	if len(r.kept) < 4096 {
+		r.kept[string(raw)] = k
+	}
+	return k
 }
 
 // text redacts a frame that is no JSON: a keepalive is kept.
@@ -50,97 +79,175 @@ func (r *redactor) text(s string) string {
 	return r.replace("frame", s)
 }
 
+// The states of the walk: what may come next.
+const (
+	wantValue      = iota // a value
+	wantKeyOrClose        // after '{'
+	wantKey               // after ',' in an object
+	wantColon             // after a key
+	wantValueOrEnd        // after '['
+	wantCommaOrEnd        // after a value
+)
+
 // json appends the redacted, compacted form of the JSON value b to dst;
 // ok is false (dst unchanged) when b is no valid JSON.
 func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
-	if !json.Valid(b) {
-		return dst, false
-	}
-	type level struct {
-		obj       bool
-		expectKey bool
-		member    string // an object's current member, an array's own
-	}
-	stack := make([]level, 0, 16)
-	// valueMember is the member that holds the value at the cursor, and
-	// whether there is one.
-	valueMember := func() (string, bool) {
-		if len(stack) == 0 {
-			return "", false
-		}
-		return stack[len(stack)-1].member, true
-	}
+	orig := len(dst)
+	fail := func() ([]byte, bool) { return dst[:orig], false }
+	stack := r.stack[:0]
+	defer func() { r.stack = stack[:0] }()
+	state := wantValue
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			i++
-		case '{':
-			stack = append(stack, level{obj: true, expectKey: true})
-			dst = append(dst, c)
-			i++
-		case '[':
-			m, _ := valueMember()
-			stack = append(stack, level{member: m})
+			continue
+		}
+		if state == wantCommaOrEnd && len(stack) == 0 {
+			return fail() // something after the value
+		}
+		switch c {
+		case '{', '[':
+			if state != wantValue && state != wantValueOrEnd {
+				return fail()
+			}
+			if c == '{' {
+				stack = append(stack, level{obj: true})
+				state = wantKeyOrClose
+			} else {
+				var m []byte
+				if n := len(stack); n > 0 {
+					m = stack[n-1].member
+				}
+				stack = append(stack, level{member: m})
+				state = wantValueOrEnd
+			}
 			dst = append(dst, c)
 			i++
 		case '}', ']':
-			stack = stack[:len(stack)-1]
+			n := len(stack)
+			if n == 0 || stack[n-1].obj != (c == '}') {
+				return fail()
+			}
+			if !(state == wantCommaOrEnd || c == '}' && state == wantKeyOrClose || c == ']' && state == wantValueOrEnd) {
+				return fail()
+			}
+			stack = stack[:n-1]
+			state = wantCommaOrEnd
 			dst = append(dst, c)
 			i++
 		case ',':
-			if top := &stack[len(stack)-1]; top.obj {
-				top.expectKey = true
+			n := len(stack)
+			if state != wantCommaOrEnd || n == 0 {
+				return fail()
+			}
+			state = wantValue
+			if stack[n-1].obj {
+				state = wantKey
 			}
 			dst = append(dst, c)
 			i++
 		case ':':
+			if state != wantColon {
+				return fail()
+			}
+			state = wantValue
 			dst = append(dst, c)
 			i++
 		case '"':
-			j, escaped := stringEnd(b, i)
+			j, escaped, good := stringEnd(b, i)
+			if !good {
+				return fail()
+			}
 			raw := b[i:j]
 			i = j
-			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
-				stack[n-1].expectKey = false
-				stack[n-1].member = unquote(raw, escaped)
+			n := len(stack)
+			if state == wantKeyOrClose || state == wantKey {
+				stack[n-1].member = raw
+				state = wantColon
 				dst = append(dst, raw...)
 				continue
 			}
-			m, held := valueMember()
-			if len(raw) == 2 || held && redact.Kept(m) {
+			if state != wantValue && state != wantValueOrEnd {
+				return fail()
+			}
+			state = wantCommaOrEnd
+			var member []byte
+			if n > 0 {
+				member = stack[n-1].member
+			}
+			if len(raw) == 2 || member != nil && r.keptRaw(member) {
 				dst = append(dst, raw...)
 				continue
 			}
-			dst = appendString(dst, r.replace(m, unquote(raw, escaped)))
+			var m string
+			if member != nil {
+				m = unquote(member, bytes.IndexByte(member, '\\') >= 0)
+			}
+			if !escaped {
+				if v, ok := r.memo[m][string(raw[1:len(raw)-1])]; ok {
+					dst = appendString(dst, v)
+					continue
+				}
+			}
+			s := unquote(raw, escaped)
+			if escaped && s == "" {
+				return fail() // a bad escape
+			}
+			dst = appendString(dst, r.replace(m, s))
 		default: // a number, true, false, null
+			if state != wantValue && state != wantValueOrEnd {
+				return fail()
+			}
 			j := i
-			for j < len(b) && !strings.ContainsRune(",]} \t\n\r", rune(b[j])) {
+			for j < len(b) && !strings.ContainsRune(",]}: \t\n\r", rune(b[j])) {
 				j++
 			}
+			if !scalar(b[i:j]) {
+				return fail()
+			}
+			state = wantCommaOrEnd
 			dst = append(dst, b[i:j]...)
 			i = j
 		}
 	}
+	if state != wantCommaOrEnd || len(stack) != 0 {
+		return fail()
+	}
 	return dst, true
 }
 
-// stringEnd returns the index after the string starting at b[i] (a
-// quote), and whether it holds escapes. b is valid JSON.
-func stringEnd(b []byte, i int) (int, bool) {
-	escaped := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j + 1, escaped
-		}
+// scalar reports whether b is a JSON number, true, false or null.
+func scalar(b []byte) bool {
+	switch string(b) {
+	case "true", "false", "null":
+		return true
+	case "":
+		return false
 	}
-	return len(b), escaped
+	return json.Valid(b) && (b[0] == '-' || b[0] >= '0' && b[0] <= '9')
 }
 
+// stringEnd returns the index after the string starting at b[i] (a
+// quote), whether it holds escapes, and whether it is well formed (closed,
+// no control character).
+func stringEnd(b []byte, i int) (end int, escaped, ok bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '\\':
+			escaped = true
+			j++
+		case c == '"':
+			return j + 1, escaped, true
+		case c < 0x20:
+			return 0, false, false
+		}
+	}
+	return 0, false, false
+}
+
+// unquote is the value of a JSON string; "" for a bad escape.
 func unquote(raw []byte, escaped bool) string {
 	if !escaped {
 		return string(raw[1 : len(raw)-1])

@@ -415,7 +415,18 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 	}
 
 	doorPeople, doorOpen, doorCan := make([]int, len(doorIDs)), make([]int, len(doorIDs)), make([]bool, len(doorIDs))
-	doorLast := make([]*Use, len(doorIDs))
+	// The last use of each person (of any door, covered or not) and of
+	// each door (by anyone of the state).
+	personLast, doorLastAt := make([]lastUse, len(e.order)), make([]lastUse, len(doorIDs))
+	personLastDoor := make([]int32, len(e.order))
+	for k, u := range uses {
+		if pl := personLast[k.person]; u.at > pl.at || (u.at == pl.at && k.door < personLastDoor[k.person]) {
+			personLast[k.person], personLastDoor[k.person] = u, k.door
+		}
+		if u.at > doorLastAt[k.door].at {
+			doorLastAt[k.door] = u
+		}
+	}
 	for pi, p := range e.order {
 		f := info[p.id]
 		person := Person{Console: opts.Console, ID: p.id, Name: p.name, Kind: "user", Status: p.status, Credentials: f.creds}
@@ -439,7 +450,9 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 			!(f.emp != "" && dir[strings.ToLower(f.emp)]) && !(f.email != "" && dir[strings.ToLower(f.email)]) {
 			pflags = append(pflags, FlagNotInDirectory)
 		}
-		var last lastUse
+		if u := personLast[pi]; u.at != 0 {
+			person.LastUse = useOf(u, e.doorNames[personLastDoor[pi]])
+		}
 		for d := range doorIDs {
 			row, ok := e.accessRow(p, d)
 			if !ok {
@@ -455,13 +468,6 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 			u, used := uses[useKey{int32(pi), int32(d)}]
 			if used {
 				row.LastUse = useOf(u, "")
-				if u.at > last.at {
-					last = lastUse{at: u.at, cred: u.cred}
-					person.LastUse = useOf(u, e.doorNames[d])
-				}
-				if doorLast[d] == nil || u.at > doorLast[d].At.UnixMilli() {
-					doorLast[d] = &Use{At: row.LastUse.At, Credential: u.cred}
-				}
 			}
 			row.Flags = []string{}
 			if !p.visitor && canOpen(p) && !used {
@@ -490,7 +496,10 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 	}
 
 	for d, id := range doorIDs {
-		door := Door{Console: opts.Console, ID: id, Name: e.doorNames[d], People: doorPeople[d], Open: doorOpen[d], LastUse: doorLast[d], Flags: []string{}}
+		door := Door{Console: opts.Console, ID: id, Name: e.doorNames[d], People: doorPeople[d], Open: doorOpen[d], Flags: []string{}}
+		if u := doorLastAt[d]; u.at != 0 {
+			door.LastUse = useOf(u, "")
+		}
 		if !doorCan[d] {
 			door.Flags = append(door.Flags, FlagDoorNobodyCanOpen)
 			r.Counts[FlagDoorNobodyCanOpen]++

@@ -27,7 +27,8 @@ import (
 // Ada (ACTIVE, Staff and IT, an NFC card and a PIN) used the main
 // entrance by NFC and the server room by PIN in the look-back; Bob
 // (ACTIVE, Staff) did not (stale), though an older use and a denied one
-// are in the log; Carl is DEACTIVATED with a card and the Labs policy
+// are in the log, but he used the Lab, which he is not given (so the
+// person is not stale, the row is); Carl is DEACTIVATED with a card and the Labs policy
 // (inactive_with_credentials); Dora is ACTIVE with IT and in no
 // directory; Vic is a visitor whose visit ended on 1 December, still
 // holding a PIN (visitor_past_end, inactive_with_credentials); Val is a
@@ -86,6 +87,7 @@ func reportFixture(t testing.TB) (*accesstest.Server, time.Time, *time.Location)
 		entry("l3", fxAda, fxServer, "ACCESS", "PIN_CODE", time.Date(2026, 12, 1, 23, 30, 0, 0, loc)),
 		entry("l4", fxBob, fxMain, "BLOCKED", "NFC", time.Date(2026, 11, 25, 8, 0, 0, 0, loc)), // denied: no use
 		entry("l5", fxBob, fxMain, "ACCESS", "NFC", time.Date(2026, 10, 1, 8, 0, 0, 0, loc)),   // before the look-back
+		entry("l6", fxBob, fxLab, "ACCESS", "NFC", time.Date(2026, 11, 28, 8, 0, 0, 0, loc)),   // a door his access does not cover
 	)
 	return srv, at, loc
 }
@@ -114,8 +116,8 @@ func buildFixture(t testing.TB, dir []string) *review.Report {
 // flags, and the people's, doors' and policies' flags.
 func TestReportRows(t *testing.T) {
 	r := buildFixture(t, []string{"E1", "e2", "E3", "nobody@example.com"})
-	if r.TimeZone != "Europe/Zurich" || r.Console != "hq" || !r.DirectoryChecked || r.LogEntries != 4 {
-		t.Errorf("report head: zone %q, console %q, directory %v, %d entries; want Europe/Zurich, hq, true, 4 (one is before the look-back)",
+	if r.TimeZone != "Europe/Zurich" || r.Console != "hq" || !r.DirectoryChecked || r.LogEntries != 5 {
+		t.Errorf("report head: zone %q, console %q, directory %v, %d entries; want Europe/Zurich, hq, true, 5 (one is before the look-back)",
 			r.TimeZone, r.Console, r.DirectoryChecked, r.LogEntries)
 	}
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "mobile") || !strings.Contains(r.Notes[0], "face") {
@@ -167,7 +169,7 @@ func TestReportRows(t *testing.T) {
 		flags["policy "+p.Name] = strings.Join(p.Flags, " ")
 	}
 	wantFlags := map[string]string{
-		"Ada Lovelace": "", "Bob Babbage": "stale", "Carl Gauss": "inactive_with_credentials", "Dora Diaz": "stale not_in_directory",
+		"Ada Lovelace": "", "Bob Babbage": "", "Carl Gauss": "inactive_with_credentials", "Dora Diaz": "stale not_in_directory",
 		"Vic Visitor": "inactive_with_credentials visitor_past_end", "Val Guest": "",
 		"Main entrance": "", "Server room": "", "Roof hatch": "door_nobody_can_open",
 		// The Lab is covered by Carl's policy only: he is deactivated.
@@ -179,7 +181,7 @@ func TestReportRows(t *testing.T) {
 			t.Errorf("%s: flags %q, want %q", k, flags[k], w)
 		}
 	}
-	wantCounts := review.FlagCount{"stale": 2, "inactive_with_credentials": 2, "visitor_past_end": 1, "unused_policy": 2,
+	wantCounts := review.FlagCount{"stale": 1, "inactive_with_credentials": 2, "visitor_past_end": 1, "unused_policy": 2,
 		"door_nobody_can_open": 2, "not_in_directory": 1}
 	for _, f := range review.Flags() {
 		if r.Counts[f] != wantCounts[f] {
@@ -189,6 +191,14 @@ func TestReportRows(t *testing.T) {
 	for _, p := range r.People {
 		if p.Name == "Ada Lovelace" && (p.LastUse == nil || p.LastUse.Door != "Server room" || p.Doors != 2 || p.Open != 2) {
 			t.Errorf("Ada: %+v; want last use at the server room, 2 doors, 2 open", p)
+		}
+		if p.Name == "Bob Babbage" && (p.LastUse == nil || p.LastUse.Door != "Lab" || p.LastUse.Credential != "NFC") {
+			t.Errorf("Bob's last use: %+v; want the Lab by NFC", p.LastUse)
+		}
+	}
+	for _, d := range r.Doors {
+		if d.Name == "Lab" && (d.LastUse == nil || !d.LastUse.At.Equal(time.Date(2026, 11, 28, 8, 0, 0, 0, r.At.Location()))) {
+			t.Errorf("the Lab's last use: %+v; want Bob's of 28 November", d.LastUse)
 		}
 	}
 }

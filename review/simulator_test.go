@@ -390,3 +390,24 @@ func randomSite(r *rand.Rand) *genSite {
 	}
 	return g
 }
+
+// TestDemoReviewRecords: on the demo site, read through the SDK, the
+// stale user can open the main entrance in office hours, the deactivated
+// user holding a card cannot, and the past visitor's visit is over
+// (issue 37's flags).
+func TestDemoReviewRecords(t *testing.T) {
+	_, e := loadDemo(t)
+	wednesday := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	d, err := e.CanOpen(accesstest.DemoStaleUserID, accesstest.DemoDoorID, wednesday)
+	if err != nil || !d.Open {
+		t.Errorf("the stale user at the main entrance, Wednesday 10:00: %+v, %v; want open", d, err)
+	}
+	d, err = e.CanOpen(accesstest.DemoDeactivatedUserID, accesstest.DemoDoorID, wednesday)
+	if want := (review.Decision{Reason: "status DEACTIVATED"}); err != nil || d != want {
+		t.Errorf("the deactivated user: %+v, %v; want %+v", d, err, want)
+	}
+	d, err = e.CanOpen(accesstest.DemoPastVisitorID, accesstest.DemoDoorID, wednesday)
+	if err != nil || d.Open || d.Reason != "after the visit" {
+		t.Errorf("the past visitor: %+v, %v; want shut after the visit", d, err)
+	}
+}

@@ -83,7 +83,7 @@ func (a *app) profileConnection(cfg *config, name string) (connection, error) {
 	if p.URL == "" || p.Token == "" {
 		return connection{}, usageErrorf("profile %q has no url or no token: run access login again", name)
 	}
-	conn := connection{URL: p.URL, token: tokenOf(p.Token), Fingerprint: p.Fingerprint, Insecure: p.Insecure, Source: "profile " + name}
+	conn := connection{URL: p.URL, Fingerprint: p.Fingerprint, Insecure: p.Insecure, Source: "profile " + name}.WithToken(p.Token)
 	if err := a.checkScheme(conn.URL, conn.Source); err != nil {
 		return connection{}, err
 	}

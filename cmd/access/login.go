@@ -122,7 +122,7 @@ func (a *app) login(name, arg string) error {
 	}
 	u, _ := url.Parse(raw)
 	p := profile{URL: raw, Token: token, Fingerprint: firstNonEmpty(a.fingerprint, a.getenv("ACCESS_FINGERPRINT")), Insecure: a.insecure}
-	conn := connection{URL: p.URL, token: tokenOf(token), Fingerprint: p.Fingerprint, Insecure: p.Insecure}
+	conn := connection{URL: p.URL, Fingerprint: p.Fingerprint, Insecure: p.Insecure}.WithToken(token)
 	if err := a.trustCA(&conn); err != nil { // --cacert or ACCESS_CACERT
 		return err
 	}

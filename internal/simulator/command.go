@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/capture"
 )
 
 // NewCommand returns the `fake` command of the access command line: the
@@ -31,6 +34,8 @@ func NewCommand() *cobra.Command {
 		tokenFile   string
 		uiPassFile  string
 		scenario    string
+		replay      string
+		speed       string
 		clockStart  string
 		seed        uint64
 	)
@@ -98,6 +103,30 @@ The control API under /_fake/v1/ drives the site from any language's tests
 				}
 				cfg.ScenarioLog = cmd.ErrOrStderr()
 			}
+			if replay != "" {
+				f, err := os.Open(replay)
+				if err != nil {
+					return usageErrorf("--replay: %v", err)
+				}
+				cfg.Replay, err = capture.Read(f)
+				f.Close()
+				if err != nil {
+					return usageErrorf("--replay %s: %v", replay, err)
+				}
+				cfg.ScenarioLog = cmd.ErrOrStderr()
+			}
+			if cmd.Flags().Changed("speed") {
+				if replay == "" {
+					return usageErrorf("--speed goes with --replay")
+				}
+				if speed == "max" {
+					cfg.ReplaySpeed = math.Inf(1)
+				} else if v, err := strconv.ParseFloat(speed, 64); err == nil && v > 0 && !math.IsInf(v, 0) {
+					cfg.ReplaySpeed = v
+				} else {
+					return usageErrorf("--speed %q: give a positive number (10 plays ten times as fast) or max", speed)
+				}
+			}
 			if clockStart != "" {
 				t, err := time.Parse(time.RFC3339, clockStart)
 				if err != nil {
@@ -152,6 +181,8 @@ The control API under /_fake/v1/ drives the site from any language's tests
 	f.BoolVar(&cfg.NoUI, "no-ui", false, "serve no web console")
 	f.StringVar(&scenario, "scenario", "", "play this scenario `FILE` (YAML) on the site once it serves")
 	f.BoolVar(&cfg.Fast, "fast", false, "play the scenario as fast as possible, advancing the clock to each act (with --clock-start the clock then moves only so)")
+	f.StringVar(&replay, "replay", "", "replay the capture `FILE` (access capture -O FILE): its answers, and from the first subscription its notification frames and webhook deliveries with their recorded spacing")
+	f.StringVar(&speed, "speed", "1", "with --replay, play the frames and deliveries this many times as fast as recorded (max: without waiting); --fast is the scenarios' max")
 	f.StringVar(&clockStart, "clock-start", "", "the site's time at start (RFC 3339), e.g. 2026-03-02T08:00:00Z")
 	f.Uint64Var(&seed, "seed", 0, "seed every generated id, token and secret (with --clock-start and --fast a scenario replays byte for byte; the secrets are then predictable)")
 	f.BoolVar(&cfg.ControlRemote, "control-remote", false, "serve the control API ("+ControlPrefix+"/) on an address that is not loopback too")

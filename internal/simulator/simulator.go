@@ -28,6 +28,7 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/capture"
 	"github.com/access-dev/access/internal/atomicfile"
 	"github.com/access-dev/access/internal/clierr"
 )
@@ -124,6 +125,15 @@ type Config struct {
 	Scenario    *Scenario
 	Fast        bool
 	ScenarioLog io.Writer
+	// Replay, when set, is a capture (package capture) every site
+	// replays (accesstest.WithCapture): its answers for the requests it
+	// holds, and, from the first subscription to the notifications stream
+	// (at once when it has no frames), its frames and webhook deliveries
+	// at their recorded offsets divided by ReplaySpeed (1 when 0;
+	// math.Inf(1) for as fast as possible). A line on how it went goes to
+	// ScenarioLog.
+	Replay      *capture.Capture
+	ReplaySpeed float64
 	// ControlRemote serves the control API (ControlPrefix) on an address
 	// that is not loopback; without it the API answers 403 there.
 	ControlRemote bool
@@ -402,6 +412,9 @@ func (st *Site) load(cfg Config) error {
 		}
 		opts = append(opts, accesstest.WithClock(clock))
 	}
+	if cfg.Replay != nil {
+		opts = append(opts, accesstest.WithCapture(cfg.Replay))
+	}
 	fake := accesstest.NewServer(opts...)
 	st.Fake = fake
 	loaded := false
@@ -654,6 +667,31 @@ func Run(ctx context.Context, cfg Config, printEnv bool, out io.Writer) error {
 					status = "stopped: " + err.Error()
 				}
 				fmt.Fprintf(log, "scenario %q (site %d) %s\n", cfg.Scenario.Name, i+1, status)
+			}()
+		}
+	}
+	if cfg.Replay != nil {
+		log := cfg.ScenarioLog
+		if log == nil {
+			log = io.Discard
+		}
+		speed := cfg.ReplaySpeed
+		if speed == 0 {
+			speed = 1
+		}
+		for i, st := range sim.Sites {
+			go func() {
+				if len(cfg.Replay.Frames) > 0 {
+					if err := st.Fake.WaitNotificationClients(ctx, 1); err != nil {
+						return
+					}
+				}
+				rs, err := st.Fake.PlayCapture(ctx, speed)
+				status := "played"
+				if err != nil && ctx.Err() == nil {
+					status = "stopped: " + err.Error()
+				}
+				fmt.Fprintf(log, "replay (site %d) %s: %d frames, %d webhook deliveries\n", i+1, status, rs.Frames, rs.Deliveries)
 			}()
 		}
 	}

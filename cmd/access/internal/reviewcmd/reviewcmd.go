@@ -24,6 +24,12 @@ import (
 	"github.com/access-dev/access/site"
 )
 
+// facts are the SDK methods a review calls and the token's permissions.
+var facts = cmdutil.FactsHelp("Users.All, Visitors.All, UserGroups.List, UserGroups.ListUsers, UserGroups.ListAccessPolicies, "+
+	"AccessPolicies.List, Schedules.List, Schedules.Get, HolidayGroups.List, HolidayGroups.Get, Doors.List, DoorGroups.List, "+
+	"DoorGroups.Topology, SystemLogs.All, Notifications.Subscribe",
+	"view:user, view:visitor, view:policy, view:space, view:system_log (view:device for the zone from the notifications)")
+
 // New returns the "review" command and its verbs.
 func New(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -48,7 +54,9 @@ zone ($TZ). The zone is printed in every report.
 
 -o table (default on a terminal), csv, json (a document with its format_version, which "review diff"
 compares) or html (one self-contained page: the door × person matrix with the flags, printable).
-Several consoles: --profile a,b or --all-profiles, one section each, the console in every row.`,
+Several consoles: --profile a,b or --all-profiles, one section each, the console in every row.
+
+` + facts,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -134,59 +142,37 @@ type console struct {
 }
 
 // consoles returns the consoles of the run: the one the global flags
-// choose, or the profiles of --profile a,b or --all-profiles.
-func consoles(c *cobra.Command, f *cmdutil.Factory, all bool) ([]console, error) {
-	profile := ""
-	if pf := c.Flags().Lookup("profile"); pf != nil {
-		profile = pf.Value.String()
-	}
-	var names []string
-	switch {
-	case all && profile != "":
-		return nil, cmdutil.UsageErrorf("--all-profiles and --profile do not combine")
-	case all:
-		ps, err := f.Profiles()
+// choose, or the profiles of --profile a,b or --all-profiles
+// (Factory.Consoles, as the site commands take them).
+func consoles(f *cmdutil.Factory, all bool) ([]console, error) {
+	if f.Consoles != nil {
+		cs, err := f.Consoles(all)
 		if err != nil {
 			return nil, err
 		}
-		if len(ps) == 0 {
-			return nil, cmdutil.UsageErrorf("no profiles in the config file: run access login")
-		}
-		names = ps
-	case strings.Contains(profile, ","):
-		for _, n := range strings.Split(profile, ",") {
-			if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
-				names = append(names, n)
+		if cs != nil {
+			out := make([]console, 0, len(cs.Names))
+			for _, n := range cs.Names {
+				cl, err := cs.Client(n, 0)
+				if err != nil {
+					return nil, fmt.Errorf("profile %s: %w", n, err)
+				}
+				out = append(out, console{name: n, client: cl})
 			}
+			return out, nil
 		}
-		ps, err := f.Profiles()
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range names {
-			if !slices.Contains(ps, n) {
-				return nil, cmdutil.UsageErrorf("no profile %q (have: %s)", n, strings.Join(ps, ", "))
-			}
-		}
-	default:
-		cl, err := f.Client()
-		if err != nil {
-			return nil, err
-		}
-		if profile == "" && f.Getenv != nil {
-			profile = f.Getenv("ACCESS_PROFILE")
-		}
-		return []console{{name: profile, client: cl}}, nil
+	} else if all {
+		return nil, cmdutil.UsageErrorf("--all-profiles: this run has no profiles")
 	}
-	out := make([]console, 0, len(names))
-	for _, n := range names {
-		cl, err := f.ClientFor(n)
-		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", n, err)
-		}
-		out = append(out, console{name: n, client: cl})
+	cl, err := f.Client()
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	name := ""
+	if f.ConsoleName != nil {
+		name = f.ConsoleName()
+	}
+	return []console{{name: name, client: cl}}, nil
 }
 
 // format returns the output format: -o, else table on a terminal and
@@ -293,7 +279,7 @@ func run(c *cobra.Command, f *cmdutil.Factory, o *options, view review.View, ope
 	if _, err := lookBack(o.since, time.Now().Add(100*365*24*time.Hour), probe); err != nil {
 		return err
 	}
-	cons, err := consoles(c, f, o.all)
+	cons, err := consoles(f, o.all)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,225 @@
+package accesstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/access-dev/access/capture"
+)
+
+// replayState is what [WithCapture] gave: the captured answers by
+// request, and the frames and deliveries [Server.PlayCapture] plays.
+type replayState struct {
+	capture *capture.Capture
+	answers map[string]capture.Record // by "METHOD /path" under the API's prefix
+	moved   chan struct{}             // the clock was advanced or set: a play waiting recomputes its wait
+}
+
+// clockMoved wakes a play waiting for its next frame.
+func (s *Server) clockMoved() {
+	if s.replay == nil {
+		return
+	}
+	select {
+	case s.replay.moved <- struct{}{}:
+	default:
+	}
+}
+
+// WithCapture makes the server replay a console's capture (package
+// capture, written by access capture or a [capture.Recorder]): a request
+// for an operation and path the capture holds an answer for is answered
+// with that answer (its status and body, as captured and so
+// pseudonymised), after the token and its permission were checked as
+// usual; every other request is answered by the model. A later page of a
+// captured listing (page_num above 1) is answered with no records.
+// [Server.PlayCapture] plays the capture's frames and deliveries. A Go
+// test reproduces a user's report from the capture they sent:
+//
+//	f, _ := os.Open("testdata/user.capture")
+//	c, _ := capture.Read(f)
+//	srv := accesstest.New(t, accesstest.WithDemoData(), accesstest.WithCapture(c))
+func WithCapture(c *capture.Capture) Option {
+	return func(s *Server) {
+		rs := &replayState{capture: c, answers: map[string]capture.Record{}, moved: make(chan struct{}, 1)}
+		for _, a := range c.Answers {
+			key := a.Method + " " + a.Path
+			if _, dup := rs.answers[key]; !dup {
+				rs.answers[key] = a
+			}
+		}
+		s.replay = rs
+	}
+}
+
+// replayed answers r with the captured answer to its request, if the
+// capture has one.
+func (s *Server) replayed(w http.ResponseWriter, r *http.Request) bool {
+	if s.replay == nil {
+		return false
+	}
+	a, ok := s.replay.answers[r.Method+" "+operationPath(r)]
+	if !ok {
+		return false
+	}
+	body := []byte(a.Body)
+	if n, err := strconv.Atoi(r.URL.Query().Get("page_num")); err == nil && n > 1 {
+		var env map[string]json.RawMessage
+		if json.Unmarshal(body, &env) == nil && bytes.HasPrefix(bytes.TrimSpace(env["data"]), []byte("[")) {
+			env["data"] = json.RawMessage("[]")
+			body, _ = json.Marshal(env)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	status := a.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	return true
+}
+
+// ReplayStats tells what [Server.PlayCapture] played.
+type ReplayStats struct {
+	// Frames were sent on the notifications stream.
+	Frames int
+	// Deliveries were made: one per captured delivery and registered
+	// endpoint subscribed to its event.
+	Deliveries int
+	// Late is, among the frames, how far the latest was sent past its
+	// due time.
+	Late time.Duration
+}
+
+// PlayCapture plays the frames of the capture given with [WithCapture]
+// on the notifications stream (to every client connected when each is
+// sent) and its deliveries to the registered endpoints subscribed to
+// their event, signed again with each endpoint's secret at the server's
+// time (as [Server.Emit]), each at its recorded offset divided by speed,
+// counted on the server's clock from the call: advancing the clock
+// ([Server.Advance]) brings the next ones forward. A speed of 0 or less,
+// or +Inf, plays them one after another without waiting and without
+// moving the clock (what access fake --replay --speed max does). It
+// returns when all were played or ctx ended; the deliveries are made in
+// order by one goroutine, so a slow endpoint does not hold up the
+// frames, and are all made (or failed) when it returns. Without a
+// capture it plays nothing.
+func (s *Server) PlayCapture(ctx context.Context, speed float64) (ReplayStats, error) {
+	var st ReplayStats
+	if s.replay == nil {
+		return st, nil
+	}
+	c := s.replay.capture
+	type item struct {
+		at    time.Duration
+		frame []byte
+		hook  []byte
+	}
+	items := make([]item, 0, len(c.Frames)+len(c.Deliveries))
+	for _, f := range c.Frames {
+		items = append(items, item{at: f.Offset, frame: f.Data()})
+	}
+	for _, d := range c.Deliveries {
+		items = append(items, item{at: d.Offset, hook: d.Body})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].at < items[j].at })
+	max := speed <= 0 || math.IsInf(speed, 1)
+	hooks := make(chan []byte, 64)
+	hooksDone := make(chan int)
+	go func() {
+		n := 0
+		for b := range hooks {
+			ds, _ := s.Emit(context.WithoutCancel(ctx), b)
+			n += len(ds)
+		}
+		hooksDone <- n
+	}()
+	start := s.Now()
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	batch := make([]qmsg, 0, 128)
+	flush := func() {
+		s.notifyQueued(batch)
+		for _, m := range batch {
+			m.raw.release()
+		}
+		clear(batch)
+		batch = batch[:0]
+	}
+	var err error
+play:
+	for _, it := range items {
+		if !max {
+			due := start.Add(time.Duration(float64(it.at) / speed))
+			for {
+				wait := due.Sub(s.Now())
+				if wait <= 0 {
+					break
+				}
+				if t == nil {
+					t = time.NewTimer(wait)
+				} else {
+					t.Reset(wait)
+				}
+				select {
+				case <-ctx.Done():
+					err = ctx.Err()
+					break play
+				case <-t.C:
+				case <-s.replay.moved:
+					t.Stop() // Go 1.23: no stale tick is left in t.C
+				}
+			}
+			if late := s.Now().Sub(due); it.frame != nil && late > st.Late {
+				st.Late = late
+			}
+		} else if ctx.Err() != nil {
+			err = ctx.Err()
+			break
+		}
+		if it.frame != nil {
+			st.Frames++
+			if !max {
+				s.NotifyRaw(it.frame)
+				continue
+			}
+			// As fast as possible: handed over in batches, one lock
+			// and one wait for the readers per batch.
+			if batch = append(batch, rawQueued(it.frame)); len(batch) == cap(batch) {
+				flush()
+			}
+			continue
+		}
+		flush()
+		select {
+		case hooks <- it.hook:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break play
+		}
+	}
+	flush()
+	close(hooks)
+	st.Deliveries = <-hooksDone
+	return st, err
+}
+
+// rawQueued is msg copied into a pooled buffer, as [Server.NotifyRaw]
+// queues it; release it once handed over.
+func rawQueued(msg []byte) qmsg {
+	m := rawPool.Get().(*rawMsg)
+	m.b = append(m.b[:0], msg...)
+	m.refs.Store(1)
+	return qmsg{b: m.b, raw: m}
+}
