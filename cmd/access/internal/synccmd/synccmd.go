@@ -76,11 +76,13 @@ is cut short or answers nobody is never read as "everyone left": nothing is writ
 with the bearer token of its token_file or token_env: with TLS (--tls-cert and --tls-key) or on
 a loopback address behind your TLS proxy. --metrics-listen ADDRESS serves /metrics (Prometheus,
 access_sync_*) and /healthz (503 when a source or the console cannot be read).
+
 With an evidence log, each run of the long-running sync ends by reading the console's door
 openings (the system log) and flagging, in the log and on stdout, every leaver a door opened for
 after their revocation (a reader's offline cache); access sync report lists them.
 
-Exit codes: 0 success; 1 a source or the console failed (nothing written for that source); 2 a bad
+Exit codes: 0 success; 1 a source or the console failed (with --once, a source that cannot be read
+stops the run before anything is written for any source); 2 a bad
 configuration, with its file and line; ` + strconv.Itoa(cmdutil.ExitChanges) + ` with --detailed-exitcode when a plan has changes;
 ` + strconv.Itoa(cmdutil.ExitGuard) + ` refused by a source's guard; 130 interrupted.`,
 		Example: `  access --fake sync --config sync.yaml --once
