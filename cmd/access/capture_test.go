@@ -259,7 +259,12 @@ func captureTestKept(member, s string) bool {
 	case "type", "status", "user_status", "email_status", "card_type", "user_type", "credential_status", "credential_type",
 		"bundle_status", "source", "door_lock_relay_status", "door_position_status", "enabled", "anti_spoofing_level",
 		"detect_distance", "pin_code_shuffle", "capabilities", "device_type", "code", "result", "topic", "events", "event_type",
-		"firmware", "model", "version", "timezone", "category", "level", "mode":
+		"firmware", "model", "version", "timezone", "category", "level", "mode",
+		"tag", "credential_provider", "log_key", "log_category", "authentication_type":
+		return true
+	case "display_message":
+		// The console's own message, kept with the personal values in it
+		// redacted: those values are collected from their own members.
 		return true
 	}
 	if s == "" || member == "id" || strings.HasSuffix(member, "_id") || strings.HasSuffix(member, "_ids") || member == "members" ||
