@@ -45,6 +45,7 @@ type generation struct {
 	runner   *dirsync.Runner
 	cancel   context.CancelFunc
 	done     chan struct{}
+	watchers sync.WaitGroup // the CSV sources' Watch
 }
 
 // stop ends the runner (after its run in progress) and closes what the
@@ -52,6 +53,7 @@ type generation struct {
 func (g *generation) stop() {
 	g.cancel()
 	<-g.done
+	g.watchers.Wait()
 	if g.evidence != nil {
 		_ = g.evidence.Close()
 	}
@@ -149,6 +151,10 @@ func (d *daemon) start(ctx context.Context, cfg *syncconfig.Config) (*generation
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	g.cancel = cancel
+	for _, cs := range opened.CSV {
+		g.watchers.Add(1)
+		go func() { defer g.watchers.Done(); _ = cs.Watch(rctx) }()
+	}
 	go func() {
 		defer close(g.done)
 		_ = g.runner.Run(rctx)

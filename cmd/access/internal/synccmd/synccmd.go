@@ -57,7 +57,7 @@ func newCommand(f *cmdutil.Factory, o *options) *cobra.Command {
 		Long: `Sync keeps the console's users equal to the people of their directory, as its configuration file
 (--config, YAML; see docs/sync.md and its JSON Schema dirsync/syncconfig/sync.schema.json) says:
 LDAP or Active Directory pulled at an interval, an identity provider (Okta, Microsoft Entra)
-pushing SCIM. A person the directory disables or no longer lists is deactivated, then their
+pushing SCIM, an HR file (CSV) watched for changes. A person the directory disables or no longer lists is deactivated, then their
 credentials are unassigned (unless the source says credentials: keep); a person re-enabled gets
 their status back only. Users outside a source's scope are never touched; a run that would
 deactivate more than the source's guard allows is refused (exit ` + strconv.Itoa(cmdutil.ExitGuard) + `). A source that fails,
@@ -65,7 +65,8 @@ is cut short or answers nobody is never read as "everyone left": nothing is writ
 
   --once             print the plan of every source (as access plan prints one) and exit
   --once --apply     make it, writing each change to the evidence log
-  (neither)          run until stopped: every source at the interval, a SCIM push at once;
+  (neither)          run until stopped: every source at the interval, a SCIM push or a
+                     changed HR file at once;
                      SIGHUP reloads the configuration (a raised guard releases a held source),
                      SIGINT or SIGTERM end it cleanly after the run in progress (exit 0;
                      a second one ends the process at once, exit 130)

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -559,5 +560,68 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// writeCSV writes an HR file of the people, those given DEACTIVATED.
+func writeCSV(t *testing.T, path string, leavers ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("first_name,last_name,email,employee_number,status\n")
+	for _, p := range people {
+		status := "ACTIVE"
+		if slices.Contains(leavers, p[0]) {
+			status = "DEACTIVATED"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s@example.com,%s,%s\n", p[1], p[2], strings.ToLower(p[1]), p[0], status)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCSVSource: an HR file is a source: --once plans from it, and the
+// long-running sync applies a change of the file once it holds still.
+func TestCSVSource(t *testing.T) {
+	srv, ids := console(t)
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "people.csv")
+	writeCSV(t, csvPath)
+	cfg := filepath.Join(dir, "sync.yaml")
+	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: hr\n    csv: {path: people.csv, poll: 20ms}\n    scope: {employee_number: true}\n    guard: {max_deactivate_share: 100}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, srv, "--config", cfg, "--once", "--detailed-exitcode")
+	if code != 0 || !strings.HasPrefix(out, "No changes") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	writeCSV(t, csvPath, "E2")
+	if out, errOut, code := run(t, srv, "--config", cfg, "--once"); code != 0 || !strings.Contains(out, "  - E2 Ben Hall (deactivate)\n") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	writeCSV(t, csvPath)
+
+	lo, le := newLines(), newLines()
+	c := newCommand(factory(srv, lo, le), &options{hangup: make(chan struct{})})
+	c.SetArgs([]string{"--config", cfg})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	le.await(t, "hr (start): no change")
+	writeCSV(t, csvPath, "E2")
+	le.await(t, "hr (push): 1 deactivated, 0 reactivated, 1 credentials revoked, 0 failed")
+	lo.await(t, "done    deactivate E2 Ben Hall")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, srv, ids["E2"]); st != access.UserStatusDeactivated {
+		t.Errorf("Ben is %s", st)
 	}
 }
