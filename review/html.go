@@ -121,6 +121,7 @@ td.shut { color: #555; }
 td.stale { background: #fff1c2; }
 span.flag { display: inline-block; border-radius: 3px; padding: 0 4px; margin: 1px; font-size: .85em; background: #f6d5d5; color: #6d0e0e; white-space: nowrap; }
 span.flag.stale { background: #fff1c2; color: #5c4500; }
+td.doorflags span.flag { writing-mode: vertical-rl; transform: rotate(180deg); }
 p.note { font-style: italic; }
 @media print {
   @page { size: landscape; margin: 1cm; }
@@ -133,12 +134,12 @@ p.note { font-style: italic; }
 </head>
 <body>
 <h1>Access review</h1>
-<p class="note">{{.Note}}. ● opens at the review's moment; ○ covered, shut at that moment; an amber cell is stale (no use in the look-back).</p>
+<p class="note">Note: {{.Note}}. ● opens at the review's moment; ○ covered, shut at that moment; an amber cell is stale (no use in the look-back).</p>
 {{range .Reports}}<section class="console" data-console="{{.Console}}">
 <h2>{{if .Console}}Console {{.Console}}{{else}}Console{{end}}</h2>
 <dl class="meta">
 <dt>Evaluated at</dt><dd class="at">{{.AtText}}</dd>
-<dt>Time zone</dt><dd class="tz">{{.TimeZone}}</dd>
+<dt>Time zone</dt><dd><span class="tz">{{.TimeZone}}</span>{{if .TimeZoneSource}} (from {{.TimeZoneSource}}){{end}}</dd>
 <dt>Last use since</dt><dd>{{.SinceText}} ({{.LogEntries}} system-log entries read)</dd>
 <dt>Directory</dt><dd>{{if .DirectoryChecked}}checked{{else}}not given{{end}}</dd>
 </dl>

@@ -71,7 +71,7 @@ func TestHTMLInChromium(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll('table.matrix th.door').length`, &cols),
 		chromedp.Evaluate(`document.scripts.length`, &scripts),
 		chromedp.Evaluate(`performance.getEntriesByType('resource').length`, &resources),
-		chromedp.Text(`dd.tz`, &tz, chromedp.ByQuery),
+		chromedp.Text(`span.tz`, &tz, chromedp.ByQuery),
 		chromedp.Text(`dd.at`, &at, chromedp.ByQuery),
 		chromedp.Evaluate(`(() => { const r = document.querySelector('tr[data-person="u-bob"]');
 			const i = [...document.querySelectorAll('table.matrix th.door')].findIndex(th => th.textContent === 'Main entrance');

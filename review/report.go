@@ -308,6 +308,9 @@ func Build(st *State, e *Evaluator, log iter.Seq2[access.SystemLog, error], opts
 	at, since := opts.window()
 	r := &Report{Console: opts.Console, At: at.In(e.loc), TimeZone: e.loc.String(), TimeZoneSource: opts.ZoneSource, Since: since.In(e.loc),
 		DirectoryChecked: opts.Directory != nil, Notes: []string{CredentialsNote}, Counts: FlagCount{}}
+	for _, f := range Flags() {
+		r.Counts[f] = 0 // every flag in the JSON, counted or not
+	}
 
 	// Indexes.
 	doorIDs := make([]string, len(e.doorNames))

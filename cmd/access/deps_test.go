@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -140,4 +144,41 @@ func TestLayering(t *testing.T) {
 	}
 	require.Contains(t, imports, base+"output", "go list: %s", out)
 	assert.Empty(t, layeringProblems(imports))
+}
+
+// tables are the files under cmd/ allowed past maxFileLines: one table
+// each (the opSpec registry's rows).
+var tables = map[string]bool{"registry.go": true}
+
+// maxFileLines is the size past which a file of the command line is split
+// by what it does (issue 35).
+const maxFileLines = 500
+
+// TestNoFileOverFiveHundredLines: no non-test Go file under cmd/ is over
+// 500 lines, apart from the tables.
+func TestNoFileOverFiveHundredLines(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..") // cmd/
+	var big []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || tables[d.Name()] {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(b, []byte("\n")); n > maxFileLines {
+			big = append(big, fmt.Sprintf("%s: %d lines", path, n))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Empty(t, big, "split these by what they do (docs/development.md)")
 }

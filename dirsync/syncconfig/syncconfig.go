@@ -1,5 +1,5 @@
 // Package syncconfig reads the directory sync's configuration — its
-// sources (LDAP or Active Directory, SCIM pushes), each
+// sources (LDAP or Active Directory, SCIM pushes, an HR file), each
 // source's group mapping, scope, guard and what becomes of a leaver's
 // credentials, the evidence log and the interval — from one YAML (or JSON)
 // file, and opens what it describes for a [dirsync.Runner].
@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/access-dev/access/dirsync"
 	"github.com/access-dev/access/dirsync/scim"
@@ -67,9 +68,10 @@ type Config struct {
 type Source struct {
 	// Name names the source in plans, evidence and metrics; unique.
 	Name string `json:"name" yaml:"name"`
-	// Exactly one of LDAP and SCIM says where the people come from.
+	// Exactly one of LDAP, SCIM and CSV says where the people come from.
 	LDAP *LDAP `json:"ldap,omitempty" yaml:"ldap,omitempty"`
 	SCIM *SCIM `json:"scim,omitempty" yaml:"scim,omitempty"`
+	CSV  *CSV  `json:"csv,omitempty" yaml:"csv,omitempty"`
 	// Groups maps a directory group to a console user group, which must
 	// exist (dirsync.ReconcileOptions.Groups); memberships are not
 	// managed when empty.
@@ -152,6 +154,22 @@ type SCIM struct {
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty" yaml:"max_body_bytes,omitempty"`
 }
 
+// CSV is an HR file, watched: site's users_csv (the path, the delimiter and
+// the mapping of its columns, site.CSVOptions), read again when it changed
+// and held still for one poll.
+type CSV struct {
+	Path      string            `json:"path" yaml:"path"`
+	Delimiter string            `json:"delimiter,omitempty" yaml:"delimiter,omitempty"`
+	Columns   map[string]string `json:"columns,omitempty" yaml:"columns,omitempty"`
+	// AllowNoFinalNewline reads a file whose last row has no line end
+	// (Google Sheets' exports); by default it is taken for one being
+	// written.
+	AllowNoFinalNewline bool `json:"allow_no_final_newline,omitempty" yaml:"allow_no_final_newline,omitempty"`
+	// Poll is how often the file is looked at (dirsync.DefaultCSVPoll
+	// when 0).
+	Poll time.Duration `json:"poll,omitempty" yaml:"poll,omitempty"`
+}
+
 // secretMembers are the members a literal secret would be written in, and
 // where to put it instead.
 var secretMembers = map[string]string{
@@ -212,7 +230,7 @@ func (c *Config) check(loc site.Locator) []site.Problem {
 		probs = append(probs, site.Problem{Path: path, Pos: loc(path), Message: fmt.Sprintf(format, a...)})
 	}
 	if len(c.Sources) == 0 {
-		bad("sources", "no source: give at least one (ldap or scim)")
+		bad("sources", "no source: give at least one (ldap, scim or csv)")
 	}
 	if c.Interval < 0 {
 		bad("interval", "the interval must not be negative")
@@ -229,13 +247,13 @@ func (c *Config) check(loc site.Locator) []site.Problem {
 		}
 		names[s.Name] = true
 		kinds := 0
-		for _, set := range []bool{s.LDAP != nil, s.SCIM != nil} {
+		for _, set := range []bool{s.LDAP != nil, s.SCIM != nil, s.CSV != nil} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			bad(at, "give exactly one of ldap and scim (%d given)", kinds)
+			bad(at, "give exactly one of ldap, scim and csv (%d given)", kinds)
 		}
 		switch s.Credentials {
 		case "", CredentialsUnassign, CredentialsKeep, CredentialsSuspend:
@@ -262,6 +280,17 @@ func (c *Config) check(loc site.Locator) []site.Problem {
 			}
 			if l.PageSize < 0 || l.Timeout < 0 {
 				bad(at, "page_size and timeout must not be negative")
+			}
+		}
+		if cs := s.CSV; cs != nil {
+			if cs.Path == "" {
+				bad(at+".csv", "no path")
+			}
+			if utf8.RuneCountInString(cs.Delimiter) > 1 {
+				bad(at+".csv.delimiter", "the delimiter %q is not one character", cs.Delimiter)
+			}
+			if cs.Poll < 0 {
+				bad(at+".csv.poll", "must not be negative")
 			}
 		}
 		if sc := s.SCIM; sc != nil {
@@ -359,6 +388,9 @@ func (c *Config) SCIMToken(getenv func(string) string) (string, error) {
 type Opened struct {
 	Sources []dirsync.RunnerSource
 	Store   *scim.Store
+	// CSV are the HR files: a long-running sync runs each one's Watch, so
+	// that a change is applied at once.
+	CSV []*dirsync.CSVSource
 }
 
 // Close closes the SCIM store, if any.
@@ -394,6 +426,19 @@ func (c *Config) Open() (*Opened, error) {
 				return nil, err
 			}
 			src = ls
+		case s.CSV != nil:
+			var delim rune
+			if s.CSV.Delimiter != "" {
+				delim, _ = utf8.DecodeRuneInString(s.CSV.Delimiter)
+			}
+			cs, err := dirsync.NewCSVSource(c.Path(s.CSV.Path), &dirsync.CSVOptions{Name: s.Name,
+				CSV:                 site.CSVOptions{Delimiter: delim, Columns: s.CSV.Columns},
+				AllowNoFinalNewline: s.CSV.AllowNoFinalNewline, Poll: s.CSV.Poll})
+			if err != nil {
+				o.Close()
+				return nil, err
+			}
+			o.CSV, src = append(o.CSV, cs), cs
 		case s.SCIM != nil:
 			st, err := scim.Open(c.Path(s.SCIM.Store), scim.Options{Name: s.Name, Key: scim.KeyAttribute(s.SCIM.Key)})
 			if err != nil {
@@ -414,14 +459,19 @@ func JSONSchema() ([]byte, error) {
 		"Source": {"oneOf": []any{
 			map[string]any{"required": []string{"ldap"}},
 			map[string]any{"required": []string{"scim"}},
+			map[string]any{"required": []string{"csv"}},
 		}},
 		"Source.name":                {"minLength": 1},
 		"Source.credentials":         {"enum": []string{CredentialsUnassign, CredentialsKeep, CredentialsSuspend}},
 		"Guard.max_deactivate_share": {"maximum": 100},
 		"SCIM.key":                   {"enum": []string{string(scim.KeyEmployeeNumber), string(scim.KeyExternalID), string(scim.KeyUserName)}},
 		"SCIM.store":                 {"minLength": 1},
-		"LDAP.url":                   {"pattern": "^ldaps?://"},
-		"LDAP.base_dn":               {"minLength": 1},
-		"Config.sources":             {"minItems": 1},
+		"CSV.path":                   {"minLength": 1},
+		"CSV.delimiter":              {"minLength": 1, "maxLength": 1},
+		"CSV.columns": {"propertyNames": map[string]any{"enum": site.CSVColumns},
+			"additionalProperties": map[string]any{"type": "string", "minLength": 1}},
+		"LDAP.url":       {"pattern": "^ldaps?://"},
+		"LDAP.base_dn":   {"minLength": 1},
+		"Config.sources": {"minItems": 1},
 	})
 }

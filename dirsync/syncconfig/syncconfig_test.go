@@ -26,7 +26,7 @@ func TestCompleteExampleDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Interval != 30*time.Second || c.Path(c.Evidence) != filepath.Join("testdata", "evidence.jsonl") || len(c.Sources) != 2 {
+	if c.Interval != 30*time.Second || c.Path(c.Evidence) != filepath.Join("testdata", "evidence.jsonl") || len(c.Sources) != 3 {
 		t.Fatalf("config %+v", c)
 	}
 	ad, okta := c.Sources[0], c.Sources[1]
@@ -47,6 +47,10 @@ func TestCompleteExampleDecodes(t *testing.T) {
 	}
 	if o := okta.Options(); !o.Scope.EmployeeNumber || !o.SuspendTouchPasses || o.KeepCredentials {
 		t.Errorf("scim options %+v", o)
+	}
+	if hr := c.Sources[2]; hr.CSV == nil || hr.CSV.Path != "people.csv" || hr.CSV.Delimiter != ";" || hr.CSV.Columns["employee_number"] != "Personalnummer" ||
+		hr.CSV.Poll != 10*time.Second || hr.Scope.UserGroup != "Contractors" {
+		t.Errorf("csv source %+v", hr)
 	}
 	if c.SCIMSource() != &c.Sources[1] {
 		t.Error("SCIMSource is not the scim source")
@@ -124,8 +128,9 @@ func TestLiteralPasswordRefused(t *testing.T) {
 func TestChecks(t *testing.T) {
 	for body, want := range map[string]string{
 		"sources: []\n": "no source",
+		"sources:\n  - name: a\n    csv: {path: p.csv, delimiter: ';;'}\n":                                             "is not one character",
 		"sources:\n  - name: a\n    scim: {store: s, token_env: T}\n  - name: a\n    scim: {store: t, token_env: T}\n": "two sources are named",
-		"sources:\n  - name: a\n":                                                                             "exactly one of ldap and scim",
+		"sources:\n  - name: a\n":                                                                             "exactly one of ldap, scim and csv",
 		"sources:\n  - name: a\n    scim: {store: s}\n":                                                       "exactly one of token_file and token_env",
 		"sources:\n  - name: a\n    scim: {store: s, token_env: T, key: mail}\n":                              `"mail": want employeeNumber`,
 		"sources:\n  - name: a\n    scim: {store: s, token_env: T}\n    credentials: shred\n":                 `"shred": want unassign, keep or suspend_touch_passes`,
@@ -145,7 +150,7 @@ func TestChecks(t *testing.T) {
 func TestOpenOpensTheStore(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "sync.yaml")
-	body := "sources:\n  - name: ad\n    ldap: {url: ldaps://dc.example.com, base_dn: DC=x}\n    credentials: keep\n  - name: okta\n    scim: {store: store.jsonl, token_file: tok}\n"
+	body := "sources:\n  - name: ad\n    ldap: {url: ldaps://dc.example.com, base_dn: DC=x}\n    credentials: keep\n  - name: okta\n    scim: {store: store.jsonl, token_file: tok}\n  - name: hr\n    csv: {path: people.csv, delimiter: ';'}\n"
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +162,8 @@ func TestOpenOpensTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Sources) != 2 || o.Sources[0].Source.Name() != "ad" || !o.Sources[0].Options.KeepCredentials || o.Store == nil || o.Sources[1].Source != o.Store {
+	if len(o.Sources) != 3 || o.Sources[0].Source.Name() != "ad" || !o.Sources[0].Options.KeepCredentials || o.Store == nil || o.Sources[1].Source != o.Store ||
+		len(o.CSV) != 1 || o.Sources[2].Source != o.CSV[0] || o.CSV[0].Name() != "hr" {
 		t.Errorf("opened %+v", o)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "store.jsonl.lock")); err != nil {

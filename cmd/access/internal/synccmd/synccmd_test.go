@@ -3,7 +3,10 @@ package synccmd
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,6 +263,22 @@ func TestOnceGuard(t *testing.T) {
 	}
 }
 
+// TestOnceEveryoneInactive: a source whose every person is inactive is
+// refused as the guard refuses (exit 6), nothing written.
+func TestOnceEveryoneInactive(t *testing.T) {
+	srv, _ := console(t)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"), "E1", "E2", "E3")
+	cfg := writeConfig(t, dir, openGuard)
+	_, errOut, code := run(t, srv, "--config", cfg, "--once", "--apply")
+	if code != cmdutil.ExitGuard || !strings.Contains(errOut, "source okta lists 3 people and every one is inactive") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if w := writes(srv); len(w) != 0 {
+		t.Errorf("writes: %v", w)
+	}
+}
+
 // freeAddr is a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -464,14 +484,144 @@ func TestLongRunningPushReloadAndStop(t *testing.T) {
 }
 
 // TestSCIMListenerIsLoopbackOrTLS: the bearer token does not cross the
-// network in clear.
+// network in clear: without TLS only a loopback address is taken, refused
+// before anything is bound.
 func TestSCIMListenerIsLoopbackOrTLS(t *testing.T) {
-	if _, err := listen("0.0.0.0:0", "--scim-listen", nil, true); exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "in clear") {
-		t.Errorf("a non-loopback listener: %v", err)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:443"} {
+		if _, err := listen(addr, "--scim-listen", nil, true); exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "in clear") {
+			t.Errorf("%s: %v", addr, err)
+		}
 	}
-	ln, err := listen("127.0.0.1:0", "--scim-listen", nil, true)
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "localhost:0"} {
+		ln, err := listen(addr, "--scim-listen", nil, true)
+		if err != nil {
+			if addr == "[::1]:0" {
+				continue // no IPv6 loopback here
+			}
+			t.Fatalf("%s: %v", addr, err)
+		}
+		ln.Close()
+	}
+}
+
+// TestSCIMListenerWithTLS: with --tls-cert and --tls-key the listener
+// speaks TLS with that certificate, and the handler answers behind it.
+func TestSCIMListenerWithTLS(t *testing.T) {
+	srv, _ := console(t)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"))
+	cfg := writeConfig(t, dir, openGuard)
+	ts := httptest.NewTLSServer(http.NotFoundHandler()) // a certificate for 127.0.0.1
+	ts.Close()
+	cert := ts.TLS.Certificates[0]
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	writePEM(t, certFile, "CERTIFICATE", cert.Certificate[0])
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln.Close()
+	writePEM(t, keyFile, "PRIVATE KEY", keyDER)
+	out, errOut := newLines(), newLines()
+	ready := make(chan string, 1)
+	c := newCommand(factory(srv, out, errOut), &options{hangup: make(chan struct{}), ready: func(s, _ string) { ready <- s }})
+	c.SetArgs([]string{"--config", cfg, "--scim-listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("sync ended: %v", err)
+	}
+	errOut.await(t, "SCIM at https://"+addr+scim.Prefix)
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest("GET", "https://"+addr+scim.Prefix+"/ServiceProviderConfig", nil)
+	req.Header.Set("Authorization", "Bearer "+scimToken)
+	resp, err := client.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("over TLS: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if resp, err := http.Get("http://" + addr + scim.Prefix + "/ServiceProviderConfig"); err == nil && resp.StatusCode == http.StatusOK {
+		t.Error("the listener answered in clear")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeCSV writes an HR file of the people, those given DEACTIVATED.
+func writeCSV(t *testing.T, path string, leavers ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("first_name,last_name,email,employee_number,status\n")
+	for _, p := range people {
+		status := "ACTIVE"
+		if slices.Contains(leavers, p[0]) {
+			status = "DEACTIVATED"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s@example.com,%s,%s\n", p[1], p[2], strings.ToLower(p[1]), p[0], status)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCSVSource: an HR file is a source: --once plans from it, and the
+// long-running sync applies a change of the file once it holds still.
+func TestCSVSource(t *testing.T) {
+	srv, ids := console(t)
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "people.csv")
+	writeCSV(t, csvPath)
+	cfg := filepath.Join(dir, "sync.yaml")
+	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: hr\n    csv: {path: people.csv, poll: 20ms}\n    scope: {employee_number: true}\n    guard: {max_deactivate_share: 100}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, srv, "--config", cfg, "--once", "--detailed-exitcode")
+	if code != 0 || !strings.HasPrefix(out, "No changes") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	writeCSV(t, csvPath, "E2")
+	if out, errOut, code := run(t, srv, "--config", cfg, "--once"); code != 0 || !strings.Contains(out, "  - E2 Ben Hall (deactivate)\n") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	writeCSV(t, csvPath)
+
+	lo, le := newLines(), newLines()
+	c := newCommand(factory(srv, lo, le), &options{hangup: make(chan struct{})})
+	c.SetArgs([]string{"--config", cfg})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	le.await(t, "hr (start): no change")
+	writeCSV(t, csvPath, "E2")
+	le.await(t, "hr (push): 1 deactivated, 0 reactivated, 1 credentials revoked, 0 failed")
+	lo.await(t, "done    deactivate E2 Ben Hall")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, srv, ids["E2"]); st != access.UserStatusDeactivated {
+		t.Errorf("Ben is %s", st)
+	}
 }
