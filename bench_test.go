@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/textproto"
 	"os"
 	"runtime"
@@ -919,6 +920,16 @@ func TestBaselinesMatchTheSDK(t *testing.T) {
 // are retried and 503s that exhaust the retries, and checks that they all
 // travel over one kept-alive connection: a failing call must not empty the
 // pool.
+//
+// What is the SDK's part is asserted exactly: every answer's body is read
+// to its end before it is closed (else net/http cannot reuse the
+// connection), and no connection is opened but to replace one net/http
+// did not take back after an attempt (an SDK that closed the idle
+// connections would open more). net/http itself may decline to reuse a
+// connection when its writer goroutine has not reported the request
+// written within 50 ms of the answer's end (persistConn.wroteRequest), as
+// happens on a loaded machine: such a connection is counted, through
+// httptrace's PutIdleConn, not failed on.
 func TestOneConnectionForAThousandCalls(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
@@ -951,11 +962,23 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	srv, conns := countingServer(t, mux)
 	p := fastRetry()
 	p.MaxRetries = 1
-	c, err := NewClient(srv.URL, testToken, WithHTTPClient(srv.Client()), WithRetryPolicy(p))
+	hc := srv.Client()
+	var cut atomic.Int32 // bodies closed before their end
+	hc.Transport = endCheckingTransport{rt: hc.Transport, cut: &cut}
+	c, err := NewClient(srv.URL, testToken, WithHTTPClient(hc), WithRetryPolicy(p))
 	require.NoError(t, err)
+	var attempts, takenBack atomic.Int32
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { attempts.Add(1) },
+		PutIdleConn: func(err error) {
+			if err == nil {
+				takenBack.Add(1)
+			}
+		},
+	})
 	var ok, apiErrs, failed int
 	for i := range 1000 {
-		_, _, err := allOps[i%len(allOps)].call(context.Background(), c)
+		_, _, err := allOps[i%len(allOps)].call(ctx, c)
 		var e *APIError
 		switch {
 		case err == nil:
@@ -971,7 +994,57 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	assert.Greater(t, ok, 200)
 	assert.Greater(t, apiErrs, 400)
 	assert.Greater(t, failed, 50, "calls that failed after retrying")
-	assert.Equal(t, int32(1), conns.Load(), "connections opened")
+	assert.Zero(t, cut.Load(), "answers whose body was closed before its end")
+	declined := attempts.Load() - takenBack.Load()
+	if declined > 0 {
+		t.Logf("net/http declined to reuse the connection after %d of %d attempts (the machine is loaded)", declined, attempts.Load())
+	}
+	assert.LessOrEqual(t, conns.Load(), 1+declined, "connections opened (%d attempts, %d connections not taken back)", attempts.Load(), declined)
+	assert.Positive(t, conns.Load())
+}
+
+// endCheckingTransport counts the answers whose body is closed before it
+// has been read to its end.
+type endCheckingTransport struct {
+	rt  http.RoundTripper
+	cut *atomic.Int32
+}
+
+func (t endCheckingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = &endCheckingBody{ReadCloser: resp.Body, cut: t.cut}
+	}
+	return resp, err
+}
+
+// CloseIdleConnections forwards to the transport it wraps, as
+// http.Client.CloseIdleConnections does.
+func (t endCheckingTransport) CloseIdleConnections() {
+	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+type endCheckingBody struct {
+	io.ReadCloser
+	cut    *atomic.Int32
+	ended  bool
+	closed bool
+}
+
+func (b *endCheckingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.ended = b.ended || err == io.EOF
+	return n, err
+}
+
+func (b *endCheckingBody) Close() error {
+	if !b.ended && !b.closed {
+		b.cut.Add(1)
+	}
+	b.closed = true
+	return b.ReadCloser.Close()
 }
 
 // visitorPages serves total visitors in pages, generating each page from a
