@@ -230,15 +230,15 @@ func TestMonitorEndToEnd(t *testing.T) {
 
 	// Known label sets start at 0; the stream is up, nothing is open.
 	m.metrics(`
-# HELP access_incidents_total Incidents opened, by kind.
+# HELP access_incidents_total Incidents opened, by kind and door id ("unlisted": a door the last poll did not list; empty when the incident concerns no door).
 # TYPE access_incidents_total counter
-access_incidents_total{console="default",kind="device_offline"} 0
-access_incidents_total{console="default",kind="emergency"} 0
-access_incidents_total{console="default",kind="forced_entry"} 0
-access_incidents_total{console="default",kind="held_open"} 0
-access_incidents_total{console="default",kind="inactive_credential"} 0
-access_incidents_total{console="default",kind="stream_mute"} 0
-access_incidents_total{console="default",kind="stream_silent"} 0
+access_incidents_total{console="default",door="",kind="device_offline"} 0
+access_incidents_total{console="default",door="",kind="emergency"} 0
+access_incidents_total{console="default",door="",kind="forced_entry"} 0
+access_incidents_total{console="default",door="",kind="held_open"} 0
+access_incidents_total{console="default",door="",kind="inactive_credential"} 0
+access_incidents_total{console="default",door="",kind="stream_mute"} 0
+access_incidents_total{console="default",door="",kind="stream_silent"} 0
 # HELP access_stream_connected 1 when the notifications stream is connected.
 # TYPE access_stream_connected gauge
 access_stream_connected{console="default"} 1
@@ -347,15 +347,19 @@ access_stream_gaps_total{console="default"} 1
 	assert.Contains(t, m.scrape(), `access_stream_frames_unrecognised_total{console="default",event="access.data.v9.renamed"}`)
 
 	m.metrics(`
-# HELP access_incidents_total Incidents opened, by kind.
+# HELP access_incidents_total Incidents opened, by kind and door id ("unlisted": a door the last poll did not list; empty when the incident concerns no door).
 # TYPE access_incidents_total counter
-access_incidents_total{console="default",kind="device_offline"} 1
-access_incidents_total{console="default",kind="emergency"} 1
-access_incidents_total{console="default",kind="forced_entry"} 1
-access_incidents_total{console="default",kind="held_open"} 1
-access_incidents_total{console="default",kind="inactive_credential"} 1
-access_incidents_total{console="default",kind="stream_mute"} 1
-access_incidents_total{console="default",kind="stream_silent"} 2
+access_incidents_total{console="default",door="",kind="device_offline"} 0
+access_incidents_total{console="default",door="",kind="emergency"} 1
+access_incidents_total{console="default",door="",kind="forced_entry"} 0
+access_incidents_total{console="default",door="",kind="held_open"} 0
+access_incidents_total{console="default",door="",kind="inactive_credential"} 0
+access_incidents_total{console="default",door="",kind="stream_mute"} 1
+access_incidents_total{console="default",door="",kind="stream_silent"} 2
+access_incidents_total{console="default",door="5c496423-6d25-4e4f-8cdf-95ad5135188a",kind="forced_entry"} 1
+access_incidents_total{console="default",door="5c496423-6d25-4e4f-8cdf-95ad5135188a",kind="held_open"} 1
+access_incidents_total{console="default",door="6ff875d2-af87-470b-9cb5-774c6596afc8",kind="device_offline"} 1
+access_incidents_total{console="default",door="6ff875d2-af87-470b-9cb5-774c6596afc8",kind="inactive_credential"} 1
 `, "access_incidents_total")
 
 	// Every incident line reached the webhook receiver, signed.

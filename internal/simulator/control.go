@@ -783,45 +783,19 @@ func (c *control) requests(r *http.Request, _ []byte) (any, error) {
 }
 
 // redactBody is a request body for the journal: JSON with the values of
-// secret members (PINs, passwords, secrets, tokens) replaced, or
-// "REDACTED (N bytes)" for a body that is not JSON.
+// the secret members (PINs, passwords, secrets, tokens, a webhook
+// endpoint's headers) replaced as access.RedactSecrets replaces them (the
+// SDK's one list of secret members, so the journal's cannot drift from
+// it), or "REDACTED (N bytes, not JSON)" for a body that is not JSON.
 func redactBody(b []byte) any {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	if !json.Valid(b) || json.Unmarshal(access.RedactSecrets(b), &v) != nil {
 		return "REDACTED (" + strconv.Itoa(len(b)) + " bytes, not JSON)"
 	}
-	return redactValue(v)
-}
-
-func redactValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if secretKey(k) {
-				x[k] = "REDACTED"
-			} else {
-				x[k] = redactValue(e)
-			}
-		}
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i])
-		}
-	}
 	return v
-}
-
-func secretKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, s := range []string{"pin", "password", "secret", "token", "api_key"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // controlAllowed says whether the control API may be served on host:

@@ -594,6 +594,20 @@ func TestControlJournals(t *testing.T) {
 	assert.Contains(t, raw, "REDACTED")
 	next = int(out["next"].(float64))
 
+	// A webhook endpoint's headers (their names and values authenticate
+	// deliveries) are redacted too: the journal reads the SDK's one list
+	// of secret members (access.RedactSecrets).
+	_, _, err = s.c.Webhooks.Create(s.ctx, &access.WebhookEndpointRequest{Endpoint: "http://127.0.0.1:9/hook", Name: "hook",
+		Events: []access.EventType{access.EventDoorUnlock}, Headers: map[string]string{"X-Hook-Auth": "hdr-5ecret-value"}})
+	require.NoError(t, err)
+	code, out = s.do("GET", "/requests?since="+itoa(next), nil)
+	require.Equal(t, http.StatusOK, code)
+	raw = mustJSON(t, out)
+	assert.Contains(t, raw, "/webhooks/endpoints")
+	assert.NotContains(t, raw, "hdr-5ecret-value")
+	assert.NotContains(t, raw, "X-Hook-Auth")
+	next = int(out["next"].(float64))
+
 	// Nothing new: a short wait times out with no items and the same cursor.
 	code, out = s.do("GET", "/deliveries?wait=true&timeout=20ms&since=100000", nil)
 	require.Equal(t, http.StatusOK, code)

@@ -18,6 +18,9 @@ func (w *Watcher) Feed(doors []access.Door, devs []access.Device, now time.Time)
 	w.emit(w.eng.Doors(doors, now))
 	w.emit(w.eng.Devices(devs, now))
 	w.emit(w.eng.StreamUp(now))
+	if w.o.Metrics != nil {
+		w.o.Metrics.forget(w.eng) // as a poll does
+	}
 }
 
 // Entries reports how many doors and devices the watcher's engine holds.

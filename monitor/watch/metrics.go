@@ -48,7 +48,7 @@ type Metrics struct {
 	mu        sync.Mutex
 	unrecSeen map[string]bool
 	// labelled holds the door (or device) ids that label a series of
-	// decisions, remote unlocks or doorbells.
+	// decisions, remote unlocks, doorbells or incidents.
 	labelled map[string]bool
 }
 
@@ -92,7 +92,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "access_stream_gaps_total",
 			Help: "Outages of the notifications stream (a lost connection that could not be replaced at once)."}),
 		incidents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_incidents_total",
-			Help: "Incidents opened, by kind."}, []string{"kind"}),
+			Help: "Incidents opened, by kind and door id (\"unlisted\": a door the last poll did not list; empty when the incident concerns no door)."}, []string{"kind", "door"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_webhook_deliveries_total",
 			Help: "Incident webhook deliveries, by result (ok, failed after the retries, dropped because the queue was full)."}, []string{"result"}),
 		apiRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "access_api_requests_total",
@@ -112,7 +112,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	// Known label sets start at 0.
 	for _, k := range monitor.Kinds {
-		m.incidents.WithLabelValues(string(k))
+		m.incidents.WithLabelValues(string(k), "")
 	}
 	for _, r := range []string{"ok", "failed", "dropped"} {
 		m.deliveries.WithLabelValues(r)
@@ -171,7 +171,7 @@ func (m *Metrics) forget(l listing) {
 			continue
 		}
 		delete(m.labelled, id)
-		for _, v := range []*prometheus.CounterVec{m.decisions, m.remoteUnlocks, m.doorbells} {
+		for _, v := range []*prometheus.CounterVec{m.decisions, m.remoteUnlocks, m.doorbells, m.incidents} {
 			v.DeletePartialMatch(prometheus.Labels{"door": id})
 		}
 	}
@@ -190,9 +190,13 @@ func (m *Metrics) unrecognisedFrame(name string) {
 	m.unrecognised.WithLabelValues(name).Inc()
 }
 
-func (m *Metrics) incident(in monitor.Incident) {
+// incident counts an opened incident by kind and door: the door's id
+// when l lists it (alerts take its name from access_door_info),
+// [Unlisted] when not, "" when it concerns no door (a device offline
+// carries its device's door).
+func (m *Metrics) incident(in monitor.Incident, l listing) {
 	if in.Type == monitor.TypeOpened {
-		m.incidents.WithLabelValues(string(in.Kind)).Inc()
+		m.incidents.WithLabelValues(string(in.Kind), m.label(in.Door, l.DoorListed(in.Door))).Inc()
 	}
 }
 

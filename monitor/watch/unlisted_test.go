@@ -196,3 +196,56 @@ func hasSeries(t *testing.T, reg prometheus.Gatherer, name string, labels map[st
 	}
 	return false
 }
+
+// TestIncidentsCountedByDoor: access_incidents_total carries the door of
+// a door's incident (its id when listed, "unlisted" when not), so the
+// alerts can name the door from access_door_info; the kinds that concern
+// no door keep door="" (leftover of issue 33's alerts).
+func TestIncidentsCountedByDoor(t *testing.T) {
+	t.Parallel()
+	m, reg, creg := newMetrics(t)
+	cl, err := access.NewClient("https://127.0.0.1:9", "test-token")
+	require.NoError(t, err)
+	w, err := watch.New(cl, watch.Options{Engine: monitor.Config{Console: "a"}, Metrics: m})
+	require.NoError(t, err)
+	require.NoError(t, creg.Register(w.Collector()))
+	doors, devs := site(3, 2)
+	at := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	w.Feed(doors, devs, at)
+	// door-0001 opens without an unlock: a forced entry; so does a door
+	// no poll listed.
+	w.Handle(mustNotification(access.NotificationLocationUpdateV2, doors[1].ID, access.LocationUpdateV2Data{ID: doors[1].ID, LocationType: "door",
+		State: &access.LocationState{Lock: "locked", DPS: "open", DPSConnected: true}}), at.Add(time.Second))
+	for _, f := range ghosts(0)[:2] {
+		w.Handle(f, at.Add(time.Second))
+	}
+	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP access_incidents_total Incidents opened, by kind and door id ("unlisted": a door the last poll did not list; empty when the incident concerns no door).
+# TYPE access_incidents_total counter
+access_incidents_total{console="a",door="",kind="device_offline"} 0
+access_incidents_total{console="a",door="",kind="emergency"} 0
+access_incidents_total{console="a",door="",kind="forced_entry"} 0
+access_incidents_total{console="a",door="",kind="held_open"} 0
+access_incidents_total{console="a",door="",kind="inactive_credential"} 0
+access_incidents_total{console="a",door="",kind="stream_mute"} 0
+access_incidents_total{console="a",door="",kind="stream_silent"} 0
+access_incidents_total{console="a",door="door-0001",kind="forced_entry"} 1
+access_incidents_total{console="a",door="unlisted",kind="forced_entry"} 1
+`), "access_incidents_total"))
+
+	// A door removed from the console loses its series at the next poll.
+	w.Feed(doors[:1], devs[:1], at.Add(time.Minute))
+	assert.NotContains(t, gathered(t, reg), "door-0001")
+}
+
+// gathered returns what a registry gathers, as text.
+func gathered(t *testing.T, reg prometheus.Gatherer) string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var text strings.Builder
+	for _, mf := range mfs {
+		text.WriteString(mf.String())
+	}
+	return text.String()
+}

@@ -135,7 +135,7 @@ func (w *Watcher) Upgraded() {
 func (w *Watcher) emit(ins []monitor.Incident) {
 	for _, in := range ins {
 		if w.o.Metrics != nil {
-			w.o.Metrics.incident(in)
+			w.o.Metrics.incident(in, w.eng)
 		}
 		if w.o.Incident != nil {
 			w.o.Incident(in)
