@@ -54,6 +54,12 @@
 // and their latencies (p50, p95, p99, the slowest by name) and lists the
 // leavers flagged for opening a door after their revocation;
 // [WriteReport] writes the summary as text, CSV, JSON or an HTML page.
+// A deactivation the console took but whose answer was lost (the process
+// killed in between) is recorded by the next run that finds the leaver
+// DEACTIVATED: once, for a person the source lists as a leaver whose
+// deactivation the log does not record and whose change the source does
+// not date before the log began, marked FoundDone, acknowledged when
+// found ([Plan.Unrecorded]).
 // [CheckReentries] reads the console's door openings and
 // [EvidenceLog.FlagReentries] flags, in the log, each leaver a door opened
 // for after the console acknowledged their deactivation (a reader's

@@ -48,6 +48,11 @@ type Record struct {
 	// re-entry); Error says why.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// FoundDone marks a deactivation the console had made when the sync
+	// looked but whose answer was lost (the process killed between the
+	// console's write and its answer): Acknowledged is when it was found
+	// done, so LatencySeconds is an upper bound. See [Plan.Unrecorded].
+	FoundDone bool `json:"found_done,omitempty"`
 	// SourceChanged is the source's time of the change (LDAP
 	// modifyTimestamp, a SCIM request's arrival), when it says.
 	SourceChanged *time.Time `json:"source_changed,omitempty"`
@@ -101,6 +106,9 @@ type EvidenceLog struct {
 	revoked map[string][]Credential // key -> credentials revoked and not yet re-issued
 	leavers map[string]leaver       // console user id -> deactivation in force
 	flagged map[string]bool         // reentryKey of the re-entries flagged
+	// start is when the log began: its earliest record's Observed, or,
+	// for a log without records, the file's modification time at open.
+	start time.Time
 }
 
 // OpenEvidence opens (or creates, mode 0600) the evidence log at path for
@@ -119,6 +127,17 @@ func OpenEvidence(path string) (*EvidenceLog, error) {
 	}
 	for _, r := range ev.Records {
 		l.note(&r)
+		if !r.Observed.IsZero() && (l.start.IsZero() || r.Observed.Before(l.start)) {
+			l.start = r.Observed
+		}
+	}
+	if l.start.IsZero() {
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("dirsync: evidence log: %w", err)
+		}
+		l.start = fi.ModTime()
 	}
 	if ev.Torn {
 		if _, err := f.Write([]byte("\n")); err != nil {
@@ -176,6 +195,19 @@ func (l *EvidenceLog) Revoked(key string) []Credential {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.revoked[key])
+}
+
+// records reports whether a deactivation of console user id, which the
+// source dates at changed (zero: no date), is to be recorded as found
+// done: the log holds no deactivation (or deletion) of theirs in force,
+// and the source does not date the change before the log began.
+func (l *EvidenceLog) records(id string, changed time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.leavers[id]; ok || id == "" {
+		return false
+	}
+	return changed.IsZero() || !changed.Before(l.start)
 }
 
 // Close closes the file.

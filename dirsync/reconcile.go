@@ -104,9 +104,19 @@ type Plan struct {
 	people map[string]*Person
 	held   map[string][]Credential // leaver key -> credentials as read
 	ids    map[string]string       // leaver key -> console user id
+	// found are the leavers of the snapshot the console holds as
+	// deactivated already: Apply records those the evidence log does not
+	// show revoked (a deactivation whose answer was lost).
+	found []foundLeaver
 	// guardErr is the credential guard's refusal, which Apply repeats.
 	guardErr error
 	opts     ReconcileOptions
+}
+
+// foundLeaver is a leaver of the snapshot found DEACTIVATED on the console.
+type foundLeaver struct {
+	key, name, userID string
+	modified          time.Time
 }
 
 // Revocation is one leaver's credentials to unassign.
@@ -250,8 +260,17 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 	for i := range snap.People {
 		p.people[snap.People[i].Key] = &snap.People[i]
 	}
+	changed := map[string]bool{}
+	for _, ch := range sp.Changes {
+		if ch.Kind == site.KindUsers {
+			changed[ch.Key] = true
+		}
+	}
 	for _, u := range sp.Leavers() {
 		p.ids[leaverKey(&u)] = u.ID
+		if pe := p.people[leaverKey(&u)]; pe != nil && !pe.Active && u.Status == access.UserStatusDeactivated && !changed[leaverKey(&u)] {
+			p.found = append(p.found, foundLeaver{key: pe.Key, name: (&site.User{FirstName: u.FirstName, LastName: u.LastName}).FullName(), userID: u.ID, modified: pe.Modified})
+		}
 		creds := credentials(&u, o.SuspendTouchPasses && !o.DeleteUsers)
 		if len(creds) == 0 {
 			continue
@@ -351,6 +370,31 @@ func leaverKey(u *access.User) string {
 // to make or a credential to take back.
 func (p *Plan) Drift() bool { return len(p.Site.Changes) > 0 || len(p.Revoke) > 0 }
 
+// Unrecorded counts the leavers of the snapshot that the console holds as
+// deactivated already and whose deactivation evidence log l does not
+// record: the console took the sync's write but its answer was lost (the
+// process killed in between), so no record was written. [Plan.Apply]
+// writes each one's deactivate record, marked FoundDone; a plan with
+// Unrecorded leavers is worth applying even without Drift. A change the
+// source dates before the log began (a person deactivated before the sync
+// kept this log) is not counted: it was not the sync's. 0 for a nil log.
+func (p *Plan) Unrecorded(l *EvidenceLog) int {
+	return len(p.unrecorded(l))
+}
+
+func (p *Plan) unrecorded(l *EvidenceLog) []foundLeaver {
+	if p == nil || l == nil {
+		return nil
+	}
+	var out []foundLeaver
+	for _, f := range p.found {
+		if l.records(f.userID, f.modified) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // ApplyOptions tune [Plan.Apply].
 type ApplyOptions struct {
 	// Evidence, when set, receives one record per change as it is
@@ -373,6 +417,9 @@ type Report struct {
 	// credentials unassigned; Failed the changes and unassignments that
 	// failed.
 	Deactivated, Reactivated, Revoked, Failed int
+	// FoundDone counts the deactivations found made on the console without
+	// a record (an answer lost; see [Plan.Unrecorded]), recorded by this run.
+	FoundDone int
 }
 
 // Apply makes the plan: site's apply (which reads the console again and
@@ -461,6 +508,24 @@ func (p *Plan) Apply(ctx context.Context, c *access.Client, opts *ApplyOptions) 
 	rep.Site = srep
 	if srep == nil {
 		return rep, err
+	}
+	for _, f := range p.unrecorded(o.Evidence) {
+		if ctx.Err() != nil {
+			break
+		}
+		// The console took this deactivation but its answer never came:
+		// the time it is found done stands for the acknowledgement (the
+		// latency is an upper bound).
+		t := now().UTC()
+		r := Record{Key: f.key, Name: f.name, UserID: f.userID, Action: ActionDeactivate, Fields: []string{"status"}, Status: string(site.StatusDone),
+			FoundDone: true, Observed: p.Observed, Acknowledged: &t}
+		if !f.modified.IsZero() {
+			m := f.modified.UTC()
+			r.SourceChanged = &m
+		}
+		r.setLatency()
+		rep.FoundDone++
+		write(r)
 	}
 	for i := range p.Revoke {
 		rv := &p.Revoke[i]
@@ -557,7 +622,11 @@ func Reconcile(ctx context.Context, c *access.Client, snap *Snapshot, opts *Reco
 	if err != nil {
 		return p, nil, err
 	}
-	if !p.Drift() {
+	var ev *EvidenceLog
+	if aopts != nil {
+		ev = aopts.Evidence
+	}
+	if !p.Drift() && p.Unrecorded(ev) == 0 {
 		return p, &Report{Site: &site.Report{Results: []site.Result{}}}, nil
 	}
 	rep, err := p.Apply(ctx, c, aopts)

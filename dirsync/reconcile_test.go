@@ -492,3 +492,80 @@ func TestReconcileFirstRunCredentialGuard(t *testing.T) {
 		t.Errorf("guard raised: %v, revoked %v", err, rep)
 	}
 }
+
+// TestReconcileRecordsADeactivationWhoseAnswerWasLost: the console took
+// a leaver's deactivation but the sync never had its answer (killed in
+// between), so the log holds no deactivate record. The next reconcile
+// finds Ben DEACTIVATED, takes his credentials and writes exactly one
+// deactivate record, marked found_done, acknowledged when found, the
+// latency from the source's time; a second reconcile writes none. A
+// leaver the source dates before the log began, found deactivated, is
+// not the sync's and gets no record.
+func TestReconcileRecordsADeactivationWhoseAnswerWasLost(t *testing.T) {
+	srv, c, ids := console(t)
+	ctx := context.Background()
+	log, path := openLog(t)
+	if _, err := c.Users.Update(ctx, ids["E2"], &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Users.Update(ctx, ids["E3"], &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)}); err != nil {
+		t.Fatal(err)
+	}
+	changed := time.Now().UTC().Add(time.Second).Truncate(time.Millisecond)
+	snap := people()
+	snap.People[1].Active, snap.People[1].Modified = false, changed
+	// Chloe left long before this log began (deactivated by hand then).
+	snap.People[2].Active, snap.People[2].Modified = false, t0.Add(-24*time.Hour)
+	found := changed.Add(2 * time.Second)
+	opts := &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}, MaxDeactivate: -1, MaxDeactivateShare: -1}
+	_, rep, err := dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Evidence: log, Now: func() time.Time { return found }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, n := held(t, srv, ids["E2"]); st != access.UserStatusDeactivated || n != 0 {
+		t.Errorf("Ben: %s holding %d", st, n)
+	}
+	ev, err := dirsync.ReadEvidenceFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range ev.Records {
+		got = append(got, r.Action+" "+r.Key+" "+r.Status)
+	}
+	if want := "deactivate E2 done\nrevoke_credentials E2 done"; strings.Join(got, "\n") != want {
+		t.Fatalf("evidence:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(string(b), "\n", 2)[0]
+	for _, want := range []string{`"user_id":"` + ids["E2"] + `"`, `"found_done":true`, `"acknowledged":"` + found.Format(time.RFC3339Nano) + `"`, `"latency_seconds":2}`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the deactivate record lacks %s:\n%s", want, first)
+		}
+	}
+	if rep == nil || len(rep.Records) != 2 {
+		t.Errorf("report %+v", rep)
+	}
+
+	// Once: the next run finds it recorded, and a reopened log too.
+	srv.ResetRequests()
+	_, rep, err = dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Evidence: log, Now: clock()})
+	if err != nil || len(rep.Records) != 0 || len(writes(srv)) != 0 {
+		t.Errorf("second run: %v, records %+v, writes %v", err, rep, writes(srv))
+	}
+	log.Close()
+	again, err := dirsync.OpenEvidence(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, rep, err := dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Evidence: again, Now: clock()}); err != nil || len(rep.Records) != 0 {
+		t.Errorf("after reopening the log: %v, records %+v", err, rep)
+	}
+	if ev, _ := dirsync.ReadEvidenceFile(path); len(ev.Records) != 2 {
+		t.Errorf("the log holds %d records, want 2", len(ev.Records))
+	}
+}

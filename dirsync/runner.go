@@ -392,7 +392,7 @@ func (r *Runner) run(ctx context.Context, i int, trigger string) {
 			trip = ge
 		case err != nil:
 			res.ConsoleFailed = true
-		case p.Drift():
+		case p.Drift() || r.o.Apply != nil && p.Unrecorded(r.o.Apply.Evidence) > 0:
 			res.Report, err = p.Apply(ctx, r.c, r.o.Apply)
 			if errors.As(err, &ge) {
 				trip = ge

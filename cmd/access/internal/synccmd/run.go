@@ -200,7 +200,7 @@ func (d *daemon) report(res dirsync.RunResult) {
 		d.logf("%s (%s): %s", res.Source, res.Trigger, strings.Join(strings.Fields(res.Err.Error()), " "))
 	case res.Report != nil:
 		r := res.Report
-		d.logf("%s (%s): %d deactivated, %d reactivated, %d credentials revoked, %d failed", res.Source, res.Trigger, r.Deactivated, r.Reactivated, r.Revoked, r.Failed)
+		d.logf("%s (%s): %d deactivated, %d reactivated, %d credentials revoked, %d failed%s", res.Source, res.Trigger, r.Deactivated, r.Reactivated, r.Revoked, r.Failed, foundDone(r))
 	case res.Snapshot != nil:
 		d.logf("%s (%s): no change; %s", res.Source, res.Trigger, res.Snapshot.Summary())
 	}

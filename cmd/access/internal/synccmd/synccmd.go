@@ -237,15 +237,15 @@ func runOnce(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 			return fmt.Errorf("source %s: %w", name, err)
 		}
 		drift = drift || p.Drift()
-		if !o.apply || !p.Drift() {
+		if !o.apply || !p.Drift() && p.Unrecorded(evidence) == 0 {
 			continue
 		}
 		rep, err := p.Apply(ctx, client, &dirsync.ApplyOptions{Evidence: evidence})
 		if rep != nil {
 			fmt.Fprintln(f.Out)
 			writeRecords(f.Out, rep.Records)
-			fmt.Fprintf(f.Out, "\nApply: %d done, %d failed; %d deactivated, %d reactivated, %d credentials revoked.\n",
-				len(rep.Records)-rep.Failed, rep.Failed, rep.Deactivated, rep.Reactivated, rep.Revoked)
+			fmt.Fprintf(f.Out, "\nApply: %d done, %d failed; %d deactivated, %d reactivated, %d credentials revoked%s.\n",
+				len(rep.Records)-rep.Failed, rep.Failed, rep.Deactivated, rep.Reactivated, rep.Revoked, foundDone(rep))
 		}
 		if ge := (*site.GuardError)(nil); errors.As(err, &ge) {
 			return guardError(name, ge)
@@ -257,6 +257,15 @@ func runOnce(ctx context.Context, f *cmdutil.Factory, o *options, cfg *syncconfi
 		return cmdutil.Exit(cmdutil.ExitChanges, errors.New("the console differs from the directory"))
 	}
 	return nil
+}
+
+// foundDone says how many deactivations a run found made without a
+// record (an answer lost) and recorded; "" for none.
+func foundDone(rep *dirsync.Report) string {
+	if rep.FoundDone == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d deactivation(s) found done without a record, recorded", rep.FoundDone)
 }
 
 // writeRecords prints one line per evidence record: status, action, key
@@ -273,6 +282,9 @@ func writeRecords(w io.Writer, recs []dirsync.Record) {
 				types[i] = c.Type
 			}
 			line += " (" + strings.Join(types, ", ") + ")"
+		}
+		if r.FoundDone {
+			line += " (found done: the console's answer was lost)"
 		}
 		if r.Error != "" {
 			line += ": " + strings.Join(strings.Fields(r.Error), " ")
