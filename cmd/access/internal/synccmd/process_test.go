@@ -30,7 +30,7 @@ var (
 )
 
 // accessBinary builds the access command once for the process tests.
-func accessBinary(t *testing.T) string {
+func accessBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "access-sync-bin-")
@@ -57,7 +57,7 @@ type syncProc struct {
 }
 
 // startSync starts access sync with args against srv.
-func startSync(t *testing.T, srv *accesstest.Server, dir string, args ...string) *syncProc {
+func startSync(t testing.TB, srv *accesstest.Server, dir string, args ...string) *syncProc {
 	t.Helper()
 	cmd := exec.Command(accessBinary(t), append([]string{"sync"}, args...)...)
 	cmd.Dir = dir
