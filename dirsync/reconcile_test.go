@@ -569,3 +569,33 @@ func TestReconcileRecordsADeactivationWhoseAnswerWasLost(t *testing.T) {
 		t.Errorf("the log holds %d records, want 2", len(ev.Records))
 	}
 }
+
+// TestReconcileRecordsALostAnswerWithoutDrift: a leaver holding no
+// credential, deactivated on the console whose answer was lost, leaves
+// nothing to change (no drift); the reconcile still applies to write the
+// record, once, and makes no write to the console.
+func TestReconcileRecordsALostAnswerWithoutDrift(t *testing.T) {
+	srv, c, ids := console(t)
+	ctx := context.Background()
+	log, _ := openLog(t)
+	if _, err := c.Users.Update(ctx, ids["E3"], &access.UserUpdate{Status: access.Ptr(access.UserStatusDeactivated)}); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests()
+	snap := people()
+	snap.People[2].Active = false // Chloe: no source time
+	opts := &dirsync.ReconcileOptions{Scope: &site.Scope{EmployeeNumber: true}}
+	for run := range 2 {
+		p, rep, err := dirsync.Reconcile(ctx, c, snap, opts, &dirsync.ApplyOptions{Evidence: log, Now: clock()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1 - run
+		if p.Drift() || len(rep.Records) != want || len(writes(srv)) != 0 {
+			t.Fatalf("run %d: drift %v, records %+v, writes %v; want %d record(s), no write", run, p.Drift(), rep.Records, writes(srv), want)
+		}
+		if run == 0 && (rep.Records[0].Action != dirsync.ActionDeactivate || rep.Records[0].Key != "E3" || rep.FoundDone != 1 || rep.Records[0].LatencySeconds != 30) {
+			t.Errorf("record %+v, found %d", rep.Records[0], rep.FoundDone)
+		}
+	}
+}

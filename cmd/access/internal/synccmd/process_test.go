@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,7 +30,7 @@ var (
 )
 
 // accessBinary builds the access command once for the process tests.
-func accessBinary(t *testing.T) string {
+func accessBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "access-sync-bin-")
@@ -56,7 +57,7 @@ type syncProc struct {
 }
 
 // startSync starts access sync with args against srv.
-func startSync(t *testing.T, srv *accesstest.Server, dir string, args ...string) *syncProc {
+func startSync(t testing.TB, srv *accesstest.Server, dir string, args ...string) *syncProc {
 	t.Helper()
 	cmd := exec.Command(accessBinary(t), append([]string{"sync"}, args...)...)
 	cmd.Dir = dir
@@ -203,5 +204,92 @@ func TestKill9AfterTheAcknowledgement(t *testing.T) {
 	// runs from before the kill.
 	if r := ev.Records[0]; r.SourceChanged != nil && !r.SourceChanged.Before(r.Observed) {
 		t.Errorf("source changed %v, observed %v", r.SourceChanged, r.Observed)
+	}
+}
+
+// TestKill9BeforeTheAnswer: the console takes a deactivation pushed over
+// SCIM but its answer is held, and the process is killed (SIGKILL) then:
+// Ben is DEACTIVATED and the log holds no record. A new process finds him
+// deactivated, takes his card and writes the missing deactivate record,
+// marked found_done, with the push's arrival as the source's time; a
+// reload's run writes no second one.
+func TestKill9BeforeTheAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the access command")
+	}
+	srv, ids := console(t)
+	dir := t.TempDir()
+	scimIDs := pushed(t, filepath.Join(dir, "store.jsonl"))
+	writeConfig(t, dir, openGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	p := startSync(t, srv, dir, "--config", "sync.yaml", "--scim-listen", "127.0.0.1:0")
+	m := scimAt.FindStringSubmatch(p.errs.await(t, "SCIM at "))
+	p.errs.await(t, "okta (start): no change")
+
+	// The deactivation takes effect; its answer is held until the client
+	// goes away.
+	srv.Inject(accesstest.OpUsersUpdate, accesstest.Fault{AfterHandling: true, Delay: 10 * time.Minute, Times: 1})
+	changed := make(chan struct{}, 1)
+	defer srv.OnChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})()
+	req, _ := http.NewRequest("PATCH", m[1]+"/Users/"+scimIDs["E2"], strings.NewReader(deactivate))
+	req.Header.Set("Content-Type", "application/scim+json")
+	req.Header.Set("Authorization", "Bearer "+scimToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("push: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	for st := status(t, srv, ids["E2"]); st != access.UserStatusDeactivated; st = status(t, srv, ids["E2"]) {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("the console never took the deactivation: Ben is %s", st)
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	evPath := filepath.Join(dir, "evidence.jsonl")
+	if ev, err := dirsync.ReadEvidenceFile(evPath); err == nil && len(ev.Records) != 0 {
+		t.Fatalf("evidence before the console's answer: %+v", ev.Records)
+	}
+
+	p = startSync(t, srv, dir, "--config", "sync.yaml", "--scim-listen", "127.0.0.1:0")
+	p.errs.await(t, "okta (start): 0 deactivated, 0 reactivated, 1 credentials revoked, 0 failed; 1 deactivation(s) found done")
+	if u, _ := srv.User(ids["E2"]); u.Status != access.UserStatusDeactivated || len(u.NFCCards) != 0 {
+		t.Errorf("Ben is %s holding %v", u.Status, u.NFCCards)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	p.errs.await(t, "reloaded sync.yaml: 1 source(s)")
+	p.errs.await(t, "okta (start): no change")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-p.done; err != nil {
+		t.Errorf("after SIGTERM: %v", err)
+	}
+	ev, err := dirsync.ReadEvidenceFile(evPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range ev.Records {
+		got = append(got, fmt.Sprint(r.Action, " ", r.Key, " ", r.Status, " ", r.FoundDone))
+	}
+	if strings.Join(got, "\n") != "deactivate E2 done true\nrevoke_credentials E2 done false" {
+		t.Fatalf("evidence:\n%s", strings.Join(got, "\n"))
+	}
+	if r := ev.Records[0]; r.UserID != ids["E2"] || r.SourceChanged == nil || r.Acknowledged == nil || !r.SourceChanged.Before(*r.Acknowledged) || r.LatencySeconds <= 0 {
+		t.Errorf("the found record: %+v", r)
 	}
 }

@@ -51,7 +51,7 @@ func console(t *testing.T) (*accesstest.Server, map[string]string) {
 }
 
 // scimDo sends one SCIM request to h and returns the answer's body.
-func scimDo(t *testing.T, h http.Handler, method, target, body string) []byte {
+func scimDo(t testing.TB, h http.Handler, method, target, body string) []byte {
 	t.Helper()
 	req := httptest.NewRequest(method, "http://scim.test"+scim.Prefix+target, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+scimToken)
@@ -100,7 +100,7 @@ func pushed(t *testing.T, path string, leavers ...string) map[string]string {
 
 // writeConfig writes a configuration with the SCIM store of dir and the
 // given extra lines for the source.
-func writeConfig(t *testing.T, dir, extra string) string {
+func writeConfig(t testing.TB, dir, extra string) string {
 	t.Helper()
 	p := filepath.Join(dir, "sync.yaml")
 	body := "evidence: evidence.jsonl\nsources:\n  - name: okta\n    scim:\n      store: store.jsonl\n      token_env: SCIM_TOKEN\n    scope:\n      employee_number: true\n" + extra
@@ -359,7 +359,7 @@ func (l *lines) Write(p []byte) (int, error) {
 }
 
 // await returns the first line containing s, failing after a minute.
-func (l *lines) await(t *testing.T, s string) string {
+func (l *lines) await(t testing.TB, s string) string {
 	t.Helper()
 	timeout := time.After(time.Minute)
 	for {
