@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -63,7 +64,7 @@ func WriteReport(w io.Writer, s *Summary, format string) error {
 		_, err = w.Write(append(b, '\n'))
 		return err
 	case ReportHTML:
-		return reportPage.Execute(w, htmlReport(s))
+		return reportPage().Execute(w, htmlReport(s))
 	}
 	return fmt.Errorf("%w %q (want one of %s)", ErrReportFormat, format, strings.Join(ReportFormats, ", "))
 }
@@ -183,7 +184,10 @@ func htmlReport(s *Summary) htmlPage {
 	return p
 }
 
-var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// reportPage is the report's template, parsed when first used (issue 38:
+// no package-level work for a command that does not use it).
+var reportPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -228,3 +232,4 @@ td.num { text-align: right; }
 {{end}}</body>
 </html>
 `))
+})

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 // htmlCell is one cell of the door × person matrix.
@@ -90,16 +91,19 @@ func WriteHTML(w io.Writer, reports ...*Report) error {
 		}
 		view = append(view, hr)
 	}
-	return reportPage.Execute(w, struct {
+	return reportPage().Execute(w, struct {
 		Reports []htmlReport
 		Note    string
 		Version string
 	}{view, CredentialsNote, FormatVersion})
 }
 
-var reportPage = template.Must(template.New("review").Funcs(template.FuncMap{
-	"join": func(s []string) string { return strings.Join(s, ", ") },
-}).Parse(`<!DOCTYPE html>
+// reportPage is the report's template, parsed when first used (issue 38:
+// no package-level work for a command that does not use it).
+var reportPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("review").Funcs(template.FuncMap{
+		"join": func(s []string) string { return strings.Join(s, ", ") },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -160,3 +164,4 @@ p.note { font-style: italic; }
 {{end}}</body>
 </html>
 `))
+})

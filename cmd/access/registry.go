@@ -352,12 +352,17 @@ func operations() []*opSpec {
 	return r.rows
 }
 
-// serviceCommands builds the command tree of the registry.
-func (a *app) serviceCommands() []*cobra.Command {
+// serviceCommandsOf builds the registry's command tree: all of it, or
+// the branch of the top-level word only (none if word is "" or no
+// service's).
+func (a *app) serviceCommandsOf(all bool, word string) []*cobra.Command {
 	groups := map[string]*cobra.Command{}
 	var top []*cobra.Command
 	for _, spec := range operations() {
 		words := strings.Fields(spec.path)
+		if !all && words[0] != word {
+			continue
+		}
 		parent := (*cobra.Command)(nil)
 		for i, w := range words[:len(words)-1] {
 			key := strings.Join(words[:i+1], " ")

@@ -75,6 +75,8 @@ type app struct {
 
 	configWarned bool // the config file's mode was warned about
 
+	args []string // the run's arguments, for the branch of the tree it builds (nil: the whole tree)
+
 	others []*app // the runs of other profiles' clients (clientFor)
 
 	// fakeMode is how --fake's console is reached (tests run the
@@ -118,6 +120,7 @@ func newApp(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, gete
 func (a *app) execute(args []string) int {
 	ctx, stdin, stdout, stderr := a.ctx, a.stdin, a.stdout, a.stderr
 	defer a.close()
+	a.args = args
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -370,15 +373,20 @@ lists take --watch.
 		return nil
 	}
 
-	for _, g := range a.serviceCommands() {
-		switch g.Name() {
-		case "users":
-			g.AddCommand(importcmd.NewUsers(a.factory()))
-		case "nfc-cards":
-			g.AddCommand(importcmd.NewNFCCards(a.factory()))
+	// Only the branch the run's arguments name (branch.go), or all.
+	all, word := treeBranch(pf, a.args)
+	addServices := func(all bool, word string) {
+		for _, g := range a.serviceCommandsOf(all, word) {
+			switch g.Name() {
+			case "users":
+				g.AddCommand(importcmd.NewUsers(a.factory()))
+			case "nfc-cards":
+				g.AddCommand(importcmd.NewNFCCards(a.factory()))
+			}
+			root.AddCommand(g)
 		}
-		root.AddCommand(g)
 	}
+	addServices(all, word)
 	fake := simulator.NewCommand()
 	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
 	fake.AddCommand(a.fakeRecordCommand())
@@ -390,6 +398,9 @@ lists take --watch.
 	root.AddCommand(synccmd.New(a.factory()))
 	root.AddCommand(reviewcmd.New(a.factory()))
 	root.AddCommand(capturecmd.New(a.factory()))
+	if unknownWord(root, all, word) {
+		addServices(true, "")
+	}
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
 	// output stream when made.
