@@ -2,42 +2,23 @@ package dirsync_test
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/access-dev/access/internal/browsertest"
+
 	"github.com/access-dev/access/dirsync"
 )
-
-// chromium is the path of a Chromium to drive; the test skips without
-// one, except in CI (CI=true), whose .ci/run installs Debian's.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium in CI: .ci/run installs Debian's chromium")
-	}
-	t.Skip("no Chromium installed (apt-get install chromium)")
-	return ""
-}
 
 // TestReportPageInChromium opens the HTML report in headless Chromium
 // and reads what it shows: the counts, the percentiles, the slowest
 // leavers by name and the flagged re-entry; hostile names show as text
 // and run nothing; the page asks for nothing but itself.
 func TestReportPageInChromium(t *testing.T) {
-	exe := chromium(t)
 	s := reportSummary()
 	s.Slowest[0].Name = `<img src=x onerror="window.pwned=1">`
 	s.Reentries[0].Door = `<script>window.pwned=2</script>`
@@ -57,19 +38,7 @@ func TestReportPageInChromium(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox, // CI runs as root
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	// Debian's Chromium is newer than chromedp's protocol tables: events
-	// with values it does not know are logged and skipped, harmlessly.
-	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
-	defer cancelB()
-	ctx, cancelC := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelC()
+	ctx := browsertest.Tab(t, 0, 0)
 
 	var title, leavers, p50, p95, p99, reentries, pwned string
 	var slowest, flagged [][]string

@@ -4,34 +4,17 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/access-dev/access/internal/browsertest"
+
 	"github.com/access-dev/access/review"
 )
-
-// chromium finds Debian's Chromium; the test skips without one, except in
-// CI (CI=true), whose .ci/run installs it (as the simulator's browser
-// tests do).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium in CI: .ci/run installs Debian's chromium")
-	}
-	t.Skip("no Chromium installed (apt-get install chromium)")
-	return ""
-}
 
 // TestHTMLInChromium renders the fixture's page in headless Chromium: the
 // matrix has a row per person and a column per door, with the marks,
@@ -39,7 +22,6 @@ func chromium(t *testing.T) string {
 // printed; the page asks for nothing else and runs no script; it prints
 // to a PDF.
 func TestHTMLInChromium(t *testing.T) {
-	exe := chromium(t)
 	r := buildFixture(t, []string{"E1", "E2", "E3"})
 	var buf bytes.Buffer
 	if err := review.WriteHTML(&buf, r); err != nil {
@@ -49,14 +31,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 1000))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
-	defer cancelB()
-	ctx, cancelC := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelC()
+	ctx := browsertest.Tab(t, 1280, 1000)
 
 	var (
 		rows, cols, scripts, resources int

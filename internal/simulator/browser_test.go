@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,27 +20,13 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
+	"github.com/access-dev/access/internal/browsertest"
 	"github.com/access-dev/access/internal/simulator"
 )
 
 // The browser tests drive Debian's headless Chromium with chromedp
-// against a simulator started in this process. They skip where no
-// Chromium is installed, except in CI (CI=true), whose .ci/run installs
-// one.
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium in CI: .ci/run installs Debian's chromium")
-	}
-	t.Skip("no Chromium installed (apt-get install chromium)")
-	return ""
-}
+// against a simulator started in this process (internal/browsertest:
+// they skip where no Chromium is installed, except in CI).
 
 // startSim starts a demo simulator on a free loopback port.
 func startSim(t *testing.T, cfg simulator.Config) *simulator.Site {
@@ -69,21 +54,8 @@ func sdkClient(t *testing.T, st *simulator.Site) *access.Client {
 // ends with the test.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,                               // CI runs as root
-		chromedp.Flag("ignore-certificate-errors", true), // the simulator's self-signed certificate, on loopback
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(width, height),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	// Debian's Chromium is newer than chromedp's protocol tables: events
-	// with values it does not know are logged and skipped, harmlessly.
-	quiet := func(string, ...any) {}
-	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithErrorf(quiet))
-	ctx, cancelC := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
-	return ctx
+	// The simulator's self-signed certificate, on loopback.
+	return browsertest.Tab(t, width, height, chromedp.Flag("ignore-certificate-errors", true))
 }
 
 // openConsole loads the page and waits until its live updates are on.
