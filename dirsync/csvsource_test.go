@@ -161,7 +161,8 @@ func signalled(src *dirsync.CSVSource) bool {
 // of content with the same size and time is seen by its hash.
 func TestCSVSourcePollSignalsAChangeOnceItHoldsStill(t *testing.T) {
 	src, path := csvSource(t, hrExport, hrMapping)
-	if src.Poll() || src.Poll() || signalled(src) {
+	first, second := src.Poll(), src.Poll()
+	if first || second || signalled(src) {
 		t.Fatal("an unchanged file signalled")
 	}
 	writeFile(t, path, hrExport[:40]) // being written

@@ -6,6 +6,3 @@ import "github.com/access-dev/access/cmd/access/internal/cmdutil"
 // API: its SDK methods, permission and minimum Access version
 // (cmdutil.FactsHelp).
 var factsHelp = cmdutil.FactsHelp
-
-// exactArgs takes exactly n arguments (cmdutil.ExactArgs).
-var exactArgs = cmdutil.ExactArgs

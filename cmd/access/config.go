@@ -52,10 +52,6 @@ func (a *app) resolve(flags connect.Flags) (connection, error) {
 // --allow-http (connect.CheckScheme).
 func (a *app) checkScheme(raw, src string) error { return connect.CheckScheme(raw, src, a.allowHTTP) }
 
-// trustCA reads the CA file of --cacert or ACCESS_CACERT into c
-// (connect.TrustCA).
-func (a *app) trustCA(c *connection) error { return connect.TrustCA(c, a.cacert, a.getenv) }
-
 // clientOptions are the SDK options for a connection
 // (connect.ClientOptions), with the command line's user agent.
 func clientOptions(c connection) []access.Option {
@@ -104,10 +100,6 @@ func (a *app) warnConfigMode(path string) {
 	}
 	a.configWarned = true
 	fmt.Fprintf(a.stderr, "access: warning: %s holds tokens and is accessible by others (mode %04o): chmod 600 %s\n", path, fi.Mode().Perm(), path)
-}
-
-func (a *app) readTokenFile(path string) (string, error) {
-	return a.readSecretFile("--token-file", path)
 }
 
 // readSecretFile reads a secret (a token, a webhook secret) from the file

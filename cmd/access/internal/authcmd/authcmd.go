@@ -12,8 +12,6 @@
 package authcmd
 
 import (
-	"strings"
-
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -46,8 +44,4 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

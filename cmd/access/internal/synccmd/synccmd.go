@@ -30,13 +30,12 @@ import (
 
 // options are the flags of access sync.
 type options struct {
-	config           string
-	once, apply      bool
-	detailed         bool
-	scimListen       string
-	tlsCert, tlsKey  string
-	metricsListen    string
-	allowNonLoopback bool
+	config          string
+	once, apply     bool
+	detailed        bool
+	scimListen      string
+	tlsCert, tlsKey string
+	metricsListen   string
 
 	// hangup, when set, replaces SIGHUP as the reload signal (tests).
 	hangup <-chan struct{}
