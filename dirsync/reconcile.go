@@ -216,6 +216,32 @@ func Document(snap *Snapshot, opts *ReconcileOptions) (*site.Document, error) {
 	return &site.Document{Users: users}, nil
 }
 
+// joinScope puts the people a plan creates in the scope's user group
+// when the options scope by a group but map none: without a mapping the
+// document manages no memberships (a user's groups are left as they
+// are), so a person created without the group would be outside the scope
+// from the next run on, and never revoked. It reports whether it changed
+// the document.
+func joinScope(doc *site.Document, sp *site.Plan, o *ReconcileOptions) bool {
+	if len(o.Groups) > 0 || o.Scope == nil || o.Scope.UserGroup == "" {
+		return false
+	}
+	created := map[string]bool{}
+	for _, ch := range sp.Changes {
+		if ch.Kind == site.KindUsers && ch.Op == site.OpCreate {
+			created[ch.Key] = true
+		}
+	}
+	changed := false
+	for i := range doc.Users {
+		if u := &doc.Users[i]; created[u.EmployeeNumber] && u.Groups == nil {
+			u.Groups = []string{o.Scope.UserGroup}
+			changed = true
+		}
+	}
+	return changed
+}
+
 func usable(snap *Snapshot) error {
 	switch {
 	case snap == nil:
@@ -232,7 +258,10 @@ func usable(snap *Snapshot) error {
 // equal to the snapshot's people: site's plan with pruning of users on
 // (a person the directory disables or no longer lists is deactivated;
 // only the users the document lists are pruned, never other kinds), and
-// the credentials of leavers to unassign. A nil, incomplete or empty
+// the credentials of leavers to unassign. Scoped by a user group with no
+// group mapping, the people it creates join that group (and no other
+// membership is managed), so that they stay in the scope and are revoked
+// when they leave. A nil, incomplete or empty
 // snapshot is refused with a [*SnapshotError] before any request. A plan
 // over site's guard is returned with its [*site.GuardError]; Apply
 // refuses it. Nothing is written.
@@ -245,15 +274,23 @@ func MakePlan(ctx context.Context, c *access.Client, snap *Snapshot, opts *Recon
 	if err != nil {
 		return nil, err
 	}
-	sp, err := site.MakePlan(ctx, c, doc, &site.PlanOptions{
+	popts := &site.PlanOptions{
 		Prune:              true,
 		PruneDeleteUsers:   o.DeleteUsers,
 		MaxDeactivate:      o.MaxDeactivate,
 		MaxDeactivateShare: o.MaxDeactivateShare,
 		Scope:              o.Scope,
-	})
+	}
+	sp, err := site.MakePlan(ctx, c, doc, popts)
 	if sp == nil {
 		return nil, err
+	}
+	if joinScope(doc, sp, &o) {
+		// The people to create join the scope's group, which the plan
+		// made without them; read and plan again with it.
+		if sp, err = site.MakePlan(ctx, c, doc, popts); sp == nil {
+			return nil, err
+		}
 	}
 	p := &Plan{Site: sp, Source: snap.Source, Observed: snap.Finished, OutOfScope: sp.Summary.OutOfScope,
 		people: make(map[string]*Person, len(snap.People)), held: map[string][]Credential{}, ids: map[string]string{}, opts: o, Revoke: []Revocation{}}

@@ -599,3 +599,60 @@ func TestReconcileRecordsALostAnswerWithoutDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileScopeGroupWithoutMappingKeepsWhomItCreates: a source
+// scoped by a user group without a group mapping puts the people it
+// creates in that group, so that they stay in its scope and are revoked
+// when they leave; the memberships of users already on the console are
+// not touched (without a mapping they are not managed).
+func TestReconcileScopeGroupWithoutMappingKeepsWhomItCreates(t *testing.T) {
+	srv := accesstest.New(t)
+	c := srv.Client()
+	ctx := context.Background()
+	old := srv.AddUser(access.User{FirstName: "Olga", LastName: "Old", EmployeeNumber: "E7", UserEmail: "olga@example.com"})
+	srv.AddUserGroup("", "Contractors", "", old.ID)
+	srv.AddUserGroup("", "Night shift", "", old.ID)
+	opts := &dirsync.ReconcileOptions{Scope: &site.Scope{UserGroup: "Contractors"}, MaxDeactivate: -1, MaxDeactivateShare: -1}
+	snap := func(newActive bool) *dirsync.Snapshot {
+		return &dirsync.Snapshot{Source: "hr", Complete: true, Finished: srv.Now(), People: []dirsync.Person{
+			{Key: "E7", FirstName: "Olga", LastName: "Old", Email: "olga@example.com", Active: true},
+			{Key: "E8", FirstName: "Nina", LastName: "New", Email: "nina@example.com", Active: newActive},
+		}}
+	}
+	if _, rep, err := dirsync.Reconcile(ctx, c, snap(true), opts, &dirsync.ApplyOptions{Now: srv.Now}); err != nil || rep.Failed != 0 {
+		t.Fatal(err, rep)
+	}
+	members := func(group string) []string {
+		t.Helper()
+		groups, _, err := c.UserGroups.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups {
+			if g.Name == group {
+				us, _, err := c.UserGroups.ListUsers(ctx, g.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var keys []string
+				for _, u := range us {
+					keys = append(keys, u.EmployeeNumber)
+				}
+				slices.Sort(keys)
+				return keys
+			}
+		}
+		t.Fatalf("no group %s", group)
+		return nil
+	}
+	if got := members("Contractors"); !slices.Equal(got, []string{"E7", "E8"}) {
+		t.Fatalf("Contractors holds %v; want E7 and the created E8", got)
+	}
+	if got := members("Night shift"); !slices.Equal(got, []string{"E7"}) {
+		t.Fatalf("Night shift holds %v; an existing user's groups are not managed without a mapping", got)
+	}
+	// Nina leaves: she is in the scope, so she is revoked.
+	if _, rep, err := dirsync.Reconcile(ctx, c, snap(false), opts, &dirsync.ApplyOptions{Now: srv.Now}); err != nil || rep.Deactivated != 1 {
+		t.Fatal(err, rep)
+	}
+}
