@@ -246,13 +246,7 @@ func (c *Config) check(loc site.Locator) []site.Problem {
 			bad(at+".name", "two sources are named %q", s.Name)
 		}
 		names[s.Name] = true
-		kinds := 0
-		for _, set := range []bool{s.LDAP != nil, s.SCIM != nil, s.CSV != nil} {
-			if set {
-				kinds++
-			}
-		}
-		if kinds != 1 {
+		if kinds := count(s.LDAP != nil, s.SCIM != nil, s.CSV != nil); kinds != 1 {
 			bad(at, "give exactly one of ldap, scim and csv (%d given)", kinds)
 		}
 		switch s.Credentials {
