@@ -106,24 +106,7 @@ func TestReportFormats(t *testing.T) {
 // still honours after the sync deactivated them is flagged by
 // --check-reentries, in the log and the report.
 func TestReportFlagsAReentry(t *testing.T) {
-	srv := accesstest.New(t, accesstest.WithDemoData())
-	probe, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-77")
-	if err != nil || probe.Granted {
-		t.Fatal(err, probe)
-	}
-	rev := srv.AddUser(access.User{FirstName: "Ben", LastName: "Hall", EmployeeNumber: "E2", UserEmail: "ben@example.com",
-		NFCCards: []access.NFCCard{{ID: "CARD-77", Token: probe.Token}}})
-	members := []string{rev.ID}
-	for _, p := range [][3]string{{"E1", "Ada", "Lovelace"}, {"E3", "Chloe", "Martin"}} {
-		members = append(members, srv.AddUser(access.User{FirstName: p[1], LastName: p[2], EmployeeNumber: p[0], UserEmail: strings.ToLower(p[1]) + "@example.com"}).ID)
-	}
-	srv.AddUserGroup("", "Synced", "", members...)
-	dir := t.TempDir()
-	pushed(t, filepath.Join(dir, "store.jsonl"), "E2")
-	cfg := filepath.Join(dir, "sync.yaml")
-	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: okta\n    scim: {store: store.jsonl, token_env: SCIM_TOKEN}\n    scope: {user_group: Synced}\n    guard: {max_deactivate_share: 100}\n    credentials: keep\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv, rev, cfg := reentrySetup(t)
 	if _, errOut, code := run(t, srv, "--config", cfg, "--once", "--apply"); code != 0 {
 		t.Fatalf("apply: exit %d: %s", code, errOut)
 	}
@@ -149,24 +132,7 @@ func TestReportFlagsAReentry(t *testing.T) {
 // cache still honoured after their revocation is flagged, on stdout and
 // in the evidence log.
 func TestLongRunningFlagsAReentry(t *testing.T) {
-	srv := accesstest.New(t, accesstest.WithDemoData())
-	probe, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-77")
-	if err != nil || probe.Granted {
-		t.Fatal(err, probe)
-	}
-	rev := srv.AddUser(access.User{FirstName: "Ben", LastName: "Hall", EmployeeNumber: "E2", UserEmail: "ben@example.com",
-		NFCCards: []access.NFCCard{{ID: "CARD-77", Token: probe.Token}}})
-	members := []string{rev.ID}
-	for _, p := range [][3]string{{"E1", "Ada", "Lovelace"}, {"E3", "Chloe", "Martin"}} {
-		members = append(members, srv.AddUser(access.User{FirstName: p[1], LastName: p[2], EmployeeNumber: p[0], UserEmail: strings.ToLower(p[1]) + "@example.com"}).ID)
-	}
-	srv.AddUserGroup("", "Synced", "", members...)
-	dir := t.TempDir()
-	pushed(t, filepath.Join(dir, "store.jsonl"), "E2")
-	cfg := filepath.Join(dir, "sync.yaml")
-	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: okta\n    scim: {store: store.jsonl, token_env: SCIM_TOKEN}\n    scope: {user_group: Synced}\n    guard: {max_deactivate_share: 100}\n    credentials: keep\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv, _, cfg := reentrySetup(t)
 	out, errOut := newLines(), newLines()
 	hup := make(chan struct{}, 1)
 	c := newCommand(factory(srv, out, errOut), &options{hangup: hup})
@@ -191,11 +157,38 @@ func TestLongRunningFlagsAReentry(t *testing.T) {
 	if !strings.Contains(line, ": "+door.Name+" at ") {
 		t.Errorf("line %q does not name the door %s", line, door.Name)
 	}
-	ev, err := dirsync.ReadEvidenceFile(filepath.Join(dir, "evidence.jsonl"))
+	ev, err := dirsync.ReadEvidenceFile(filepath.Join(filepath.Dir(cfg), "evidence.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := dirsync.Summarize(ev.Records, time.Time{}, 1); len(s.Reentries) != 1 || s.Reentries[0].Key != "E2" {
 		t.Errorf("summary %+v", s)
 	}
+}
+
+// reentrySetup is the directory of the reentry tests: Ben Hall (E2), whose
+// card CARD-77 a reader's offline cache holds, Ada and Chloe, all three in
+// the group Synced; a SCIM store in which only E2 was pushed; and the
+// sync's configuration file, whose path it returns with the server and Ben.
+func reentrySetup(t *testing.T) (*accesstest.Server, access.User, string) {
+	t.Helper()
+	srv := accesstest.New(t, accesstest.WithDemoData())
+	probe, err := srv.PresentCardFromCache(accesstest.DemoDeviceID, "CARD-77")
+	if err != nil || probe.Granted {
+		t.Fatal(err, probe)
+	}
+	rev := srv.AddUser(access.User{FirstName: "Ben", LastName: "Hall", EmployeeNumber: "E2", UserEmail: "ben@example.com",
+		NFCCards: []access.NFCCard{{ID: "CARD-77", Token: probe.Token}}})
+	members := []string{rev.ID}
+	for _, p := range [][3]string{{"E1", "Ada", "Lovelace"}, {"E3", "Chloe", "Martin"}} {
+		members = append(members, srv.AddUser(access.User{FirstName: p[1], LastName: p[2], EmployeeNumber: p[0], UserEmail: strings.ToLower(p[1]) + "@example.com"}).ID)
+	}
+	srv.AddUserGroup("", "Synced", "", members...)
+	dir := t.TempDir()
+	pushed(t, filepath.Join(dir, "store.jsonl"), "E2")
+	cfg := filepath.Join(dir, "sync.yaml")
+	if err := os.WriteFile(cfg, []byte("evidence: evidence.jsonl\nsources:\n  - name: okta\n    scim: {store: store.jsonl, token_env: SCIM_TOKEN}\n    scope: {user_group: Synced}\n    guard: {max_deactivate_share: 100}\n    credentials: keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return srv, rev, cfg
 }
