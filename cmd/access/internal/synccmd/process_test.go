@@ -97,6 +97,20 @@ func startSync(t testing.TB, srv *accesstest.Server, dir string, args ...string)
 
 var scimAt = regexp.MustCompile(`SCIM at (http://\S+)`)
 
+// pushDeactivate pushes the deactivation of the SCIM user id to the
+// listener at base and wants it acknowledged (200).
+func pushDeactivate(t *testing.T, base, id string) {
+	t.Helper()
+	req, _ := http.NewRequest("PATCH", base+"/Users/"+id, strings.NewReader(deactivate))
+	req.Header.Set("Content-Type", "application/scim+json")
+	req.Header.Set("Authorization", "Bearer "+scimToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("push: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
 // TestKill9AfterTheAcknowledgement: a deactivation pushed over SCIM is
 // acknowledged, the console write it causes is held in flight, and the
 // process is killed (SIGKILL) then; the console did not take it. A new
@@ -128,14 +142,7 @@ func TestKill9AfterTheAcknowledgement(t *testing.T) {
 		t.Fatal(err)
 	}
 	cursor := j.Next
-	req, _ := http.NewRequest("PATCH", m[1]+"/Users/"+scimIDs["E2"], strings.NewReader(deactivate))
-	req.Header.Set("Content-Type", "application/scim+json")
-	req.Header.Set("Authorization", "Bearer "+scimToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("push: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	pushDeactivate(t, m[1], scimIDs["E2"])
 	userPath := "/api/v1/developer/users/" + ids["E2"]
 	for held := false; !held; {
 		j, err := srv.RequestsSince(ctx, cursor, true)
@@ -238,14 +245,7 @@ func TestKill9BeforeTheAnswer(t *testing.T) {
 		default:
 		}
 	})()
-	req, _ := http.NewRequest("PATCH", m[1]+"/Users/"+scimIDs["E2"], strings.NewReader(deactivate))
-	req.Header.Set("Content-Type", "application/scim+json")
-	req.Header.Set("Authorization", "Bearer "+scimToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("push: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	pushDeactivate(t, m[1], scimIDs["E2"])
 	for st := status(t, srv, ids["E2"]); st != access.UserStatusDeactivated; st = status(t, srv, ids["E2"]) {
 		select {
 		case <-changed:
