@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/access-dev/access/internal/filelock"
 )
 
 // The actions of an evidence [Record].
@@ -103,6 +105,7 @@ func (r *Record) Latency() time.Duration {
 type EvidenceLog struct {
 	mu      sync.Mutex
 	f       *os.File
+	lock    *filelock.Lock
 	revoked map[string][]Credential // key -> credentials revoked and not yet re-issued
 	leavers map[string]leaver       // console user id -> deactivation in force
 	flagged map[string]bool         // reentryKey of the re-entries flagged
@@ -111,15 +114,32 @@ type EvidenceLog struct {
 	start time.Time
 }
 
+// ErrEvidenceLocked is matched by the error of [OpenEvidence] when the
+// log is open for writing elsewhere (another access sync on the same
+// configuration, or another open in this process).
+var ErrEvidenceLocked = filelock.ErrLocked
+
 // OpenEvidence opens (or creates, mode 0600) the evidence log at path for
 // appending, and reads what it holds to know the credentials taken from
-// each person.
-func OpenEvidence(path string) (*EvidenceLog, error) {
+// each person. It holds the exclusive lock of path+".lock" until
+// [EvidenceLog.Close], so that two writers never append from two views of
+// who was revoked; a second opener gets an error matching
+// [ErrEvidenceLocked].
+func OpenEvidence(path string) (l *EvidenceLog, err error) {
+	lock, err := filelock.TryLock(path + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("dirsync: evidence log: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			lock.Unlock()
+		}
+	}()
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("dirsync: evidence log: %w", err)
 	}
-	l := &EvidenceLog{f: f, revoked: map[string][]Credential{}, leavers: map[string]leaver{}, flagged: map[string]bool{}}
+	l = &EvidenceLog{f: f, lock: lock, revoked: map[string][]Credential{}, leavers: map[string]leaver{}, flagged: map[string]bool{}}
 	ev, err := ReadEvidence(f)
 	if err != nil {
 		f.Close()
@@ -219,6 +239,7 @@ func (l *EvidenceLog) Close() error {
 	}
 	err := l.f.Close()
 	l.f = nil
+	l.lock.Unlock()
 	return err
 }
 

@@ -1,6 +1,7 @@
 package dirsync_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,4 +119,31 @@ func TestSummarize(t *testing.T) {
 	if e := dirsync.Summarize(nil, t0, 5); e.Leavers != 0 || e.P99 != 0 || e.Slowest == nil || e.Reentries == nil {
 		t.Errorf("empty summary %+v", e)
 	}
+}
+
+// TestOpenEvidenceRefusesASecondWriter: an evidence log open for writing
+// (a running access sync) refuses a second opener with ErrEvidenceLocked,
+// so two syncs never append over each other's view of who was revoked;
+// once closed it opens again.
+func TestOpenEvidenceRefusesASecondWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "evidence.jsonl")
+	first, err := dirsync.OpenEvidence(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := dirsync.OpenEvidence(path)
+	if second != nil {
+		second.Close()
+	}
+	if !errors.Is(err, dirsync.ErrEvidenceLocked) || !strings.Contains(fmt.Sprint(err), "evidence log") {
+		t.Fatalf("second open: %v, want ErrEvidenceLocked naming the evidence log", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := dirsync.OpenEvidence(path)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	again.Close()
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,4 +167,109 @@ frame access.hw.door_bell: ~ data.request_id: string -> number
 	_, errOut, code := run(ctx, t, nil, nil, "diff", a, c)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "not a capture file")
+}
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutine and the
+// test's; addr receives the first line naming the webhook receiver.
+type syncBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	addr chan string
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if m := regexp.MustCompile(`receiving webhook deliveries at (http://\S+)`).FindSubmatch(p); m != nil {
+		select {
+		case b.addr <- string(m[1]):
+		default:
+		}
+	}
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestCaptureListenKeepsTheSecretOut: with --listen, the signing secret
+// (from $ACCESS_WEBHOOK_SECRET or --secret-file) verifies a delivery, and
+// appears neither in the capture file, nor on stdout or stderr, nor in
+// the error of a refused secret file; no flag takes its value.
+func TestCaptureListenKeepsTheSecretOut(t *testing.T) {
+	t.Parallel()
+	const secret = "whsec-Zq8-the-secret-itself-7731"
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(secretFile, []byte(secret+"\n"), 0o600))
+	for name, setting := range map[string]struct {
+		env  map[string]string
+		args []string
+	}{
+		"env":  {env: map[string]string{"ACCESS_WEBHOOK_SECRET": secret}},
+		"file": {args: []string{"--secret-file", secretFile}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := accesstest.New(t)
+			file := filepath.Join(t.TempDir(), "console.capture")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			runCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			var out bytes.Buffer
+			errOut := &syncBuffer{addr: make(chan string, 1)}
+			f := &cmdutil.Factory{
+				IOStreams: cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: errOut},
+				Getenv:    func(k string) string { return setting.env[k] },
+				Client:    func() (*access.Client, error) { return srv.Client(), nil },
+				ReadSecretFile: func(flag, path string) (string, error) {
+					b, err := os.ReadFile(path)
+					return strings.TrimSpace(string(b)), err
+				},
+			}
+			cmd := capturecmd.New(f)
+			cmd.SetArgs(append([]string{"-O", file, "--no-stream", "--operations", "none", "--listen", "127.0.0.1:0"}, setting.args...))
+			cmd.SetOut(&out)
+			cmd.SetErr(errOut)
+			cmd.SilenceUsage, cmd.SilenceErrors = true, true
+			done := make(chan error, 1)
+			go func() { done <- cmd.ExecuteContext(runCtx) }()
+			var url string
+			select {
+			case url = <-errOut.addr:
+			case err := <-done:
+				t.Fatalf("ended before listening: %v; %s", err, errOut.String())
+			}
+			body := []byte(`{"event":"access.hw.door_bell","data":{"device_id":"d1"}}`)
+			post := func(sig string) int {
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+				require.NoError(t, err)
+				req.Header.Set(access.SignatureHeader, sig)
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				_ = resp.Body.Close()
+				return resp.StatusCode
+			}
+			assert.Equal(t, http.StatusOK, post(access.SignPayload(body, secret, time.Now())))
+			assert.Equal(t, http.StatusUnauthorized, post(access.SignPayload(body, "wrong", time.Now())))
+			stop()
+			require.NoError(t, <-done, errOut.String())
+			b, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Contains(t, out.String(), "1 webhook deliveries")
+			assert.Contains(t, errOut.String(), "refused 1 deliveries")
+			for what, s := range map[string]string{"capture file": string(b), "stdout": out.String(), "stderr": errOut.String()} {
+				assert.NotContains(t, s, secret, what)
+				assert.NotContains(t, s, secret[:12], what)
+			}
+		})
+	}
+	for _, fl := range []string{"--secret", "--webhook-secret", "--signing-secret"} {
+		_, errOut, code := run(context.Background(), t, nil, nil, "-O", filepath.Join(dir, "a"), "--listen", "127.0.0.1:0", fl, secret)
+		assert.NotEqual(t, 0, code)
+		assert.Contains(t, errOut, "unknown flag", fl)
+	}
 }
