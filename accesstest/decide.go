@@ -133,7 +133,7 @@ func (s *Server) policiesOfUser(u *access.User) []string {
 	p := s.ppl()
 	var groups []*groupRec
 	for _, g := range p.groups.list {
-		if !slices.Contains(g.members, u.ID) {
+		if !g.hasMember(u.ID) {
 			continue
 		}
 		for _, x := range append([]*groupRec{g}, groupsOf(p, p.ancestors(g))...) {

@@ -521,7 +521,7 @@ func (f *stateFile) build() (*loadedState, error) {
 		if p.group(g.ID) != nil {
 			return nil, fmt.Errorf("duplicate user group %q", g.ID)
 		}
-		p.groups.add(&groupRec{id: g.ID, name: g.Name, upID: g.UpID, members: nonNil(g.Members), policyIDs: nonNil(g.PolicyIDs)})
+		p.groups.add(newGroupRec(g.ID, g.Name, g.UpID, g.Members, nonNil(g.PolicyIDs)))
 	}
 	p.policyOrder, p.scheduleOrder = st.polOrder, st.schOrder
 	p.identity = identityState{resources: f.Identity.Resources, users: f.Identity.Users, groups: f.Identity.Groups, invited: f.Identity.Invited}

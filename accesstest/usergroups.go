@@ -26,10 +26,65 @@ const (
 
 // groupRec is a user group: its id, name and parent, its direct members
 // and its access policies.
+//
+// members is the members in the order they were added (the order the
+// state file and GroupMembers show); in indexes it, so that adding a
+// member or asking whether a user is one costs O(1) however large the
+// group is (an add that walked members made a first import of N people
+// into one group quadratic). Change members only through setMembers,
+// addMembers and removeMembers, which keep the two in step.
 type groupRec struct {
 	id, name, upID string
 	members        []string
+	in             map[string]struct{}
 	policyIDs      []string
+}
+
+// newGroupRec returns a group with these members, each once, in the
+// order of their first occurrence.
+func newGroupRec(id, name, upID string, members, policyIDs []string) *groupRec {
+	g := &groupRec{id: id, name: name, upID: upID, policyIDs: policyIDs}
+	g.setMembers(members)
+	return g
+}
+
+// setMembers replaces the members with ids, each once, in the order of
+// their first occurrence.
+func (g *groupRec) setMembers(ids []string) {
+	g.members, g.in = make([]string, 0, len(ids)), make(map[string]struct{}, len(ids))
+	g.addMembers(ids)
+}
+
+// addMembers appends the ids that are not members yet, in order, each
+// once; its cost is that of the ids, not of the group.
+func (g *groupRec) addMembers(ids []string) {
+	for _, id := range ids {
+		if _, ok := g.in[id]; !ok {
+			g.in[id] = struct{}{}
+			g.members = append(g.members, id)
+		}
+	}
+}
+
+// removeMembers removes the ids that are members, keeping the others'
+// order; it walks the members only when one of ids is among them.
+func (g *groupRec) removeMembers(ids ...string) {
+	gone := false
+	for _, id := range ids {
+		if _, ok := g.in[id]; ok {
+			delete(g.in, id)
+			gone = true
+		}
+	}
+	if gone {
+		g.members = slices.DeleteFunc(g.members, func(m string) bool { _, ok := g.in[m]; return !ok })
+	}
+}
+
+// hasMember reports whether the user is a direct member.
+func (g *groupRec) hasMember(id string) bool {
+	_, ok := g.in[id]
+	return ok
 }
 
 func (p *peopleState) group(id string) *groupRec { return p.groups.get(id) }
@@ -77,7 +132,7 @@ func (s *Server) AddUserGroup(id, name, upID string, members ...string) string {
 				return "", fmt.Errorf("accesstest: AddUserGroup: no user %q", m)
 			}
 		}
-		p.groups.add(&groupRec{id: id, name: name, upID: upID, members: uniq(members), policyIDs: []string{}})
+		p.groups.add(newGroupRec(id, name, upID, members, []string{}))
 		return id, nil
 	})
 }
@@ -162,7 +217,7 @@ func (s *Server) createUserGroup(w http.ResponseWriter, r *http.Request) {
 	if !s.checkGroupName(w, nil, *req.Name, req.UpID) {
 		return
 	}
-	g := &groupRec{id: s.newID(), name: *req.Name, upID: req.UpID, members: []string{}, policyIDs: []string{}}
+	g := newGroupRec(s.newID(), *req.Name, req.UpID, nil, []string{})
 	s.ppl().groups.add(g)
 	s.publish(change{Log: "user group created: " + g.id})
 	writeSuccess(w)
@@ -261,7 +316,7 @@ func (s *Server) addGroupUsers(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.members = uniq(append(g.members, ids...))
+	g.addMembers(ids)
 	s.publish(change{Log: "users added to user group: " + g.id})
 	writeSuccess(w)
 }
@@ -277,7 +332,7 @@ func (s *Server) removeGroupUsers(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.members = slices.DeleteFunc(g.members, func(m string) bool { return slices.Contains(ids, m) })
+	g.removeMembers(ids...)
 	s.publish(change{Log: "users removed from user group: " + g.id})
 	writeSuccess(w)
 }

@@ -393,7 +393,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	s.releaseUserCredentials(id)
 	p := s.ppl()
 	for _, g := range p.groups.list {
-		g.members = slices.DeleteFunc(g.members, func(m string) bool { return m == id })
+		g.removeMembers(id)
 	}
 	delete(p.avatars, id)
 	delete(p.identity.users, id)
@@ -457,7 +457,7 @@ func (s *Server) listUserPolicies(w http.ResponseWriter, r *http.Request) {
 		if only != "true" {
 			p := s.ppl()
 			for _, g := range p.groups.list {
-				if slices.Contains(g.members, u.ID) {
+				if g.hasMember(u.ID) {
 					ids = append(ids, g.policyIDs...)
 					for _, up := range p.ancestors(g) {
 						ids = append(ids, p.group(up).policyIDs...)

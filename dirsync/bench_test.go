@@ -86,3 +86,48 @@ func BenchmarkReconcile10000NoChange(b *testing.B) {
 		srv.ResetRequests()
 	})
 }
+
+// BenchmarkFirstImportGrowth makes a first import — every person of the
+// directory created on the console and put in the scope's user group, as
+// `access sync --once --apply` does over a new HR file — at two sizes,
+// 1,000 and 4,000 people, alternated in each op, each against a fake
+// console of its own (made off the clock). µs/create-1k and
+// µs/create-4k are the imports' times per person; growth is their ratio,
+// about 1 when a create costs the same however many the group holds
+// already (issue 38: an add walked the group's members, and a 10,000-row
+// import slowed from 14 creates a second to 4.6). Run it with
+// -benchtime 1x (-count 3).
+func BenchmarkFirstImportGrowth(b *testing.B) {
+	ctx := context.Background()
+	sizes := []int{1000, 4000}
+	per := make([]time.Duration, len(sizes))
+	for op := range b.N {
+		for i, n := range sizes {
+			b.StopTimer()
+			srv := accesstest.New(b)
+			srv.AddUserGroup("", "Contractors", "")
+			snap := &dirsync.Snapshot{Source: "hr", Complete: true, Finished: time.Now(), People: make([]dirsync.Person, n)}
+			for j := range n {
+				snap.People[j] = dirsync.Person{Key: fmt.Sprintf("C%d-%06d", op, j), FirstName: "First", LastName: fmt.Sprint("Last", j),
+					Email: fmt.Sprintf("p%d@example.com", j), Groups: []string{"Contractors"}, Active: true}
+			}
+			opts := &dirsync.ReconcileOptions{Groups: map[string]string{"Contractors": "Contractors"},
+				Scope: &site.Scope{UserGroup: "Contractors"}}
+			b.StartTimer()
+			start := time.Now()
+			_, rep, err := dirsync.Reconcile(ctx, srv.Client(), snap, opts, &dirsync.ApplyOptions{})
+			per[i] += time.Since(start)
+			b.StopTimer()
+			if err != nil || rep.Failed != 0 || len(srv.GroupMembers(srv.UserGroups()[0].ID)) != n {
+				b.Fatalf("%d people: err %v, report %+v", n, err, rep)
+			}
+			srv.Close()
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	us := func(i int) float64 { return float64(per[i].Microseconds()) / float64(b.N*sizes[i]) }
+	b.ReportMetric(us(0), "µs/create-1k")
+	b.ReportMetric(us(1), "µs/create-4k")
+	b.ReportMetric(us(1)/us(0), "growth")
+}
