@@ -36,7 +36,6 @@ type consoleState struct {
 	withoutAccess   bool
 	badGatewayUntil time.Time // a restart: the proxy answers 502 until then,
 	unauthUntil     time.Time // then 401 until then
-	modes           [2]int    // requests per access.Mode
 }
 
 // WithOlderProxySocket makes the server act as older console firmware:
@@ -89,9 +88,10 @@ type RestartWindow struct {
 // RequestsByMode returns how many requests the server received in each
 // layout: direct (/api/v1/developer) and through the proxy.
 func (s *Server) RequestsByMode() (direct, proxy int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.console.modes[access.ModeDirect], s.console.modes[access.ModeProxy]
+	j := &s.journal
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.modes[access.ModeDirect], j.modes[access.ModeProxy]
 }
 
 // ModeUsed returns the layout every request so far came in (direct or
@@ -156,7 +156,7 @@ func modeOfPath(p string) access.Mode {
 // Access sees the request; a request it answers is recorded (without its
 // body, which is not read).
 func (s *Server) consoleAnswers(w http.ResponseWriter, r *http.Request, op Op, mode access.Mode) bool {
-	s.mu.Lock()
+	s.mu.RLock()
 	c := s.console
 	now := s.clockNow()
 	answers := c.withoutAccess || mode == access.ModeProxy && (now.Before(c.unauthUntil) ||
@@ -164,7 +164,7 @@ func (s *Server) consoleAnswers(w http.ResponseWriter, r *http.Request, op Op, m
 	if answers {
 		s.journalLocked(r, op, mode, nil)
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	if !answers {
 		return false
 	}

@@ -75,7 +75,9 @@ func (s *Server) Caused(act func() error) (Effects, error) {
 	defer s.acts.run.Unlock()
 	eff := &Effects{Events: []CausedEvent{}, SystemLogs: []string{}}
 	s.mu.Lock()
-	eff.DeliveriesSince, eff.RequestsSince = s.hub.done.total+s.hub.unmade, s.requests.total
+	s.journal.mu.Lock()
+	eff.DeliveriesSince, eff.RequestsSince = s.hub.done.total+s.hub.unmade, s.journal.requests.total
+	s.journal.mu.Unlock()
 	s.acts.now = eff
 	s.mu.Unlock()
 	err := act()
@@ -139,7 +141,9 @@ func (s *Server) Reset(demo bool) error {
 	}
 	s.mu.Lock()
 	s.faults = nil
-	s.requests.reset()
+	s.journal.mu.Lock()
+	s.journal.requests.reset()
+	s.journal.mu.Unlock()
 	s.hub.done.reset()
 	s.mu.Unlock()
 	return nil
@@ -163,19 +167,20 @@ type Journal[T any] struct {
 // ends, for at least one; at ctx's end it returns what there is and
 // ctx's error.
 func (s *Server) DeliveriesSince(ctx context.Context, since int, wait bool) (Journal[Delivery], error) {
-	return readSince(ctx, s, &s.hub.done, since, wait)
+	return readSince(ctx, s, &s.mu, &s.hub.done, since, wait)
 }
 
 // RequestsSince returns the requests received ([Server.Requests]) after
 // cursor since (0: from the first), waiting as [Server.DeliveriesSince]
 // does.
 func (s *Server) RequestsSince(ctx context.Context, since int, wait bool) (Journal[Request], error) {
-	return readSince(ctx, s, &s.requests, since, wait)
+	return readSince(ctx, s, &s.journal.mu, &s.journal.requests, since, wait)
 }
 
-func readSince[T any](ctx context.Context, s *Server, r *ring[T], since int, wait bool) (Journal[T], error) {
+// readSince reads r under mu, the lock that guards it.
+func readSince[T any](ctx context.Context, s *Server, mu sync.Locker, r *ring[T], since int, wait bool) (Journal[T], error) {
 	for {
-		s.mu.Lock()
+		mu.Lock()
 		j := r.since(since)
 		var wake chan struct{}
 		if wait && len(j.Items) == 0 {
@@ -184,7 +189,7 @@ func readSince[T any](ctx context.Context, s *Server, r *ring[T], since int, wai
 			}
 			wake = r.wake
 		}
-		s.mu.Unlock()
+		mu.Unlock()
 		if wake == nil {
 			return j, nil
 		}
@@ -198,7 +203,8 @@ func readSince[T any](ctx context.Context, s *Server, r *ring[T], since int, wai
 	}
 }
 
-// since is the part of the ring after cursor n. The caller holds s.mu.
+// since is the part of the ring after cursor n. The caller holds the
+// ring's lock.
 func (r *ring[T]) since(n int) Journal[T] {
 	first := r.total - len(r.list) + 1 // the cursor of list[0]
 	n = max(n, 0)

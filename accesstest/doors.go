@@ -284,11 +284,9 @@ func (s *Server) AddDeviceInfo(d access.Device, alsoAt ...string) access.Device 
 // Door returns a door's current state; its LockRelayStatus reflects
 // unlocks, lock rules and the emergency mode at the fake's time.
 func (s *Server) Door(id string) (access.Door, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.runDue()
-	sp := s.sp()
-	if d := sp.door(id); d != nil {
+	defer s.readUnlock(s.readLock(true)) // the timers due run first
+	sp := &s.space
+	if d := sp.doors.peek(id); d != nil {
 		return sp.wireDoor(d), true
 	}
 	return access.Door{}, false
@@ -296,14 +294,13 @@ func (s *Server) Door(id string) (access.Door, bool) {
 
 // Doors returns every door's current state, in the order they were added.
 func (s *Server) Doors() []access.Door {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.runDue()
+	defer s.readUnlock(s.readLock(true)) // the timers due run first
 	return s.doorList()
 }
 
+// doorList is every door. The caller holds s.mu (shared: readLock).
 func (s *Server) doorList() []access.Door {
-	sp := s.sp()
+	sp := &s.space
 	out := make([]access.Door, sp.doors.len())
 	for i, d := range sp.doors.list {
 		out[i] = sp.wireDoor(d)

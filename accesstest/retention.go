@@ -43,7 +43,7 @@ func WithRetention(r Retention) Option {
 	return func(s *Server) {
 		s.retention = Retention{SystemLogs: max(r.SystemLogs, 0), SystemLogAge: max(r.SystemLogAge, 0),
 			Deliveries: max(r.Deliveries, 0), Requests: max(r.Requests, 0)}
-		s.hub.done.max, s.requests.max = s.retention.Deliveries, s.retention.Requests
+		s.hub.done.max, s.journal.requests.max = s.retention.Deliveries, s.retention.Requests
 	}
 }
 

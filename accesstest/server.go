@@ -232,8 +232,8 @@ type Server struct {
 	clock     clockState // clock.go: Advance's offset and the timers
 	token     string
 	tokens    map[string][]Permission
-	requests  ring[Request] // retention.go: bounded by retention.Requests
-	retention Retention     // retention.go: WithRetention
+	journal   reqJournal // the requests received, under their own lock; retention.go bounds them
+	retention Retention  // retention.go: WithRetention
 	faults    []*activeFault
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -540,9 +540,9 @@ func (s *Server) ClearFaults() {
 // Requests returns the requests received so far, oldest first: the
 // newest [Retention.Requests] of them when that is set.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests.items()
+	s.journal.mu.Lock()
+	defer s.journal.mu.Unlock()
+	return s.journal.requests.items()
 }
 
 // RequestsFor returns the requests received for one operation.
@@ -558,9 +558,9 @@ func (s *Server) RequestsFor(op Op) []Request {
 
 // ResetRequests forgets the recorded requests.
 func (s *Server) ResetRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests.reset()
+	s.journal.mu.Lock()
+	defer s.journal.mu.Unlock()
+	s.journal.requests.reset()
 }
 
 func (s *Server) fail(format string, args ...any) {
@@ -838,13 +838,17 @@ func (a *answer) sendTo(w http.ResponseWriter) {
 }
 
 // record logs the request and returns the fault it triggers, if any.
+// Without faults injected, it holds s.mu shared only.
 func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *Fault {
+	s.mu.RLock()
+	s.journalLocked(r, op, mode, body)
+	none := len(s.faults) == 0
+	s.mu.RUnlock()
+	if none || s.ownRequest(r) {
+		return nil // none injected; or UnjournaledClient: the faults are for the clients under test
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.journalLocked(r, op, mode, body)
-	if s.ownRequest(r) {
-		return nil // UnjournaledClient: the faults are for the clients under test
-	}
 	for i, af := range s.faults {
 		if (af.op != op && af.op != OpAny) || op == opUnknown || (af.op == OpAny && af.f.AfterHandling && op == OpNotificationsSubscribe) {
 			continue
@@ -863,7 +867,8 @@ func (s *Server) record(r *http.Request, op Op, mode access.Mode, body []byte) *
 
 // journalLocked adds the request to the journal, its credential headers
 // (Authorization, X-API-KEY) redacted, and counts its layout. s.mu is
-// held.
+// held, shared or not (for the clock); the journal's own lock is taken
+// here.
 func (s *Server) journalLocked(r *http.Request, op Op, mode access.Mode, body []byte) {
 	if s.ownRequest(r) {
 		return // UnjournaledClient: a view of the fake, nobody's use of the API
@@ -877,8 +882,12 @@ func (s *Server) journalLocked(r *http.Request, op Op, mode access.Mode, body []
 			h[k] = []string{"REDACTED"}
 		}
 	}
-	s.console.modes[mode]++
-	s.requests.add(Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()})
+	req := Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()}
+	j := &s.journal
+	j.mu.Lock()
+	j.modes[mode]++
+	j.requests.add(req)
+	j.mu.Unlock()
 }
 
 // applyFault acts out f; it reports whether the request has been answered.
@@ -984,8 +993,8 @@ func (s *Server) authenticate(r *http.Request, mode access.Mode) ([]Permission, 
 		return nil, false
 	}
 	given := sha256.Sum256([]byte(token))
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	var perms []Permission
 	found := 0
 	for token, p := range s.tokens {

@@ -73,9 +73,12 @@ func (e *StateError) Is(target error) bool {
 
 // stateLock is the server's lock. Whoever changes state while holding it
 // calls touch; Unlock then calls the [Server.OnChange] functions, after
-// the lock is released.
+// the lock is released. A read that changes nothing may hold it shared
+// (RLock, through [Server.readLock]): it must then write nothing, not
+// even a cache (hence table.peek); what every request writes, the
+// request journal, has its own lock (reqJournal).
 type stateLock struct {
-	sync.Mutex
+	sync.RWMutex
 	changed bool
 	seq     atomic.Uint64 // changes made so far: a request compares it before and after (WithCommit)
 
@@ -103,7 +106,7 @@ func (l *stateLock) Unlock() {
 		}
 	}
 	l.seeded = false
-	l.Mutex.Unlock()
+	l.RWMutex.Unlock()
 	if !changed {
 		return
 	}

@@ -57,6 +57,11 @@ func (t *table[T, K]) get(id string) *T {
 	return v
 }
 
+// peek returns the record with the id, or nil, for reading only: it
+// changes nothing, not even the cache, so that readers holding s.mu
+// shared may call it at once.
+func (t *table[T, K]) peek(id string) *T { return t.byID[id] }
+
 // mark drops v's cached encoding: the caller changes v, which it found
 // in list rather than through get.
 func (t *table[T, K]) mark(v *T) {

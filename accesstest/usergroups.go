@@ -139,8 +139,7 @@ func (s *Server) AddUserGroup(id, name, upID string, members ...string) string {
 
 // UserGroups returns every user group, in insertion order.
 func (s *Server) UserGroups() []access.UserGroup {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.readUnlock(s.readLock(false))
 	p := s.ppl()
 	out := make([]access.UserGroup, p.groups.len())
 	for i, g := range p.groups.list {
@@ -151,8 +150,7 @@ func (s *Server) UserGroups() []access.UserGroup {
 
 // GroupMembers returns the ids of a group's direct members.
 func (s *Server) GroupMembers(groupID string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.readUnlock(s.readLock(false))
 	if g := s.ppl().group(groupID); g != nil {
 		return slices.Clone(g.members)
 	}
@@ -228,8 +226,7 @@ func (s *Server) listUserGroups(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getUserGroup(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.readUnlock(s.readLock(false))
 	if g := s.groupOf(w, r); g != nil {
 		writeData(w, s.ppl().wire(g))
 	}

@@ -91,9 +91,8 @@ func (s *Server) AddUser(u access.User) access.User {
 
 // User returns the stored user with the given id.
 func (s *Server) User(id string) (access.User, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if u := s.user(id); u != nil {
+	defer s.readUnlock(s.readLock(false))
+	if u := s.people.users.peek(id); u != nil {
 		return clone(*u), true
 	}
 	return access.User{}, false
@@ -101,8 +100,7 @@ func (s *Server) User(id string) (access.User, bool) {
 
 // Users returns every stored user, in insertion order.
 func (s *Server) Users() []access.User {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.readUnlock(s.readLock(false))
 	out := make([]access.User, s.people.users.len())
 	for i, u := range s.people.users.list {
 		out[i] = clone(*u)
@@ -149,9 +147,8 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.user(id)
+	defer s.readUnlock(s.readLock(false))
+	u := s.people.users.peek(id)
 	if u == nil {
 		userNotFound(w)
 		return
@@ -315,8 +312,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.readUnlock(s.readLock(false))
 	pg := pageOf(s.people.users.list, num, size)
 	out := make([]userWire, len(pg))
 	for i, u := range pg {
