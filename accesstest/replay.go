@@ -97,9 +97,10 @@ type ReplayStats struct {
 	// due time, on the server's clock; LateP50 and LateP99 are the
 	// median and the 99th percentile of how far each frame was. All
 	// three are 0 at speed max, where nothing is due. A frame is never
-	// sent before its due time; how long after is the scheduling of the
-	// play's goroutine (it wakes from a short sleep and spins the last
-	// 200 µs on Linux), and beyond it the machine's load.
+	// sent before its due time; how long after is how soon the play's
+	// goroutine got a processor back: tens of microseconds on an idle
+	// Linux machine, milliseconds or more under load (see
+	// docs/performance.md, "Capture and replay").
 	Late, LateP50, LateP99 time.Duration
 }
 
@@ -110,9 +111,11 @@ type ReplayStats struct {
 // time (as [Server.Emit]), each at its recorded offset divided by speed,
 // counted on the server's clock from the call: advancing the clock
 // ([Server.Advance]) brings the next ones forward. It never sends one
-// before its due time, and wakes for it on time rather than on a Go
-// timer's millisecond (it sleeps short and spins the last 200 µs; see
-// [ReplayStats] for how late each was). A speed of 0 or less,
+// before its due time, and wakes for it on time rather than a Go
+// timer's millisecond late: it sleeps on a timer, then in short sleeps
+// (nanosleep on Linux), then yields the processor for the last 200 µs,
+// which costs some CPU (about 0.1 ms a frame); [ReplayStats] tells how
+// late each was. A speed of 0 or less,
 // or +Inf, plays them one after another without waiting and without
 // moving the clock (what access fake --replay --speed max does). It
 // returns when all were played or ctx ended; the deliveries are made in

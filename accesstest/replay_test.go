@@ -52,8 +52,9 @@ func framesEvery(n int, gap time.Duration) *capture.Capture {
 // saw. On a clock that only the test moves, each frame is sent once the
 // clock reaches it and not before, and ReplayStats tells exactly how
 // late: a frame sent early would show a negative lateness, and change
-// the median or the maximum. Nothing here depends on how loaded the
-// machine is.
+// the median or the maximum. A cancelled context ends the play in
+// whichever step of its wait it is. Nothing here depends on how loaded
+// the machine is.
 func TestPlayCaptureSendsEachFrameWhenDue(t *testing.T) {
 	t.Parallel()
 	t.Run("real clock", func(t *testing.T) {
@@ -104,5 +105,26 @@ func TestPlayCaptureSendsEachFrameWhenDue(t *testing.T) {
 		assert.Equal(t, 2*time.Millisecond, st.LateP50)
 		assert.Equal(t, 5*time.Millisecond, st.LateP99)
 		assert.Equal(t, 5*time.Millisecond, st.Late)
+	})
+
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		// f1 is due 1 ms on, on a clock that stands still: the play waits
+		// in short sleeps and yields, then on its timer, over and over.
+		base := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+		c := framesEvery(2, time.Millisecond)
+		srv := accesstest.New(t, accesstest.WithCapture(c), accesstest.WithClock(func() time.Time { return base }))
+		got := readArrivals(ctx, t, srv)
+		play, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			st, err := srv.PlayCapture(play, 1)
+			assert.Equal(t, 1, st.Frames)
+			done <- err
+		}()
+		assert.Equal(t, "f0", (<-got).event)
+		stop()
+		assert.ErrorIs(t, <-done, context.Canceled)
 	})
 }
