@@ -94,8 +94,14 @@ type ReplayStats struct {
 	// endpoint subscribed to its event.
 	Deliveries int
 	// Late is, among the frames, how far the latest was sent past its
-	// due time.
-	Late time.Duration
+	// due time, on the server's clock; LateP50 and LateP99 are the
+	// median and the 99th percentile of how far each frame was. All
+	// three are 0 at speed max, where nothing is due. A frame is never
+	// sent before its due time; how long after is how soon the play's
+	// goroutine got a processor back: tens of microseconds on an idle
+	// Linux machine, milliseconds or more under load (see
+	// docs/performance.md, "Capture and replay").
+	Late, LateP50, LateP99 time.Duration
 }
 
 // PlayCapture plays the frames of the capture given with [WithCapture]
@@ -104,7 +110,12 @@ type ReplayStats struct {
 // their event, signed again with each endpoint's secret at the server's
 // time (as [Server.Emit]), each at its recorded offset divided by speed,
 // counted on the server's clock from the call: advancing the clock
-// ([Server.Advance]) brings the next ones forward. A speed of 0 or less,
+// ([Server.Advance]) brings the next ones forward. It never sends one
+// before its due time, and wakes for it on time rather than a Go
+// timer's millisecond late: it sleeps on a timer, then in short sleeps
+// (nanosleep on Linux), then yields the processor for the last 200 µs,
+// which costs some CPU (about 0.1 ms a frame); [ReplayStats] tells how
+// late each was. A speed of 0 or less,
 // or +Inf, plays them one after another without waiting and without
 // moving the clock (what access fake --replay --speed max does). It
 // returns when all were played or ctx ended; the deliveries are made in
@@ -157,32 +168,26 @@ func (s *Server) PlayCapture(ctx context.Context, speed float64) (ReplayStats, e
 		clear(batch)
 		batch = batch[:0]
 	}
-	var err error
+	var (
+		err   error
+		lates lateness
+	)
+	if !max {
+		lates = make(lateness, 0, len(c.Frames))
+	}
 play:
 	for _, it := range items {
 		if !max {
 			due := start.Add(time.Duration(float64(it.at) / speed))
-			for {
-				wait := due.Sub(s.Now())
-				if wait <= 0 {
-					break
-				}
-				if t == nil {
-					t = time.NewTimer(wait)
-				} else {
-					t.Reset(wait)
-				}
-				select {
-				case <-ctx.Done():
-					err = ctx.Err()
-					break play
-				case <-t.C:
-				case <-s.replay.moved:
-					t.Stop() // Go 1.23: no stale tick is left in t.C
-				}
+			if err = s.waitDue(ctx, due, &t); err != nil {
+				break play
 			}
-			if late := s.Now().Sub(due); it.frame != nil && late > st.Late {
-				st.Late = late
+			if it.frame != nil {
+				late := s.Now().Sub(due)
+				lates = append(lates, late)
+				if late > st.Late {
+					st.Late = late
+				}
 			}
 		} else if ctx.Err() != nil {
 			err = ctx.Err()
@@ -212,6 +217,7 @@ play:
 	flush()
 	close(hooks)
 	st.Deliveries = <-hooksDone
+	st.LateP50, st.LateP99 = lates.quantile(50), lates.quantile(99)
 	return st, err
 }
 
