@@ -64,8 +64,9 @@ type fakeProc struct {
 }
 
 // startFake starts `access fake` on a copy of the state file, on a free
-// loopback port, and reads its --print-env lines.
-func startFake(b *testing.B, cli, state string) *fakeProc {
+// loopback port, with the extra arguments, and reads its --print-env
+// lines.
+func startFake(b *testing.B, cli, state string, extra ...string) *fakeProc {
 	data, err := os.ReadFile(state)
 	if err != nil {
 		b.Fatal(err)
@@ -74,7 +75,8 @@ func startFake(b *testing.B, cli, state string) *fakeProc {
 	if err := os.WriteFile(copyPath, data, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(cli, "fake", "--state", copyPath, "--async-save", "--addr", "127.0.0.1:0", "--print-env", "--no-ui")
+	args := append([]string{"fake", "--state", copyPath, "--async-save", "--addr", "127.0.0.1:0", "--print-env", "--no-ui"}, extra...)
+	cmd := exec.Command(cli, args...)
 	cmd.Env = append(os.Environ(), "ACCESS_CONFIG_DIR=/nonexistent-access-config")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -116,9 +118,13 @@ func (p *fakeProc) environ(mode access.Mode) []string {
 		"ACCESS_FINGERPRINT="+p.env["ACCESS_FINGERPRINT"], "ACCESS_CONFIG_DIR=/nonexistent-access-config", "TZ=UTC")
 }
 
-// execTool runs bin with args in env and returns its wall and CPU time.
+// execTool runs bin with args in env and returns its wall and CPU time
+// (the process's rusage: user and system). A run is killed after ten
+// minutes, so that a stream that stopped short fails the benchmark.
 func execTool(b *testing.B, env []string, dir, bin string, args ...string) (wall, cpu time.Duration) {
-	cmd := exec.Command(bin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env, cmd.Dir = env, dir
 	var errs strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &errs
@@ -143,7 +149,15 @@ func execTool(b *testing.B, env []string, dir, bin string, args ...string) (wall
 //   - apply: `apply --yes -f` of the export and 1,000 new users, each in
 //     one group, against the same reads and the same creates and group
 //     additions two at a time (each side on a fake of its own, started
-//     from the same state, outside the timing).
+//     from the same state, outside the timing);
+//   - monitor: `monitor --events N` against the program's plain reader of
+//     the notifications stream (sdktools notifications N), each on a fake
+//     of its own replaying a capture of toolFrames real console frames
+//     (--replay, --speed max: from the first subscription, at the pace of
+//     the reader), N being the capture's frames; it reports too
+//     each side's events/s and CPU µs per event, and the monitor's rate
+//     over the reader's (mon/reader-rate, on the wall time, and
+//     mon/reader-cpu-rate, per CPU-second; issue 38's goal: at least 0.5).
 //
 // apply runs with --rate 0 (unpaced, as the program is; the reading
 // commands are not paced): a pacing, a quadratic step or a doubled read
@@ -154,6 +168,8 @@ func BenchmarkToolProcesses(b *testing.B) {
 	jsonl := buildBench(b, "./testdata/sdkjsonl", "sdkjsonl")
 	state := toolState(b)
 	dir := b.TempDir()
+	replay := writeFramesCapture(b, filepath.Join(dir, "frames.capture"), toolFrames)
+	events := fmt.Sprint(toolFrames) // every frame (the handshake is no notification)
 	for _, mode := range []access.Mode{access.ModeDirect, access.ModeProxy} {
 		shared := startFake(b, cli, state)
 		env := shared.environ(mode)
@@ -169,12 +185,16 @@ func BenchmarkToolProcesses(b *testing.B) {
 			name     string
 			cli, sdk []string
 			sdkBin   string
-			fresh    bool // each side on a fake of its own
+			fresh    bool     // each side on a fake of its own
+			fakeArgs []string // its extra arguments
+			events   int      // the notifications each side reads
 		}{
 			{name: "users", cli: []string{"users", "list", "--all", "-o", "jsonl"}, sdkBin: jsonl},
 			{name: "export", cli: []string{"export", "--kinds", "users,user-groups"}, sdk: []string{"export"}, sdkBin: sdk},
 			{name: "plan", cli: []string{"plan", "-f", "site.yaml"}, sdk: []string{"plan"}, sdkBin: sdk},
 			{name: "apply", cli: []string{"apply", "--yes", "-f", "apply.json", "--rate", "0"}, sdk: []string{"apply", "apply.jsonl"}, sdkBin: sdk, fresh: true},
+			{name: "monitor", cli: []string{"monitor", "--listen", "127.0.0.1:0", "--events", events}, sdk: []string{"notifications", events},
+				sdkBin: sdk, fresh: true, fakeArgs: []string{"--replay", replay, "--speed", "max"}, events: toolFrames},
 		} {
 			b.Run(fmt.Sprintf("%s/%s", mode, c.name), func(b *testing.B) {
 				var kw, kc, sw, sc time.Duration
@@ -182,7 +202,7 @@ func BenchmarkToolProcesses(b *testing.B) {
 					e := env
 					if c.fresh {
 						b.StopTimer()
-						f := startFake(b, cli, state)
+						f := startFake(b, cli, state, c.fakeArgs...)
 						defer f.stop()
 						e = f.environ(mode)
 						b.StartTimer()
@@ -204,6 +224,15 @@ func BenchmarkToolProcesses(b *testing.B) {
 				b.ReportMetric(sw.Seconds()/n, "sdk-s")
 				b.ReportMetric(float64(kw)/float64(sw), "cli/sdk-wall")
 				b.ReportMetric(float64(kc)/float64(sc), "cli/sdk-cpu")
+				if c.events > 0 {
+					ev := float64(c.events) * n
+					b.ReportMetric(ev/kw.Seconds(), "cli-events/s")
+					b.ReportMetric(ev/sw.Seconds(), "sdk-events/s")
+					b.ReportMetric(float64(kc.Microseconds())/ev, "cli-cpu-us/event")
+					b.ReportMetric(float64(sc.Microseconds())/ev, "sdk-cpu-us/event")
+					b.ReportMetric(float64(sw)/float64(kw), "mon/reader-rate")
+					b.ReportMetric(float64(sc)/float64(kc), "mon/reader-cpu-rate")
+				}
 			})
 		}
 		shared.stop()

@@ -59,6 +59,11 @@ type Options struct {
 	// Incident receives each incident line, in order (it must not
 	// block for long: the event loop waits for it).
 	Incident func(monitor.Incident)
+	// Notified, when set, is called once per notification the watcher
+	// has handled (fed to the engine, counted, its incidents emitted),
+	// from the stream's goroutine, without the watcher's lock; not for
+	// the stream's errors. access monitor --events counts with it.
+	Notified func()
 	// Forward, when set, gets each incident line too, through its
 	// bounded queue.
 	Forward *Forwarder
@@ -364,6 +369,9 @@ func (w *Watcher) stream(ctx context.Context) {
 				continue
 			}
 			w.handle(n, now)
+			if w.o.Notified != nil {
+				w.o.Notified()
+			}
 		}
 		if ctx.Err() != nil {
 			return

@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,7 +42,7 @@ type monitorFlags struct {
 	heldOpen, unlockGrace, deviceOffline         time.Duration
 	streamSilent, streamMute, pollEvery, usersEv time.Duration
 	rate                                         float64
-	burst, queue, count                          int
+	burst, queue, count, events                  int
 	forwardTo, secretFile                        string
 	allProfiles                                  bool
 }
@@ -107,6 +108,7 @@ are watched.
 	fl.IntVar(&mf.queue, "queue", 1000, "webhook deliveries kept waiting at most (more are dropped and counted)")
 	fl.BoolVar(&mf.allProfiles, "all-profiles", false, "watch every profile of the config file")
 	fl.IntVar(&mf.count, "count", 0, "stop after N incident lines (0: run until stopped)")
+	fl.IntVar(&mf.events, "events", 0, "stop after N notifications of the streams were handled (0: run until stopped)")
 	return c
 }
 
@@ -126,6 +128,9 @@ func runMonitor(ctx context.Context, f *cmdutil.Factory, mf monitorFlags) error 
 	}
 	if mf.count < 0 {
 		return cmdutil.UsageErrorf("--count must not be negative")
+	}
+	if mf.events < 0 {
+		return cmdutil.UsageErrorf("--events must not be negative")
 	}
 	if mf.rate <= 0 || mf.burst < 1 {
 		return cmdutil.UsageErrorf("--rate must be positive and --burst at least 1")
@@ -149,6 +154,10 @@ func runMonitor(ctx context.Context, f *cmdutil.Factory, mf monitorFlags) error 
 
 	reg := prometheus.NewPedanticRegistry()
 	out := &incidentWriter{out: f.Out, text: f.Format() == "table", count: mf.count, done: stop}
+	notified := eventCounter(mf.events, func() {
+		fmt.Fprintf(f.ErrOut, "monitor: %d notifications handled (--events)\n", mf.events)
+		stop()
+	})
 	var watched []*monitored
 	ready := make(chan struct{}, len(consoles))
 	for _, nc := range consoles {
@@ -174,7 +183,7 @@ func runMonitor(ctx context.Context, f *cmdutil.Factory, mf monitorFlags) error 
 		w, err = watch.New(cl, watch.Options{
 			Engine: monitor.Config{Console: nc.Name, HeldOpen: mf.heldOpen, UnlockGrace: mf.unlockGrace, DeviceOffline: mf.deviceOffline,
 				StreamSilent: mf.streamSilent, StreamMute: mf.streamMute},
-			PollEvery: mf.pollEvery, UsersEvery: mf.usersEv, Incident: out.write, Forward: mc.fwd, Metrics: m,
+			PollEvery: mf.pollEvery, UsersEvery: mf.usersEv, Incident: out.write, Notified: notified, Forward: mc.fwd, Metrics: m,
 			Ready: func(c monitor.Coverage, doors map[string]string) {
 				reportCoverage(f, nc.Name, c, doors)
 				ready <- struct{}{}
@@ -267,6 +276,21 @@ func reportCoverage(f *cmdutil.Factory, console string, c monitor.Coverage, name
 		msg += fmt.Sprintf("; held_open and forced_entry are off for: %s", strings.Join(list, ", "))
 	}
 	fmt.Fprintln(f.ErrOut, msg)
+}
+
+// eventCounter returns the watchers' Notified hook of --events n: done
+// is called once, when the consoles' streams together have brought n
+// notifications. With n 0 there is no hook.
+func eventCounter(n int, done func()) func() {
+	if n <= 0 {
+		return nil
+	}
+	var seen atomic.Int64
+	return func() {
+		if seen.Add(1) == int64(n) {
+			done()
+		}
+	}
 }
 
 // incidentWriter writes incident lines: JSON lines, or text on a

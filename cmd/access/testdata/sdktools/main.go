@@ -1,14 +1,19 @@
 // Command sdktools is the baseline of BenchmarkToolProcesses: a plain
 // program on the SDK doing the work of `access export`, `access plan`
 // and `access apply` the way a hand-written program would, with the same
-// requests at the same concurrency. It reads ACCESS_URL, ACCESS_TOKEN and
-// ACCESS_FINGERPRINT.
+// requests at the same concurrency, and the plain notifications reader
+// beside `access monitor --events N`. It reads ACCESS_URL, ACCESS_TOKEN
+// and ACCESS_FINGERPRINT.
 //
 //	sdktools export       every user, the groups, each group's members and policies; the result as JSON on stdout
 //	sdktools plan         the same reads; counts on stdout
 //	sdktools apply FILE   the same reads, then creates the users of FILE (JSON lines of
 //	                      employee_number, first_name, last_name, group) that are not on the console, each
 //	                      added to its group, two at a time
+//	sdktools notifications N
+//	                      subscribes to the notifications stream, reads N notifications (nothing
+//	                      done with them) and exits; an error of the stream (a drop, a frame that
+//	                      is no notification) fails it
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/access-dev/access"
@@ -151,7 +157,7 @@ func main() {
 	}
 	ctx := context.Background()
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: sdktools export|plan|apply FILE"))
+		fail(fmt.Errorf("usage: sdktools export|plan|apply FILE|notifications N"))
 	}
 	switch os.Args[1] {
 	case "export", "plan":
@@ -176,6 +182,21 @@ func main() {
 			fail(err)
 		}
 		fmt.Printf("%d created\n", n)
+	case "notifications":
+		want, err := strconv.Atoi(os.Args[2])
+		if err != nil || want < 1 {
+			fail(fmt.Errorf("notifications %q: want a count", os.Args[2]))
+		}
+		n := 0
+		for _, err := range c.Notifications.Subscribe(ctx, nil) {
+			if err != nil {
+				fail(err)
+			}
+			if n++; n == want {
+				break
+			}
+		}
+		fmt.Printf("%d notifications\n", n)
 	default:
 		fail(fmt.Errorf("unknown %q", os.Args[1]))
 	}
