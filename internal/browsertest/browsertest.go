@@ -46,6 +46,10 @@ func Tab(t testing.TB, width, height int, extra ...chromedp.ExecAllocatorOption)
 		chromedp.ExecPath(Chromium(t)),
 		chromedp.NoSandbox, // CI runs as root
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// A first start on a loaded machine (a new profile, both cores
+		// busy) can take longer than chromedp's 20 s for Chromium to
+		// print its DevTools address: give it the tab's bound.
+		chromedp.WSURLReadTimeout(Timeout),
 	)
 	if width > 0 && height > 0 {
 		opts = append(opts, chromedp.WindowSize(width, height))
