@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/access-dev/access"
 )
@@ -58,21 +59,24 @@ func (s *Server) getDeviceSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // methodFields lists, per access method, the fields it accepts and their
-// allowed values.
-var methodFields = map[string]map[string][]string{
-	"nfc": {"enabled": yesNo}, "bt_tap": {"enabled": yesNo}, "bt_button": {"enabled": yesNo},
-	"bt_shake": {"enabled": yesNo}, "mobile_wave": {"enabled": yesNo}, "wave": {"enabled": yesNo},
-	"qr_code": {"enabled": yesNo}, "touch_pass": {"enabled": yesNo},
-	"pin_code": {"enabled": yesNo, "pin_code_shuffle": yesNo},
-	"face":     {"enabled": yesNo, "anti_spoofing_level": {"high", "medium", "no"}, "detect_distance": {"near", "medium", "far"}},
-}
+// allowed values; made when first used, not at every start of a program
+// that links the fake.
+var methodFields = sync.OnceValue(func() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"nfc": {"enabled": yesNo}, "bt_tap": {"enabled": yesNo}, "bt_button": {"enabled": yesNo},
+		"bt_shake": {"enabled": yesNo}, "mobile_wave": {"enabled": yesNo}, "wave": {"enabled": yesNo},
+		"qr_code": {"enabled": yesNo}, "touch_pass": {"enabled": yesNo},
+		"pin_code": {"enabled": yesNo, "pin_code_shuffle": yesNo},
+		"face":     {"enabled": yesNo, "anti_spoofing_level": {"high", "medium", "no"}, "detect_distance": {"near", "medium", "far"}},
+	}
+})
 
 var yesNo = []string{"yes", "no"}
 
 // validateMethods checks an update's access methods against methodFields.
 func validateMethods(methods map[string]map[string]string) string {
 	for m, fields := range methods {
-		allowed, ok := methodFields[m]
+		allowed, ok := methodFields()[m]
 		if !ok {
 			return "unknown access method " + strconv.Quote(m) + "."
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/access-dev/access/internal/apifacts"
@@ -305,8 +306,9 @@ func (r *redactor) headers(h http.Header) map[string]string {
 var idParams = map[string]bool{":id": true, ":device_id": true, ":visitor_id": true}
 
 // literals are the segments of the routes of the API that are no
-// parameter.
-var literals = func() map[string]bool {
+// parameter, made when first used (not at every start of a program that
+// links capture).
+var literals = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{"api": true, "v1": true, "developer": true}
 	for _, o := range apifacts.Operations() {
 		for _, s := range strings.Split(o.Path, "/") {
@@ -316,7 +318,7 @@ var literals = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // path redacts a request's path: the segments a route of the API (by
 // internal/apifacts) takes as an id are kept, the other parameters (a card
@@ -334,7 +336,7 @@ func (r *redactor) path(method, p string) string {
 		return strings.Join(segs, "/")
 	}
 	for i, s := range segs {
-		if s != "" && !literals[s] {
+		if s != "" && !literals()[s] {
 			segs[i] = r.replace("path", s)
 		}
 	}

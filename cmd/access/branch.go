@@ -10,7 +10,8 @@ import (
 // A run builds the branch of the command tree that its arguments name
 // (issue 38): the whole tree (every operation's command, flags and help
 // examples) is most of a start's own work, and `access doors list` needs
-// the doors only, `access --version` no operation at all.
+// the doors only, `access sync` the sync command only (others.go), and
+// `access --version` no command at all.
 
 // treeBranch reads args as cobra will, with the root's persistent flags
 // pf, up to the first argument that is not a flag: the top-level command

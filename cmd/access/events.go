@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/access-dev/access"
@@ -18,14 +19,17 @@ import (
 )
 
 // eventAliases are short names for the notifications a person watches.
-var eventAliases = map[string][]access.NotificationEvent{
-	"doorbell":    {access.NotificationRemoteView, access.NotificationRemoteViewChange, access.NotificationDoorBell},
-	"door.unlock": {access.NotificationRemoteUnlock},
-	"emergency":   {access.NotificationSettingUpdate},
-	"logs":        {access.NotificationLogsAdd},
-	"location":    {access.NotificationLocationUpdate, access.NotificationLocationUpdateV2},
-	"device":      {access.NotificationDeviceUpdate, access.NotificationDeviceUpdateV2, access.NotificationDeviceLocationUpdateV2},
-}
+// (Made when first used, not at every start.)
+var eventAliases = sync.OnceValue(func() map[string][]access.NotificationEvent {
+	return map[string][]access.NotificationEvent{
+		"doorbell":    {access.NotificationRemoteView, access.NotificationRemoteViewChange, access.NotificationDoorBell},
+		"door.unlock": {access.NotificationRemoteUnlock},
+		"emergency":   {access.NotificationSettingUpdate},
+		"logs":        {access.NotificationLogsAdd},
+		"location":    {access.NotificationLocationUpdate, access.NotificationLocationUpdateV2},
+		"device":      {access.NotificationDeviceUpdate, access.NotificationDeviceUpdateV2, access.NotificationDeviceLocationUpdateV2},
+	}
+})
 
 // eventFilter matches notifications against --type values: an alias, a
 // full event name, or a name without its "access." prefix.
@@ -37,7 +41,7 @@ func newEventFilter(types []string) eventFilter {
 	}
 	f := eventFilter{}
 	for _, t := range types {
-		if evs, ok := eventAliases[t]; ok {
+		if evs, ok := eventAliases()[t]; ok {
 			for _, e := range evs {
 				f[e] = true
 			}
@@ -52,8 +56,8 @@ func newEventFilter(types []string) eventFilter {
 func (f eventFilter) match(e access.NotificationEvent) bool { return f == nil || f[e] }
 
 func eventTypeCompletions() []string {
-	out := make([]string, 0, len(eventAliases))
-	for k := range eventAliases {
+	out := make([]string, 0, len(eventAliases()))
+	for k := range eventAliases() {
 		out = append(out, k)
 	}
 	return out

@@ -13,7 +13,7 @@ import (
 // (access.base.info, never yielded, so not one to wait for); sorted.
 var knownEvents = sync.OnceValue(func() []access.NotificationEvent {
 	var out []access.NotificationEvent
-	for _, evs := range eventAliases {
+	for _, evs := range eventAliases() {
 		out = append(out, evs...)
 	}
 	slices.Sort(out)
@@ -25,7 +25,7 @@ var knownEvents = sync.OnceValue(func() []access.NotificationEvent {
 // it and the command would wait forever.
 func checkEventTypes(types []string) error {
 	for _, t := range types {
-		if _, ok := eventAliases[t]; ok {
+		if _, ok := eventAliases()[t]; ok {
 			continue
 		}
 		known := knownEvents()

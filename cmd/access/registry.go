@@ -585,7 +585,7 @@ func (a *app) opCommand(spec *opSpec, name string) *cobra.Command {
 			a.sent.fillSent(res) // a record the write answered: what it lacked, as sent
 		}
 		var names idNames // this command's names of its table's ids
-		if cols := tableNameCols[spec.path]; cols != nil && a.format() == "table" {
+		if cols := tableNameCols()[spec.path]; cols != nil && a.format() == "table" {
 			names = loadTableNames(c.Context(), cl, cols)
 		}
 		if d, ok := res.(done); ok {

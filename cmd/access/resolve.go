@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
@@ -71,8 +72,10 @@ func alts(s ...string) []string {
 }
 
 var (
-	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	deviceRE = regexp.MustCompile(`^[0-9a-fA-F]{12}$`)
+	uuidRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
+	deviceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{12}$`) })
 )
 
 // kindLabel is how errors call each kind of record.
@@ -191,9 +194,9 @@ func listNamed(ctx context.Context, c *access.Client, kind string) ([]named, err
 // list is fetched to resolve it.
 func looksLikeID(kind, s string) bool {
 	if kind == "device" {
-		return deviceRE.MatchString(s)
+		return deviceRE().MatchString(s)
 	}
-	return uuidRE.MatchString(s)
+	return uuidRE().MatchString(s)
 }
 
 // resolver resolves names of several arguments with one list per kind.

@@ -11,18 +11,10 @@ import (
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/accesstest"
-	"github.com/access-dev/access/cmd/access/internal/authcmd"
-	"github.com/access-dev/access/cmd/access/internal/capturecmd"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/cmd/access/internal/connect"
-	"github.com/access-dev/access/cmd/access/internal/doctorcmd"
 	"github.com/access-dev/access/cmd/access/internal/importcmd"
-	"github.com/access-dev/access/cmd/access/internal/monitorcmd"
-	"github.com/access-dev/access/cmd/access/internal/reviewcmd"
-	"github.com/access-dev/access/cmd/access/internal/sitecmd"
-	"github.com/access-dev/access/cmd/access/internal/synccmd"
 	"github.com/access-dev/access/internal/clierr"
-	"github.com/access-dev/access/internal/simulator"
 	"github.com/spf13/cobra"
 )
 
@@ -375,6 +367,8 @@ lists take --watch.
 
 	// Only the branch the run's arguments name (branch.go), or all.
 	all, word := treeBranch(pf, a.args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	addServices := func(all bool, word string) {
 		for _, g := range a.serviceCommandsOf(all, word) {
 			switch g.Name() {
@@ -386,39 +380,27 @@ lists take --watch.
 			root.AddCommand(g)
 		}
 	}
+	if !all && word == "" {
+		// --version alone: cobra prints it from root's flag, and no
+		// command (not even completion) is made.
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
 	addServices(all, word)
-	fake := simulator.NewCommand()
-	fake.AddCommand(simulator.TriggerCommand(a.triggerIO())) // access fake trigger, reaching the fake as every command reaches a console
-	fake.AddCommand(a.fakeRecordCommand())
-	root.AddCommand(a.eventsCommand(), doctorcmd.New(a.factory()), monitorcmd.New(a.factory()), fake)
-	root.AddCommand(authcmd.New(a.factory())...)
-	root.AddCommand(sitecmd.New(a.factory())...)
-	root.AddCommand(a.versionCommand())
-	root.AddCommand(a.apiCommand())
-	root.AddCommand(synccmd.New(a.factory()))
-	root.AddCommand(reviewcmd.New(a.factory()))
-	root.AddCommand(capturecmd.New(a.factory()))
+	a.addOtherCommands(root, all, word)
 	if unknownWord(root, all, word) {
 		addServices(true, "")
+		a.addOtherCommands(root, true, "")
 	}
 	// cobra's completion command, made now so that an unknown shell is
 	// a usage error (it printed the help and exited 0). It takes its
-	// output stream when made.
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
+	// output stream when made (root's, set above).
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
-		switch c.Name() {
-		case "fake":
-			if c.Example == "" {
-				c.Example = "  access fake\n  access fake --state site.json --addr 127.0.0.1:12445"
-			}
-		case "completion":
+		if c.Name() == "completion" {
 			for _, sh := range c.Commands() {
 				sh.Example = "  access completion " + sh.Name()
 			}
-		}
-		if c.Name() == "completion" {
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = func(c *cobra.Command, args []string) error {
 				if len(args) == 0 {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -150,7 +151,7 @@ func typoSuggestion(cmd *cobra.Command, err error) string {
 		return ""
 	}
 	msg := err.Error()
-	if m := unknownCommandRE.FindStringSubmatch(msg); m != nil {
+	if m := unknownCommandRE().FindStringSubmatch(msg); m != nil {
 		var names []string
 		for _, c := range cmd.Commands() {
 			if c.IsAvailableCommand() {
@@ -165,7 +166,7 @@ func typoSuggestion(cmd *cobra.Command, err error) string {
 		}
 		return ""
 	}
-	if m := unknownFlagRE.FindStringSubmatch(msg); m != nil {
+	if m := unknownFlagRE().FindStringSubmatch(msg); m != nil {
 		var names []string
 		seen := map[string]bool{}
 		add := func(f *pflag.Flag) {
@@ -187,8 +188,8 @@ func typoSuggestion(cmd *cobra.Command, err error) string {
 }
 
 var (
-	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "[^"]*"$`)
-	unknownFlagRE    = regexp.MustCompile(`^unknown flag: --([^\s=]+)$`)
+	unknownCommandRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown command "([^"]*)" for "[^"]*"$`) })
+	unknownFlagRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown flag: --([^\s=]+)$`) })
 )
 
 // closeNames returns up to maxSuggestions of names within maxTypoDistance

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/access-dev/access"
 	"github.com/access-dev/access/cmd/access/internal/output"
@@ -14,23 +15,26 @@ import (
 
 // tableNameCols maps commands to their table columns that hold ids, and
 // each column to the kinds of records it names.
-var tableNameCols = map[string]map[string]string{
-	"door-groups list":       {"resources": "door"},
-	"door-groups get":        {"resources": "door"},
-	"door-groups create":     {"resources": "door"},
-	"door-groups update":     {"resources": "door"},
-	"users get":              {"access_policy_ids": "policy"},
-	"user-groups list":       {"up_id": "user-group", "up_ids": "user-group"},
-	"user-groups get":        {"up_id": "user-group", "up_ids": "user-group"},
-	"user-groups create":     {"up_id": "user-group", "up_ids": "user-group"},
-	"user-groups update":     {"up_id": "user-group", "up_ids": "user-group"},
-	"access-policies list":   {"schedule_id": "schedule", "resources": "door,door-group"},
-	"access-policies get":    {"schedule_id": "schedule", "resources": "door,door-group"},
-	"access-policies create": {"schedule_id": "schedule", "resources": "door,door-group"},
-	"access-policies update": {"schedule_id": "schedule", "resources": "door,door-group"},
-	"users policies":         {"schedule_id": "schedule", "resources": "door,door-group"},
-	"user-groups policies":   {"schedule_id": "schedule", "resources": "door,door-group"},
-}
+// (Made when first used, not at every start.)
+var tableNameCols = sync.OnceValue(func() map[string]map[string]string {
+	return map[string]map[string]string{
+		"door-groups list":       {"resources": "door"},
+		"door-groups get":        {"resources": "door"},
+		"door-groups create":     {"resources": "door"},
+		"door-groups update":     {"resources": "door"},
+		"users get":              {"access_policy_ids": "policy"},
+		"user-groups list":       {"up_id": "user-group", "up_ids": "user-group"},
+		"user-groups get":        {"up_id": "user-group", "up_ids": "user-group"},
+		"user-groups create":     {"up_id": "user-group", "up_ids": "user-group"},
+		"user-groups update":     {"up_id": "user-group", "up_ids": "user-group"},
+		"access-policies list":   {"schedule_id": "schedule", "resources": "door,door-group"},
+		"access-policies get":    {"schedule_id": "schedule", "resources": "door,door-group"},
+		"access-policies create": {"schedule_id": "schedule", "resources": "door,door-group"},
+		"access-policies update": {"schedule_id": "schedule", "resources": "door,door-group"},
+		"users policies":         {"schedule_id": "schedule", "resources": "door,door-group"},
+		"user-groups policies":   {"schedule_id": "schedule", "resources": "door,door-group"},
+	}
+})
 
 // idNames are the names of the ids a table's cells hold: column key to
 // id to name. A command loads its own (loadTableNames) and passes them to

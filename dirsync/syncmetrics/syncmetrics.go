@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -35,24 +36,36 @@ type Metrics struct {
 	runs    *prometheus.CounterVec
 }
 
-var (
-	descLastSuccess = prometheus.NewDesc("access_sync_last_success_timestamp_seconds",
-		"When the last run that left the console equal to the source finished (Unix time; 0 before the first).", []string{"source"}, nil)
-	descPeople = prometheus.NewDesc("access_sync_people",
-		"Active people of the source's last complete read: the people in scope kept on the console.", []string{"source"}, nil)
-	descOutOfScope = prometheus.NewDesc("access_sync_out_of_scope_users",
-		"Console users outside the source's scope at the last plan, left alone.", []string{"source"}, nil)
-	descPending = prometheus.NewDesc("access_sync_pending_leavers",
-		"Leavers the last plan would deactivate that are not deactivated yet (held by the guard, or failed).", []string{"source"}, nil)
-	descTrips = prometheus.NewDesc("access_sync_guard_trips_total",
-		"Times the guard refused a plan and held the source.", []string{"source"}, nil)
-	descHeld = prometheus.NewDesc("access_sync_held",
-		"1 while the source is held after a guard trip, waiting for an operator.", []string{"source"}, nil)
-	descSourceUp = prometheus.NewDesc("access_sync_source_up",
-		"1 when the last read of the source succeeded (complete, not empty).", []string{"source"}, nil)
-	descConsoleUp = prometheus.NewDesc("access_sync_console_up",
-		"1 when the console could be read at the source's last run.", []string{"source"}, nil)
-)
+// syncDescs are the descriptions of the metrics the collector makes at
+// each scrape.
+type syncDescs struct {
+	descLastSuccess, descPeople, descOutOfScope, descPending *prometheus.Desc
+	descTrips, descHeld, descSourceUp, descConsoleUp         *prometheus.Desc
+}
+
+// theDescs are the descriptions, made when first used: a program that
+// links the package without serving a sync's metrics (every start of
+// access) makes none.
+var theDescs = sync.OnceValue(func() *syncDescs {
+	return &syncDescs{
+		descLastSuccess: prometheus.NewDesc("access_sync_last_success_timestamp_seconds",
+			"When the last run that left the console equal to the source finished (Unix time; 0 before the first).", []string{"source"}, nil),
+		descPeople: prometheus.NewDesc("access_sync_people",
+			"Active people of the source's last complete read: the people in scope kept on the console.", []string{"source"}, nil),
+		descOutOfScope: prometheus.NewDesc("access_sync_out_of_scope_users",
+			"Console users outside the source's scope at the last plan, left alone.", []string{"source"}, nil),
+		descPending: prometheus.NewDesc("access_sync_pending_leavers",
+			"Leavers the last plan would deactivate that are not deactivated yet (held by the guard, or failed).", []string{"source"}, nil),
+		descTrips: prometheus.NewDesc("access_sync_guard_trips_total",
+			"Times the guard refused a plan and held the source.", []string{"source"}, nil),
+		descHeld: prometheus.NewDesc("access_sync_held",
+			"1 while the source is held after a guard trip, waiting for an operator.", []string{"source"}, nil),
+		descSourceUp: prometheus.NewDesc("access_sync_source_up",
+			"1 when the last read of the source succeeded (complete, not empty).", []string{"source"}, nil),
+		descConsoleUp: prometheus.NewDesc("access_sync_console_up",
+			"1 when the console could be read at the source's last run.", []string{"source"}, nil),
+	}
+})
 
 // New makes the metrics of r and registers them with reg.
 func New(reg prometheus.Registerer, r *dirsync.Runner) (*Metrics, error) {
@@ -111,12 +124,14 @@ func result(res dirsync.RunResult) string {
 type collector struct{ m *Metrics }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLastSuccess, descPeople, descOutOfScope, descPending, descTrips, descHeld, descSourceUp, descConsoleUp} {
+	ds := theDescs()
+	for _, d := range []*prometheus.Desc{ds.descLastSuccess, ds.descPeople, ds.descOutOfScope, ds.descPending, ds.descTrips, ds.descHeld, ds.descSourceUp, ds.descConsoleUp} {
 		ch <- d
 	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
+	ds := theDescs()
 	b := func(v bool) float64 {
 		if v {
 			return 1
@@ -128,14 +143,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if !s.LastSuccess.IsZero() {
 			last = float64(s.LastSuccess.UnixNano()) / 1e9
 		}
-		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, last, s.Source)
-		ch <- prometheus.MustNewConstMetric(descPeople, prometheus.GaugeValue, float64(s.People), s.Source)
-		ch <- prometheus.MustNewConstMetric(descOutOfScope, prometheus.GaugeValue, float64(s.OutOfScope), s.Source)
-		ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(s.PendingLeavers), s.Source)
-		ch <- prometheus.MustNewConstMetric(descTrips, prometheus.CounterValue, float64(s.GuardTrips), s.Source)
-		ch <- prometheus.MustNewConstMetric(descHeld, prometheus.GaugeValue, b(s.Held != nil), s.Source)
-		ch <- prometheus.MustNewConstMetric(descSourceUp, prometheus.GaugeValue, b(s.SourceOK), s.Source)
-		ch <- prometheus.MustNewConstMetric(descConsoleUp, prometheus.GaugeValue, b(s.ConsoleOK), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descLastSuccess, prometheus.GaugeValue, last, s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descPeople, prometheus.GaugeValue, float64(s.People), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descOutOfScope, prometheus.GaugeValue, float64(s.OutOfScope), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descPending, prometheus.GaugeValue, float64(s.PendingLeavers), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descTrips, prometheus.CounterValue, float64(s.GuardTrips), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descHeld, prometheus.GaugeValue, b(s.Held != nil), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descSourceUp, prometheus.GaugeValue, b(s.SourceOK), s.Source)
+		ch <- prometheus.MustNewConstMetric(ds.descConsoleUp, prometheus.GaugeValue, b(s.ConsoleOK), s.Source)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"sync"
 )
 
 // ids are the members whose values are ids of records, devices or
@@ -59,7 +60,9 @@ var times = []string{
 	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "work_time",
 }
 
-var kept = func() map[string]bool {
+// kept is the set of ids, enumerations and times, made when first used
+// (a program that links the package, every start of access, need not).
+var kept = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, l := range [][]string{ids, enumerations, times} {
 		for _, k := range l {
@@ -67,11 +70,11 @@ var kept = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // Kept reports whether the value of a JSON member (by its name, in any
 // case) is kept as it is: an id, a time or a known enumeration.
-func Kept(member string) bool { return kept[strings.ToLower(member)] }
+func Kept(member string) bool { return kept()[strings.ToLower(member)] }
 
 // Members returns the members [Kept] accepts, by what they hold: "ids",
 // "times" and "enumerations".

@@ -31,8 +31,8 @@ func TestKept(t *testing.T) {
 			}
 		}
 	}
-	if n != len(kept) {
-		t.Errorf("%d members listed, %d kept", n, len(kept))
+	if n != len(kept()) {
+		t.Errorf("%d members listed, %d kept", n, len(kept()))
 	}
 }
 

@@ -244,29 +244,44 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 
 // ---- the mirrored state ----
 
-var (
-	descUp           = prometheus.NewDesc("access_console_up", "1 when the console answered the monitor's polls, 0 when the last poll of a kind failed.", nil, nil)
-	descConnected    = prometheus.NewDesc("access_stream_connected", "1 when the notifications stream is connected.", nil, nil)
-	descLastFrame    = prometheus.NewDesc("access_stream_last_frame_timestamp_seconds", "When the last notification arrived (Unix time; 0 before the first).", nil, nil)
-	descDoorInfo     = prometheus.NewDesc("access_door_info", "A door's name and floor, by door id (always 1).", []string{"door", "name", "floor"}, nil)
-	descDoorLocked   = prometheus.NewDesc("access_door_locked", "1 when a door's lock is locked, 0 when unlocked (doors whose lock state is known).", []string{"door"}, nil)
-	descDoorOpen     = prometheus.NewDesc("access_door_open", "1 when a door is open, 0 when closed (doors with a position sensor only).", []string{"door"}, nil)
-	descDoorSensor   = prometheus.NewDesc("access_door_position_sensor", "1 when a door has a position sensor: held open and forced entry can be seen only then.", []string{"door"}, nil)
-	descDeviceInfo   = prometheus.NewDesc("access_device_info", "A device's name, type and door, by device id (always 1).", []string{"device", "name", "type", "door"}, nil)
-	descDeviceOnline = prometheus.NewDesc("access_device_online", "1 when a device is online, 0 when offline.", []string{"device"}, nil)
-	descEmergency    = prometheus.NewDesc("access_emergency", "1 when the emergency mode (lockdown or evacuation) is in force.", []string{"mode"}, nil)
-	descOpen         = prometheus.NewDesc("access_incidents_open", "Incidents open now, by kind.", []string{"kind"}, nil)
-	descIncStart     = prometheus.NewDesc("access_incident_start_timestamp_seconds", "When an open incident began (Unix time), by kind and the door, device or mode it concerns.", []string{"kind", "subject"}, nil)
-	descPoll         = prometheus.NewDesc("access_poll_success", "1 when the last poll of that kind succeeded.", []string{"poll"}, nil)
-	descQueue        = prometheus.NewDesc("access_webhook_queue_length", "Incident deliveries waiting in the webhook queue.", nil, nil)
-)
+// stateDescs are the descriptions of the metrics the collector makes at
+// each scrape.
+type stateDescs struct {
+	descUp, descConnected, descLastFrame                       *prometheus.Desc
+	descDoorInfo, descDoorLocked, descDoorOpen, descDoorSensor *prometheus.Desc
+	descDeviceInfo, descDeviceOnline, descEmergency            *prometheus.Desc
+	descOpen, descIncStart, descPoll, descQueue                *prometheus.Desc
+}
+
+// theDescs are the descriptions, made when first used: a program that
+// links the package without watching a site (every start of access) makes
+// none.
+var theDescs = sync.OnceValue(func() *stateDescs {
+	return &stateDescs{
+		descUp:           prometheus.NewDesc("access_console_up", "1 when the console answered the monitor's polls, 0 when the last poll of a kind failed.", nil, nil),
+		descConnected:    prometheus.NewDesc("access_stream_connected", "1 when the notifications stream is connected.", nil, nil),
+		descLastFrame:    prometheus.NewDesc("access_stream_last_frame_timestamp_seconds", "When the last notification arrived (Unix time; 0 before the first).", nil, nil),
+		descDoorInfo:     prometheus.NewDesc("access_door_info", "A door's name and floor, by door id (always 1).", []string{"door", "name", "floor"}, nil),
+		descDoorLocked:   prometheus.NewDesc("access_door_locked", "1 when a door's lock is locked, 0 when unlocked (doors whose lock state is known).", []string{"door"}, nil),
+		descDoorOpen:     prometheus.NewDesc("access_door_open", "1 when a door is open, 0 when closed (doors with a position sensor only).", []string{"door"}, nil),
+		descDoorSensor:   prometheus.NewDesc("access_door_position_sensor", "1 when a door has a position sensor: held open and forced entry can be seen only then.", []string{"door"}, nil),
+		descDeviceInfo:   prometheus.NewDesc("access_device_info", "A device's name, type and door, by device id (always 1).", []string{"device", "name", "type", "door"}, nil),
+		descDeviceOnline: prometheus.NewDesc("access_device_online", "1 when a device is online, 0 when offline.", []string{"device"}, nil),
+		descEmergency:    prometheus.NewDesc("access_emergency", "1 when the emergency mode (lockdown or evacuation) is in force.", []string{"mode"}, nil),
+		descOpen:         prometheus.NewDesc("access_incidents_open", "Incidents open now, by kind.", []string{"kind"}, nil),
+		descIncStart:     prometheus.NewDesc("access_incident_start_timestamp_seconds", "When an open incident began (Unix time), by kind and the door, device or mode it concerns.", []string{"kind", "subject"}, nil),
+		descPoll:         prometheus.NewDesc("access_poll_success", "1 when the last poll of that kind succeeded.", []string{"poll"}, nil),
+		descQueue:        prometheus.NewDesc("access_webhook_queue_length", "Incident deliveries waiting in the webhook queue.", nil, nil),
+	}
+})
 
 // collector reads a watcher's snapshot at each scrape.
 type collector struct{ w *Watcher }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descConnected, descLastFrame, descDoorInfo, descDoorLocked, descDoorOpen, descDoorSensor,
-		descDeviceInfo, descDeviceOnline, descEmergency, descOpen, descIncStart, descPoll, descQueue} {
+	ds := theDescs()
+	for _, d := range []*prometheus.Desc{ds.descUp, ds.descConnected, ds.descLastFrame, ds.descDoorInfo, ds.descDoorLocked, ds.descDoorOpen, ds.descDoorSensor,
+		ds.descDeviceInfo, ds.descDeviceOnline, ds.descEmergency, ds.descOpen, ds.descIncStart, ds.descPoll, ds.descQueue} {
 		ch <- d
 	}
 }
@@ -279,6 +294,7 @@ func b2f(b bool) float64 {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
+	ds := theDescs()
 	s, polls := c.w.snapshot()
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
@@ -287,15 +303,15 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, p := range pollKinds {
 		ok, ran := polls[p]
 		up = up && (ok || !ran) // a poll not run yet has not failed
-		gauge(descPoll, b2f(ok), p)
+		gauge(ds.descPoll, b2f(ok), p)
 	}
-	gauge(descUp, b2f(up))
-	gauge(descConnected, b2f(s.Connected))
+	gauge(ds.descUp, b2f(up))
+	gauge(ds.descConnected, b2f(s.Connected))
 	var last float64
 	if !s.LastFrame.IsZero() {
 		last = float64(s.LastFrame.UnixNano()) / 1e9
 	}
-	gauge(descLastFrame, last)
+	gauge(ds.descLastFrame, last)
 	// Only what the last polls listed is a label value.
 	listed := map[string]bool{}
 	for _, d := range s.Doors {
@@ -303,13 +319,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		listed[d.ID] = true
-		gauge(descDoorInfo, 1, d.ID, d.Name, d.Floor)
-		gauge(descDoorSensor, b2f(d.Sensor), d.ID)
+		gauge(ds.descDoorInfo, 1, d.ID, d.Name, d.Floor)
+		gauge(ds.descDoorSensor, b2f(d.Sensor), d.ID)
 		if d.Lock != monitor.LockUnknown {
-			gauge(descDoorLocked, b2f(d.Lock == monitor.LockLocked), d.ID)
+			gauge(ds.descDoorLocked, b2f(d.Lock == monitor.LockLocked), d.ID)
 		}
 		if d.Sensor && d.Position != monitor.PositionUnknown {
-			gauge(descDoorOpen, b2f(d.Position == monitor.PositionOpen), d.ID)
+			gauge(ds.descDoorOpen, b2f(d.Position == monitor.PositionOpen), d.ID)
 		}
 	}
 	for _, d := range s.Devices {
@@ -317,13 +333,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		listed[d.ID] = true
-		gauge(descDeviceInfo, 1, d.ID, d.Name, d.Type, d.Door)
+		gauge(ds.descDeviceInfo, 1, d.ID, d.Name, d.Type, d.Door)
 		if d.Known {
-			gauge(descDeviceOnline, b2f(d.Online), d.ID)
+			gauge(ds.descDeviceOnline, b2f(d.Online), d.ID)
 		}
 	}
-	gauge(descEmergency, b2f(s.Lockdown), "lockdown")
-	gauge(descEmergency, b2f(s.Evacuation), "evacuation")
+	gauge(ds.descEmergency, b2f(s.Lockdown), "lockdown")
+	gauge(ds.descEmergency, b2f(s.Evacuation), "evacuation")
 	open := map[monitor.Kind]int{}
 	// The incidents at doors or devices not listed share one series per
 	// kind: the earliest start.
@@ -337,17 +353,17 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			continue
 		}
-		gauge(descIncStart, float64(in.Start.UnixNano())/1e9, string(in.Kind), firstOf(subject, in.Mode))
+		gauge(ds.descIncStart, float64(in.Start.UnixNano())/1e9, string(in.Kind), firstOf(subject, in.Mode))
 	}
 	for _, k := range monitor.Kinds {
 		if t, ok := unlisted[k]; ok {
-			gauge(descIncStart, float64(t.UnixNano())/1e9, string(k), Unlisted)
+			gauge(ds.descIncStart, float64(t.UnixNano())/1e9, string(k), Unlisted)
 		}
 	}
 	for _, k := range monitor.Kinds {
-		gauge(descOpen, float64(open[k]), string(k))
+		gauge(ds.descOpen, float64(open[k]), string(k))
 	}
-	gauge(descQueue, float64(c.w.queueLen()))
+	gauge(ds.descQueue, float64(c.w.queueLen()))
 }
 
 func firstOf(ss ...string) string {

@@ -95,18 +95,18 @@ func (r *recorder) take() []exchange {
 	return g
 }
 
-var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+var emailRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`) })
 
 // cardRE finds the number of a presented card in a console's message,
 // as consoles log a denied tap: "Access Denied (NFC 04C0FFEE at Main
 // entrance): unknown card" (hex, or decimal, with or without colons).
 // No other member holds that number for the redactor to collect.
-var cardRE = regexp.MustCompile(`\bNFC [0-9A-Fa-f]+(?::[0-9A-Fa-f]+)*\b`)
+var cardRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bNFC [0-9A-Fa-f]+(?::[0-9A-Fa-f]+)*\b`) })
 
 // scrubCards redacts the card numbers cardRE finds in s; a word of hex
 // letters alone ("NFC card", "NFC added") is no number and stays.
 func scrubCards(s string) string {
-	return cardRE.ReplaceAllStringFunc(s, func(m string) string {
+	return cardRE().ReplaceAllStringFunc(s, func(m string) string {
 		if !strings.ContainsAny(m[len("NFC "):], "0123456789") {
 			return m
 		}
@@ -115,7 +115,7 @@ func scrubCards(s string) string {
 }
 
 // urlRE finds URLs in text, for their userinfo and query to be redacted.
-var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`)
+var urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>]+`) })
 
 // captureKeys are the members a capture keeps besides those of
 // redact.Kept (the ids, times and known enumerations that access fake
@@ -320,12 +320,12 @@ func (rd *redactor) text(s string) string {
 	// would read as one).
 	var b strings.Builder
 	from := 0
-	for _, m := range urlRE.FindAllStringIndex(s, -1) {
-		b.WriteString(emailRE.ReplaceAllString(s[from:m[0]], "REDACTED"))
+	for _, m := range urlRE().FindAllStringIndex(s, -1) {
+		b.WriteString(emailRE().ReplaceAllString(s[from:m[0]], "REDACTED"))
 		b.WriteString(hostOnly(s[m[0]:m[1]]))
 		from = m[1]
 	}
-	b.WriteString(emailRE.ReplaceAllString(s[from:], "REDACTED"))
+	b.WriteString(emailRE().ReplaceAllString(s[from:], "REDACTED"))
 	return b.String()
 }
 
