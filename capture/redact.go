@@ -18,32 +18,53 @@ import (
 // redact.Pseudonyms.Replace gives (the same pseudonyms as a seed of access
 // fake record under the same key).
 type redactor struct {
-	p     *redact.Pseudonyms
-	memo  map[string]map[string]string // member -> value -> pseudonym
-	n     int
-	kept  map[string]bool // member -> redact.Kept
-	stack []level
+	p       *redact.Pseudonyms
+	memo    map[string]map[string]string // member (personKey for a person's value) -> value -> pseudonym
+	n       int
+	members map[string]memberClass // raw member -> what it is
+	stack   []level
 }
 
 // level is an object or array being walked.
 type level struct {
 	obj    bool
 	member []byte // an object's current member (raw, quoted), an array's own
+	parent []byte // the member holding the object (an array's: its object's)
 }
+
+// memberClass is what the allow-list makes of a member, by its name.
+type memberClass uint8
+
+const (
+	classKept     memberClass = 1 << iota // redact.Kept
+	classPersonal                         // a person's value wherever it is
+	className                             // "name": a person's in an object a people member holds
+	classPeople                           // holds a person (redact.Person's parents)
+)
+
+// personKey is the memo's member of a person's values: their pseudonyms
+// do not depend on the member.
+const personKey = "\x00person"
 
 // maxMemo bounds the remembered pseudonyms (they are only a cache).
 const maxMemo = 1 << 16
 
 func newRedactor(key []byte) *redactor {
-	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, kept: map[string]bool{}}
+	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, members: map[string]memberClass{}}
 }
 
-// replace is the pseudonym of s held by member.
+// replace is the pseudonym of s held by member (personKey: a person's
+// value).
 func (r *redactor) replace(member, s string) string {
 	if v, ok := r.memo[member][s]; ok {
 		return v
 	}
-	v := r.p.Replace(member, s)
+	var v string
+	if member == personKey {
+		v = r.p.Person(s)
+	} else {
+		v = r.p.Replace(member, s)
+	}
 	if r.n >= maxMemo {
 		clear(r.memo)
 		r.n = 0
@@ -58,16 +79,29 @@ func (r *redactor) replace(member, s string) string {
 	return v
 }
 
-// keptRaw is redact.Kept of a member given as its raw JSON string.
-func (r *redactor) keptRaw(raw []byte) bool {
-	if k, ok := r.kept[string(raw)]; ok {
-		return k
+// class is what a member given as its raw JSON string is.
+func (r *redactor) class(raw []byte) memberClass {
+	if c, ok := r.members[string(raw)]; ok {
+		return c
 	}
-	k := redact.Kept(unquote(raw, bytes.IndexByte(raw, '\\') >= 0))
-	if len(r.kept) < 4096 {
-		r.kept[string(raw)] = k
+	m := unquote(raw, bytes.IndexByte(raw, '\\') >= 0)
+	var c memberClass
+	if redact.Kept(m) {
+		c |= classKept
 	}
-	return k
+	if redact.Person("", m) {
+		c |= classPersonal
+	}
+	if strings.EqualFold(m, "name") {
+		c |= className
+	}
+	if redact.Person(m, "name") {
+		c |= classPeople
+	}
+	if len(r.members) < 4096 {
+		r.members[string(raw)] = c
+	}
+	return c
 }
 
 // text redacts a frame that is no JSON: a keepalive is kept.
@@ -112,15 +146,15 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 			if state != wantValue && state != wantValueOrEnd {
 				return fail()
 			}
+			var top level
+			if n := len(stack); n > 0 {
+				top = stack[n-1]
+			}
 			if c == '{' {
-				stack = append(stack, level{obj: true})
+				stack = append(stack, level{obj: true, parent: top.member})
 				state = wantKeyOrClose
 			} else {
-				var m []byte
-				if n := len(stack); n > 0 {
-					m = stack[n-1].member
-				}
-				stack = append(stack, level{member: m})
+				stack = append(stack, level{member: top.member, parent: top.parent})
 				state = wantValueOrEnd
 			}
 			dst = append(dst, c)
@@ -173,16 +207,23 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 				return fail()
 			}
 			state = wantCommaOrEnd
-			var member []byte
+			var member, parent []byte
 			if n > 0 {
-				member = stack[n-1].member
+				member, parent = stack[n-1].member, stack[n-1].parent
 			}
-			if len(raw) == 2 || member != nil && r.keptRaw(member) {
+			var cl memberClass
+			if member != nil {
+				cl = r.class(member)
+			}
+			if len(raw) == 2 || cl&classKept != 0 {
 				dst = append(dst, raw...)
 				continue
 			}
 			var m string
-			if member != nil {
+			switch {
+			case cl&classPersonal != 0 || cl&className != 0 && parent != nil && r.class(parent)&classPeople != 0:
+				m = personKey
+			case member != nil:
 				m = unquote(member, bytes.IndexByte(member, '\\') >= 0)
 			}
 			if !escaped {

@@ -26,6 +26,7 @@ type options struct {
 	tolerance  time.Duration
 	operations []string
 	noStream   bool
+	keys       cmdutil.PseudonymKeyFlags
 }
 
 // New returns the `capture` command and its subcommands.
@@ -53,8 +54,13 @@ fake record: ids, times, known enumerations and event names are kept; every
 other text (names, emails, plates, device names, card tokens, PINs, free
 text, members this version does not know) is replaced through one keyed
 mapping, the same value by the same pseudonym in answers, frames and
-deliveries. The key is random and never written. FILE is JSON lines with a
-format_version (docs/capture.md); it is written with mode 0600.
+deliveries; a person's values (names, emails, phones, employee numbers) by
+one mapping drawn from the value alone, whatever member holds them. The key
+is random and never written, unless --pseudonym-key-file reads it from a file
+(mode 0600) or --new-key-file writes a random one to a new file: a seed of
+access fake record and a capture made under one key file give the same
+person the same pseudonyms. The key is never a flag's value. FILE is JSON
+lines with a format_version (docs/capture.md); it is written with mode 0600.
 
 For ten minutes of a console, its deliveries included (the endpoint
 http://THIS-HOST:9000/ registered on the console with that secret):
@@ -72,6 +78,7 @@ http://THIS-HOST:9000/ registered on the console with that secret):
 	fl.DurationVar(&o.tolerance, "signature-tolerance", access.DefaultTolerance, "how far a delivery's signed time may be from this machine's clock (0: not checked)")
 	fl.StringSliceVar(&o.operations, "operations", nil, "read-only operations to capture, by SDK name (default: those access doctor probes; \"none\" for none)")
 	fl.BoolVar(&o.noStream, "no-stream", false, "leave the notifications stream out")
+	o.keys.Add(cmd)
 	cmd.AddCommand(diffCommand(f), checkCommand(f))
 	return cmd
 }
@@ -118,6 +125,10 @@ func (o *options) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	} else if o.secretFile != "" {
 		return cmdutil.UsageErrorf("--secret-file goes with --listen")
 	}
+	key, err := o.keys.Key()
+	if err != nil {
+		return err
+	}
 	c, err := f.Client()
 	if err != nil {
 		return err
@@ -128,7 +139,7 @@ func (o *options) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		return cmdutil.UsageErrorf("-O: %v", err)
 	}
 	defer file.Close()
-	w, err := capture.NewWriter(file, &capture.WriterOptions{Tool: "access capture"})
+	w, err := capture.NewWriter(file, &capture.WriterOptions{Tool: "access capture", Key: key})
 	if err != nil {
 		return err
 	}
