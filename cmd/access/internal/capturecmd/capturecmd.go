@@ -16,6 +16,7 @@ import (
 	access "github.com/access-dev/access"
 	"github.com/access-dev/access/capture"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/internal/apifacts"
 )
 
 type options struct {
@@ -222,24 +223,40 @@ are the same, 5 when they differ (for CI), 2 for a file that is no capture.`,
 }
 
 func checkCommand(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var missing bool
+	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Compare a capture with what the SDK's types and the operation table document",
 		Long: `check compares a capture with what this version knows. FILE is a capture
 file (access capture -O FILE). It reports an event kind the SDK
 does not name, an answer to a request that is no operation of the operation
-table, and for the notifications, webhook events and answers the SDK decodes
-into its types, a member it does not decode (+) or decodes as another JSON
-type (~). A member the SDK has that the capture lacks is not reported:
-consoles leave many out. Exit status 0 when nothing is reported, 5 otherwise.`,
-		Example: "  access capture check console.capture",
+table, and for the notifications, webhook events and the answers of every
+operation whose SDK method returns data, a member the SDK does not decode
+(+) or decodes as another JSON type (~). A member the SDK has that the
+capture lacks is not reported: consoles leave many out. Exit status 0 when
+nothing is reported, 5 otherwise.
+
+With --missing, it then lists the read-only operations whose answers it
+compares that the capture holds no successful answer of ("missing
+Doors.GetLockRule (GET /doors/:id/lock_rule)"), to capture them too
+(access capture --operations); they do not change the exit status.`,
+		Example: "  access capture check console.capture\n  access capture check console.capture --missing",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			c, err := readCapture(args[0])
 			if err != nil {
 				return err
 			}
-			return report(f, capture.Check(c), "from what the SDK documents")
+			err = report(f, capture.Check(c), "from what the SDK documents")
+			if missing {
+				for _, op := range capture.Missing(c) {
+					o, _ := apifacts.Lookup(op)
+					fmt.Fprintf(f.Out, "missing %s (%s %s)\n", op, o.Method, o.Path)
+				}
+			}
+			return err
 		},
 	}
+	cmd.Flags().BoolVar(&missing, "missing", false, "also list the read-only operations the capture did not exercise")
+	return cmd
 }
