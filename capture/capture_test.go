@@ -362,3 +362,27 @@ func TestWriterRedactsAsTheSeed(t *testing.T) {
 	}
 	assert.Greater(t, n, 100)
 }
+
+// TestWriterFindsStringEndsAnywhere: a quote, an escape or a control
+// character at any place of a long string (the redactor skips eight bytes
+// at a time) is found: the frame is JSON exactly when it is valid.
+func TestWriterFindsStringEndsAnywhere(t *testing.T) {
+	t.Parallel()
+	for pos := 0; pos < 20; pos++ {
+		for _, special := range []string{`\"`, `\\`, `\n`, "\x01", "\x1f", `"`, "é", "\x7f"} {
+			f := `{"id":"` + strings.Repeat("a", pos) + special + strings.Repeat("b", 17-pos%3) + `","n":1}`
+			var buf bytes.Buffer
+			w, err := capture.NewWriter(&buf, nil)
+			require.NoError(t, err)
+			require.NoError(t, w.Frame(0, []byte(f)))
+			require.NoError(t, w.Flush())
+			c, err := capture.Read(&buf)
+			require.NoError(t, err)
+			require.Len(t, c.Frames, 1)
+			require.Equal(t, json.Valid([]byte(f)), c.Frames[0].Frame != nil, "%q", f)
+			if json.Valid([]byte(f)) {
+				assert.JSONEq(t, f, string(c.Frames[0].Frame), "an id is kept as it is")
+			}
+		}
+	}
+}

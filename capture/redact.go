@@ -21,15 +21,41 @@ type redactor struct {
 	p       *redact.Pseudonyms
 	memo    map[string]map[string]string // member (personKey for a person's value) -> value -> pseudonym
 	n       int
-	members map[string]memberClass // raw member -> what it is
+	members map[string]memberInfo // raw member -> what it is
+	recent  [256]recentMember     // a direct-mapped cache in front of members
 	stack   []level
 }
 
-// level is an object or array being walked.
+// recentMember is an entry of redactor.recent.
+type recentMember struct {
+	raw  string
+	info memberInfo
+}
+
+// level is an object or array being walked. It holds no pointer (its
+// members are spans of the walked bytes), so that writing it costs no
+// write barrier.
 type level struct {
 	obj    bool
-	member []byte // an object's current member (raw, quoted), an array's own
-	parent []byte // the member holding the object (an array's: its object's)
+	member span // an object's current member (raw, quoted), an array's own
+	parent span // the member holding the object (an array's: its object's)
+}
+
+// span is b[start:end] of the walked bytes b; the zero span is none.
+type span struct{ start, end int }
+
+func (s span) of(b []byte) []byte {
+	if s.end == 0 {
+		return nil
+	}
+	return b[s.start:s.end]
+}
+
+// memberInfo is what a member is, its name unquoted and raw.
+type memberInfo struct {
+	class memberClass
+	name  string
+	raw   string
 }
 
 // memberClass is what the allow-list makes of a member, by its name.
@@ -50,7 +76,7 @@ const personKey = "\x00person"
 const maxMemo = 1 << 16
 
 func newRedactor(key []byte) *redactor {
-	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, members: map[string]memberClass{}}
+	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, members: map[string]memberInfo{}}
 }
 
 // replace is the pseudonym of s held by member (personKey: a person's
@@ -80,8 +106,15 @@ func (r *redactor) replace(member, s string) string {
 }
 
 // class is what a member given as its raw JSON string is.
-func (r *redactor) class(raw []byte) memberClass {
+func (r *redactor) class(raw []byte) memberInfo {
+	// A member name is short and the same few come again and again: a
+	// slot by its length and two of its bytes, checked, before the map.
+	slot := &r.recent[(len(raw)*7+int(raw[len(raw)/2])*3+int(raw[len(raw)-2]))&255]
+	if slot.raw == string(raw) {
+		return slot.info
+	}
 	if c, ok := r.members[string(raw)]; ok {
+		slot.raw, slot.info = c.raw, c
 		return c
 	}
 	m := unquote(raw, bytes.IndexByte(raw, '\\') >= 0)
@@ -98,10 +131,11 @@ func (r *redactor) class(raw []byte) memberClass {
 	if redact.Person(m, "name") {
 		c |= classPeople
 	}
+	info := memberInfo{class: c, name: m, raw: string(raw)}
 	if len(r.members) < 4096 {
-		r.members[string(raw)] = c
+		r.members[string(raw)] = info
 	}
-	return c
+	return info
 }
 
 // text redacts a frame that is no JSON: a keepalive is kept.
@@ -198,7 +232,7 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 			i = j
 			n := len(stack)
 			if state == wantKeyOrClose || state == wantKey {
-				stack[n-1].member = raw
+				stack[n-1].member = span{i - len(raw), i}
 				state = wantColon
 				dst = append(dst, raw...)
 				continue
@@ -209,22 +243,20 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 			state = wantCommaOrEnd
 			var member, parent []byte
 			if n > 0 {
-				member, parent = stack[n-1].member, stack[n-1].parent
+				member, parent = stack[n-1].member.of(b), stack[n-1].parent.of(b)
 			}
-			var cl memberClass
+			var info memberInfo
 			if member != nil {
-				cl = r.class(member)
+				info = r.class(member)
 			}
+			cl := info.class
 			if len(raw) == 2 || cl&classKept != 0 {
 				dst = append(dst, raw...)
 				continue
 			}
-			var m string
-			switch {
-			case cl&classPersonal != 0 || cl&className != 0 && parent != nil && r.class(parent)&classPeople != 0:
+			m := info.name
+			if cl&classPersonal != 0 || cl&className != 0 && parent != nil && r.class(parent).class&classPeople != 0 {
 				m = personKey
-			case member != nil:
-				m = unquote(member, bytes.IndexByte(member, '\\') >= 0)
 			}
 			if !escaped {
 				if v, ok := r.memo[m][string(raw[1:len(raw)-1])]; ok {
@@ -242,7 +274,7 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 				return fail()
 			}
 			j := i
-			for j < len(b) && !strings.ContainsRune(",]}: \t\n\r", rune(b[j])) {
+			for j < len(b) && !scalarEnd[b[j]] {
 				j++
 			}
 			if !scalar(b[i:j]) {
@@ -275,6 +307,12 @@ func scalar(b []byte) bool {
 // no control character).
 func stringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	for j := i + 1; j < len(b); j++ {
+		for j < len(b) && !inString[b[j]] { // skip the plain bytes
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '\\':
 			escaped = true
@@ -287,6 +325,24 @@ func stringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	}
 	return 0, false, false
 }
+
+// inString are the bytes a string's walk stops at: a quote, a
+// backslash, a control character.
+var inString = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// scalarEnd are the bytes that end a number, true, false or null.
+var scalarEnd = func() (t [256]bool) {
+	for _, c := range []byte(",]}: \t\n\r") {
+		t[c] = true
+	}
+	return t
+}()
 
 // unquote is the value of a JSON string; "" for a bad escape.
 func unquote(raw []byte, escaped bool) string {
