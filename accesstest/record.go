@@ -2,8 +2,6 @@ package accesstest
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,52 +216,16 @@ func (r *SiteRecord) deviceDoors(groups access.DeviceGroups) {
 	}
 }
 
-var (
-	pseudoFirst = []string{"Arden", "Briar", "Corin", "Dorian", "Emrys", "Fenwick", "Garnet", "Halden", "Isolde", "Jessamy",
-		"Kestrel", "Lorcan", "Marigold", "Nerys", "Oriel", "Peregrine"}
-	pseudoLast = []string{"Ashdown", "Birchley", "Cobbett", "Dunmore", "Elsworth", "Fairclough", "Garside", "Holloway",
-		"Ingleby", "Jessop", "Kingsley", "Lowther", "Marwood", "Norcott", "Oakridge", "Pemberton"}
-)
-
-// pseudonyms gives people generated names, the same person (by id)
-// always the same, under the key of the redact.Pseudonyms.
-type pseudonyms struct{ *redact.Pseudonyms }
-
-// person is the generated name, email and employee number of a person
-// (by id).
-func (p pseudonyms) person(id string) (first, last, email, emp string) {
-	s := p.Sum("person", id)
-	first, last = pseudoFirst[s[0]%16], pseudoLast[s[1]%16]
-	tag := hex.EncodeToString(s[2:5])
-	email = strings.ToLower(first+"."+last+"."+tag) + "@example.invalid"
-	emp = fmt.Sprintf("P-%06d", binary.BigEndian.Uint32(s[5:9])%1000000)
-	return first, last, email, emp
-}
-
-func (p pseudonyms) card(c *access.NFCCard) {
-	// The id is often the card's number, which the display id holds too
-	// (replaced by the walk): replaced the same way, so a card whose id
-	// is its display id keeps them equal. Another id is kept.
+// cardID replaces a card's id when it is the card's number, which the
+// display id holds too (replaced by the walk): replaced the same way, so
+// a card whose id is its display id keeps them equal. Another id is kept.
+func cardID(p *redact.Pseudonyms, c *access.NFCCard) {
 	if c.ID != "" && strings.Trim(c.ID, "0123456789abcdefABCDEF") == "" {
 		c.ID = p.Replace("display_id", c.ID)
 	}
 	if c.User != nil {
-		id := c.User.ID
-		if id == "" {
-			id = c.UserID
-		}
-		first, last, _, _ := p.person(id)
-		c.User.FirstName, c.User.LastName, c.User.Name = first, last, first+" "+last
 		c.User.Avatar = ""
 	}
-}
-
-func (p pseudonyms) phone(v string) string {
-	if v == "" {
-		return ""
-	}
-	d := p.Digits("phone", v, 7)
-	return "+1 555 " + d[:3] + " " + d[3:]
 }
 
 // pseudonymiseJSON replaces, in *v, every string outside ids, times and
@@ -293,15 +255,18 @@ func pseudonymiseJSON[T any](p *redact.Pseudonyms, what string, v *T) error {
 // tag ("visitor company 3f0c9a1e", "device name 9b2d71c0"): names of
 // doors, floors, groups, schedules and devices, touch passes' phones,
 // visitors' companies and remarks, and members the SDK adds later,
-// alike. The same value gets the same replacement throughout. Then
-// people get readable names: a person (by id) always the same generated
-// name, email, employee number and phone, wherever they appear; a visit's
-// reason is drawn from the documented ones. Without the key the originals
-// cannot be recovered from the pseudonyms (HMAC-SHA256); keep the key
-// unwritten. An error leaves the record partly replaced: do not write it.
+// alike. The same value gets the same replacement throughout. A person's
+// values (names, emails, phones, employee numbers; redact.Person) are
+// replaced by one mapping drawn from the value alone, whatever member
+// holds them: a name word by word by generated, readable words, so the
+// same person has the same name as a user, a card's holder, a touch
+// pass's or a visitor's inviter, and as in a capture (package capture)
+// made under the same key. A visit's reason is drawn from the documented
+// ones. Without the key the originals cannot be recovered from the
+// pseudonyms (HMAC-SHA256); keep the key unwritten. An error leaves the
+// record partly replaced: do not write it.
 func (r *SiteRecord) Pseudonymise(key []byte) error {
 	rp := redact.NewPseudonyms(key)
-	p := pseudonyms{rp}
 	r.BuildingName = rp.Replace("building_name", r.BuildingName)
 	for _, err := range []error{
 		pseudonymiseJSON(rp, "floors", &r.Floors),
@@ -328,88 +293,34 @@ func (r *SiteRecord) Pseudonymise(key []byte) error {
 	}
 	for i := range r.Users {
 		u := &r.Users[i]
-		first, last, email, emp := p.person(u.ID)
-		u.FirstName, u.LastName = first, last
-		if u.FullName != "" {
-			u.FullName = first + " " + last
-		}
-		for _, f := range []*string{&u.Alias, &u.Username} {
-			if *f != "" {
-				*f = strings.ToLower(first + "." + last)
-			}
-		}
-		for _, f := range []*string{&u.Email, &u.UserEmail} {
-			if *f != "" {
-				*f = email
-			}
-		}
-		if u.EmployeeNumber != "" {
-			u.EmployeeNumber = emp
-		}
-		u.Phone = p.phone(u.Phone)
 		u.AvatarRelativePath = ""
 		for j := range u.NFCCards {
-			p.card(&u.NFCCards[j])
+			cardID(rp, &u.NFCCards[j])
 		}
 		for j := range u.TouchPass {
-			p.touchPass(&u.TouchPass[j])
+			u.TouchPass[j].UserAvatar = ""
 		}
 	}
 	reasons := []access.VisitReason{access.VisitReasonInterview, access.VisitReasonBusiness, access.VisitReasonCooperation, access.VisitReasonOthers}
 	for i := range r.Visitors {
 		v := &r.Visitors[i]
-		first, last, email, _ := p.person(v.ID)
-		v.FirstName, v.LastName = first, last
-		if v.Email != "" {
-			v.Email = email
-		}
-		v.MobilePhone = p.phone(v.MobilePhone)
-		if v.InviterName != "" {
-			f, l, _, _ := p.person(v.InviterID)
-			v.InviterName = f + " " + l
-		}
 		if v.VisitReason != "" {
-			v.VisitReason = reasons[p.Sum("visit reason", v.ID)[0]%4]
+			v.VisitReason = reasons[rp.Sum("visit reason", v.ID)[0]%4]
 		}
 		for j := range v.NFCCards {
-			p.card(&v.NFCCards[j])
+			cardID(rp, &v.NFCCards[j])
 		}
 	}
 	for i := range r.NFCCards {
-		p.card(&r.NFCCards[i])
+		cardID(rp, &r.NFCCards[i])
 		if r.NFCCards[i].User != nil && r.NFCCards[i].User.ID == "" {
 			r.NFCCards[i].User.ID = r.NFCCards[i].UserID
 		}
 	}
 	for i := range r.TouchPasses {
-		p.touchPass(&r.TouchPasses[i])
+		r.TouchPasses[i].UserAvatar = ""
 	}
 	return nil
-}
-
-func (p pseudonyms) touchPass(t *access.TouchPass) {
-	if t.CardName != "" && t.UserID != "" { // often the holder's name: "Ada's iPhone"
-		first, _, _, _ := p.person(t.UserID)
-		t.CardName = first + "'s " + t.CardName
-	}
-	if t.UserID != "" {
-		first, last, email, _ := p.person(t.UserID)
-		if t.UserName != "" {
-			t.UserName = first + " " + last
-		}
-		if t.UserEmail != "" {
-			t.UserEmail = email
-		}
-	} else {
-		t.UserName, t.UserEmail = "", ""
-	}
-	t.UserAvatar = ""
-	for i := range t.Bundles { // "Dmitri's phone": the holder's phone
-		if b := &t.Bundles[i]; b.DeviceName != "" && t.UserID != "" {
-			first, _, _, _ := p.person(t.UserID)
-			b.DeviceName = first + "'s " + b.DeviceName
-		}
-	}
 }
 
 // WriteState writes the record as a state [Server.ReadState] loads. It

@@ -27,8 +27,12 @@
 // string — names, emails, plates, device names, free text, card tokens,
 // PINs, members this version does not know — is replaced through one keyed
 // mapping for the whole capture, so the same value gets the same
-// pseudonym in answers, frames, deliveries and paths. Numbers, booleans
-// and nulls are kept. The key is random unless given, and never written.
+// pseudonym in answers, frames, deliveries and paths; a person's values
+// (names, emails, phones, employee numbers) by one mapping drawn from the
+// value alone, whatever member holds them, as in a seed of access fake
+// record: under the same key ([WriterOptions].Key) one person has one
+// pseudonym in both. Numbers, booleans and nulls are kept. The key is
+// random unless given, and never written.
 package capture
 
 import (

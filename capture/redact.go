@@ -19,32 +19,79 @@ import (
 // redact.Pseudonyms.Replace gives (the same pseudonyms as a seed of access
 // fake record under the same key).
 type redactor struct {
-	p     *redact.Pseudonyms
-	memo  map[string]map[string]string // member -> value -> pseudonym
-	n     int
-	kept  map[string]bool // member -> redact.Kept
-	stack []level
+	p       *redact.Pseudonyms
+	memo    map[string]map[string]string // member (personKey for a person's value) -> value -> pseudonym
+	n       int
+	members map[string]memberInfo // raw member -> what it is
+	recent  [256]recentMember     // a direct-mapped cache in front of members
+	stack   []level
 }
 
-// level is an object or array being walked.
+// recentMember is an entry of redactor.recent.
+type recentMember struct {
+	raw  string
+	info memberInfo
+}
+
+// level is an object or array being walked. It holds no pointer (its
+// members are spans of the walked bytes), so that writing it costs no
+// write barrier.
 type level struct {
 	obj    bool
-	member []byte // an object's current member (raw, quoted), an array's own
+	member span // an object's current member (raw, quoted), an array's own
+	parent span // the member holding the object (an array's: its object's)
 }
+
+// span is b[start:end] of the walked bytes b; the zero span is none.
+type span struct{ start, end int }
+
+func (s span) of(b []byte) []byte {
+	if s.end == 0 {
+		return nil
+	}
+	return b[s.start:s.end]
+}
+
+// memberInfo is what a member is, its name unquoted and raw.
+type memberInfo struct {
+	class memberClass
+	name  string
+	raw   string
+}
+
+// memberClass is what the allow-list makes of a member, by its name.
+type memberClass uint8
+
+const (
+	classKept     memberClass = 1 << iota // redact.Kept
+	classPersonal                         // a person's value wherever it is
+	className                             // "name": a person's in an object a people member holds
+	classPeople                           // holds a person (redact.Person's parents)
+)
+
+// personKey is the memo's member of a person's values: their pseudonyms
+// do not depend on the member.
+const personKey = "\x00person"
 
 // maxMemo bounds the remembered pseudonyms (they are only a cache).
 const maxMemo = 1 << 16
 
 func newRedactor(key []byte) *redactor {
-	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, kept: map[string]bool{}}
+	return &redactor{p: redact.NewPseudonyms(key), memo: map[string]map[string]string{}, members: map[string]memberInfo{}}
 }
 
-// replace is the pseudonym of s held by member.
+// replace is the pseudonym of s held by member (personKey: a person's
+// value).
 func (r *redactor) replace(member, s string) string {
 	if v, ok := r.memo[member][s]; ok {
 		return v
 	}
-	v := r.p.Replace(member, s)
+	var v string
+	if member == personKey {
+		v = r.p.Person(s)
+	} else {
+		v = r.p.Replace(member, s)
+	}
 	if r.n >= maxMemo {
 		clear(r.memo)
 		r.n = 0
@@ -59,16 +106,37 @@ func (r *redactor) replace(member, s string) string {
 	return v
 }
 
-// keptRaw is redact.Kept of a member given as its raw JSON string.
-func (r *redactor) keptRaw(raw []byte) bool {
-	if k, ok := r.kept[string(raw)]; ok {
-		return k
+// class is what a member given as its raw JSON string is.
+func (r *redactor) class(raw []byte) memberInfo {
+	// A member name is short and the same few come again and again: a
+	// slot by its length and two of its bytes, checked, before the map.
+	slot := &r.recent[(len(raw)*7+int(raw[len(raw)/2])*3+int(raw[len(raw)-2]))&255]
+	if slot.raw == string(raw) {
+		return slot.info
 	}
-	k := redact.Kept(unquote(raw, bytes.IndexByte(raw, '\\') >= 0))
-	if len(r.kept) < 4096 {
-		r.kept[string(raw)] = k
+	if c, ok := r.members[string(raw)]; ok {
+		slot.raw, slot.info = c.raw, c
+		return c
 	}
-	return k
+	m := unquote(raw, bytes.IndexByte(raw, '\\') >= 0)
+	var c memberClass
+	if redact.Kept(m) {
+		c |= classKept
+	}
+	if redact.Person("", m) {
+		c |= classPersonal
+	}
+	if strings.EqualFold(m, "name") {
+		c |= className
+	}
+	if redact.Person(m, "name") {
+		c |= classPeople
+	}
+	info := memberInfo{class: c, name: m, raw: string(raw)}
+	if len(r.members) < 4096 {
+		r.members[string(raw)] = info
+	}
+	return info
 }
 
 // text redacts a frame that is no JSON: a keepalive is kept.
@@ -113,15 +181,15 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 			if state != wantValue && state != wantValueOrEnd {
 				return fail()
 			}
+			var top level
+			if n := len(stack); n > 0 {
+				top = stack[n-1]
+			}
 			if c == '{' {
-				stack = append(stack, level{obj: true})
+				stack = append(stack, level{obj: true, parent: top.member})
 				state = wantKeyOrClose
 			} else {
-				var m []byte
-				if n := len(stack); n > 0 {
-					m = stack[n-1].member
-				}
-				stack = append(stack, level{member: m})
+				stack = append(stack, level{member: top.member, parent: top.parent})
 				state = wantValueOrEnd
 			}
 			dst = append(dst, c)
@@ -165,7 +233,7 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 			i = j
 			n := len(stack)
 			if state == wantKeyOrClose || state == wantKey {
-				stack[n-1].member = raw
+				stack[n-1].member = span{i - len(raw), i}
 				state = wantColon
 				dst = append(dst, raw...)
 				continue
@@ -174,17 +242,22 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 				return fail()
 			}
 			state = wantCommaOrEnd
-			var member []byte
+			var member, parent []byte
 			if n > 0 {
-				member = stack[n-1].member
+				member, parent = stack[n-1].member.of(b), stack[n-1].parent.of(b)
 			}
-			if len(raw) == 2 || member != nil && r.keptRaw(member) {
+			var info memberInfo
+			if member != nil {
+				info = r.class(member)
+			}
+			cl := info.class
+			if len(raw) == 2 || cl&classKept != 0 {
 				dst = append(dst, raw...)
 				continue
 			}
-			var m string
-			if member != nil {
-				m = unquote(member, bytes.IndexByte(member, '\\') >= 0)
+			m := info.name
+			if cl&classPersonal != 0 || cl&className != 0 && parent != nil && r.class(parent).class&classPeople != 0 {
+				m = personKey
 			}
 			if !escaped {
 				if v, ok := r.memo[m][string(raw[1:len(raw)-1])]; ok {
@@ -202,7 +275,7 @@ func (r *redactor) json(dst, b []byte) (out []byte, ok bool) {
 				return fail()
 			}
 			j := i
-			for j < len(b) && !strings.ContainsRune(",]}: \t\n\r", rune(b[j])) {
+			for j < len(b) && !scalarEnd[b[j]] {
 				j++
 			}
 			if !scalar(b[i:j]) {
@@ -235,6 +308,12 @@ func scalar(b []byte) bool {
 // no control character).
 func stringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	for j := i + 1; j < len(b); j++ {
+		for j < len(b) && !inString[b[j]] { // skip the plain bytes
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '\\':
 			escaped = true
@@ -247,6 +326,24 @@ func stringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	}
 	return 0, false, false
 }
+
+// inString are the bytes a string's walk stops at: a quote, a
+// backslash, a control character.
+var inString = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// scalarEnd are the bytes that end a number, true, false or null.
+var scalarEnd = func() (t [256]bool) {
+	for _, c := range []byte(",]}: \t\n\r") {
+		t[c] = true
+	}
+	return t
+}()
 
 // unquote is the value of a JSON string; "" for a bad escape.
 func unquote(raw []byte, escaped bool) string {

@@ -270,8 +270,9 @@ func keysOf[V any](a, b map[string]V) []string {
 // (internal/apifacts) document: an event kind the SDK does not name, an
 // answer to a request that is no operation of the table (or not the
 // operation it is recorded as), and for the kinds whose Go types the SDK
-// decodes (the typed views of the notifications, webhook events, the
-// answers of the listings and reads it types) a member the SDK does not
+// decodes (the typed views of the notifications, webhook events, and the
+// answers of every operation whose SDK method returns data: [AnswerTypes])
+// a member the SDK does not
 // decode ('+') or decodes as another JSON type ('~'). A member the SDK
 // has that the capture lacks is no difference: consoles leave many out.
 func Check(c *Capture) []Difference {
@@ -293,8 +294,9 @@ func Check(c *Capture) []Difference {
 	for _, e := range access.AllEvents() {
 		known["delivery "+string(e)] = true
 	}
+	sdk := sdkShapes()
 	for _, k := range keysOf(got, got) {
-		want, typed := sdkShapes()[k]
+		want, typed := sdk[k]
 		switch {
 		case typed:
 			out = append(out, compareKind(k, want, got[k], false)...)
@@ -359,31 +361,7 @@ func sdkShapes() Shapes {
 	for _, e := range access.AllEvents() {
 		out["delivery "+string(e)] = hook
 	}
-	answers := map[string]any{
-		"Doors.List": []access.Door{}, "Doors.Get": access.Door{}, "DoorGroups.List": []access.DoorGroup{},
-		"DoorGroups.Topology": []access.DoorGroupTopology{}, "Devices.List": [][]access.Device{},
-		"Devices.GetSettings": access.DeviceSettings{}, "Users.List": []access.User{}, "Users.Get": access.User{},
-		"Users.Search": []access.User{}, "UserGroups.List": []access.UserGroup{}, "UserGroups.Get": access.UserGroup{},
-		"Visitors.List": []access.Visitor{}, "Visitors.Get": access.Visitor{}, "AccessPolicies.List": []access.AccessPolicy{},
-		"AccessPolicies.Get": access.AccessPolicy{}, "Schedules.Get": access.Schedule{}, "HolidayGroups.Get": access.HolidayGroup{},
-		"NFCCards.List": []access.NFCCard{}, "NFCCards.Get": access.NFCCard{}, "TouchPasses.List": []access.TouchPass{},
-		"TouchPasses.Get": access.TouchPass{}, "Webhooks.List": []access.WebhookEndpoint{},
-	}
-	for op, v := range answers {
-		s := map[string]string{"code": "string", "msg": "string", "pagination": "any"}
-		t := reflect.TypeOf(v)
-		s["data"] = kindOf(t)
-		prefix := "data"
-		for t.Kind() == reflect.Slice {
-			t = t.Elem()
-			prefix += "[]"
-			s[prefix] = kindOf(t)
-		}
-		for p, ty := range typeShape(t) {
-			s[prefix+"."+p] = ty
-		}
-		out["answer "+op] = s
-	}
+	answerShapes(out)
 	return out
 }
 

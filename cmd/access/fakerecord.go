@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/access-dev/access/cmd/access/internal/cmdutil"
 	"github.com/access-dev/access/internal/simulator"
 )
 
@@ -12,7 +13,8 @@ import (
 // (the usual connection), read and recorded with pseudonyms as a seed
 // folder for `access fake --seed-from DIR`.
 func (a *app) fakeRecordCommand() *cobra.Command {
-	return &cobra.Command{
+	var keys cmdutil.PseudonymKeyFlags
+	cmd := &cobra.Command{
 		Use:   "record DIR",
 		Short: "Record a console's site, its data pseudonymised, as a seed folder for access fake --seed-from",
 		Long: `record reads the console (only reads: every page of every list) and writes
@@ -27,19 +29,30 @@ doors, floors, devices, groups and schedules, touch passes' phones, visitors'
 companies and remarks, and members this version does not know. Card tokens and
 numbers, PINs and plates keep their form (digits, hex). People get generated
 names: the same person the same name, email and employee number throughout.
-The key of the pseudonyms is random and never written. DIR is the seed folder
-to write (created if missing; a seed already in it is replaced once the new one
-is written). Then:
+A person's values are replaced by one mapping drawn from the value alone,
+whatever member holds them (a name word by word), so that a capture of the
+same console under the same key (access capture --pseudonym-key-file FILE)
+gives the same person the same pseudonyms. The key of the pseudonyms is
+random and never written, unless --pseudonym-key-file reads it from a file
+(mode 0600) or --new-key-file writes a random one to a new file for the next
+command; it is never a flag's value. DIR is the seed folder to write (created
+if missing; a seed already in it is replaced once the new one is written).
+Then:
 
   access fake --seed-from DIR`,
-		Example: "  access fake record ./site-seed\n  access --profile office fake record ./site-seed",
-		Args:    cobra.ExactArgs(1),
+		Example: "  access fake record ./site-seed\n  access --profile office fake record ./site-seed\n" +
+			"  access fake record ./site-seed --new-key-file site.key\n  access capture -O console.capture --pseudonym-key-file site.key",
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			key, err := keys.Key()
+			if err != nil {
+				return err
+			}
 			c, err := a.Client()
 			if err != nil {
 				return err
 			}
-			rec, err := simulator.Record(a.ctx, c, args[0])
+			rec, err := simulator.Record(a.ctx, c, args[0], simulator.WithPseudonymKey(key))
 			if err != nil {
 				return err
 			}
@@ -49,4 +62,6 @@ is written). Then:
 			return nil
 		},
 	}
+	keys.Add(cmd)
+	return cmd
 }

@@ -10,7 +10,11 @@
 // [Pseudonyms] replaces them through a keyed mapping: the same value gets
 // the same replacement throughout one run, in the same form (digits for
 // digits, hex for hex), and the original cannot be recovered from it
-// without the key.
+// without the key. A person's values ([Person]: names, emails, phones,
+// employee numbers) are replaced by one mapping drawn from the value
+// alone ([Pseudonyms.Person]), whatever member holds them, so that one
+// person has one pseudonym in a seed and in a capture made under the
+// same key.
 package redact
 
 import (
@@ -91,22 +95,29 @@ func clone(l []string) []string { return append([]string(nil), l...) }
 // own names, whatever member holds the object. A string at the top (held
 // by no member) is replaced. Numbers, booleans and nulls are kept.
 func Walk(v any, replace func(member, s string) string) any {
-	return walk(v, "", false, replace)
+	return WalkIn(v, func(_, member, s string) string { return replace(member, s) })
 }
 
-func walk(v any, member string, keep bool, replace func(member, s string) string) any {
+// WalkIn is [Walk] telling replace also the parent: the member that holds
+// the object the string's member is in ("" at the top; an array's member
+// for an object in an array), as [Person] takes it.
+func WalkIn(v any, replace func(parent, member, s string) string) any {
+	return walk(v, "", "", false, replace)
+}
+
+func walk(v any, parent, member string, keep bool, replace func(parent, member, s string) string) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = walk(e, k, Kept(k), replace)
+			x[k] = walk(e, member, k, Kept(k), replace)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = walk(e, member, keep, replace)
+			x[i] = walk(e, parent, member, keep, replace)
 		}
 	case string:
 		if x != "" && !keep {
-			return replace(member, x)
+			return replace(parent, member, x)
 		}
 	}
 	return v
@@ -185,8 +196,9 @@ func allOf(s, set string) bool {
 }
 
 // JSON returns the JSON document b with every string [Walk] replaces
-// replaced by its pseudonym ([Pseudonyms.Replace]); numbers are kept as
-// they are written. b must be one JSON value.
+// replaced by its pseudonym ([Pseudonyms.ReplaceIn]: a person's value by
+// [Pseudonyms.Person], another by [Pseudonyms.Replace]); numbers are kept
+// as they are written. b must be one JSON value.
 func (p *Pseudonyms) JSON(b []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
@@ -194,5 +206,5 @@ func (p *Pseudonyms) JSON(b []byte) ([]byte, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(Walk(v, p.Replace))
+	return json.Marshal(WalkIn(v, p.ReplaceIn))
 }

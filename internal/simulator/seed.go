@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -17,21 +18,42 @@ import (
 // state format of accesstest.Server.ReadState, without tokens).
 const SeedFile = "site.json"
 
+// RecordOption tunes [Record].
+type RecordOption func(*recordOptions)
+
+type recordOptions struct{ key []byte }
+
+// WithPseudonymKey makes [Record] draw its pseudonyms from key rather than
+// from a random key: a capture of the same console under the same key
+// (capture.WriterOptions.Key, access capture --pseudonym-key-file) gives
+// the same person the same pseudonyms. The key is never written. A nil
+// or empty key is a random one.
+func WithPseudonymKey(key []byte) RecordOption {
+	return func(o *recordOptions) { o.key = bytes.Clone(key) }
+}
+
 // Record reads the site of the console c talks to (read-only, every
 // page of every list), replaces people's data by pseudonyms under a
-// random key that is never written (the same person gets the same
-// pseudonym throughout this recording, and no recording can be
-// reversed), and writes the seed folder dir (created, mode 0700;
-// dir/site.json, mode 0600). An existing seed in dir is replaced whole,
-// only once the new one is written.
-func Record(ctx context.Context, c *access.Client, dir string) (*accesstest.SiteRecord, error) {
+// random key that is never written, or the key of [WithPseudonymKey]
+// (the same person gets the same pseudonym throughout this recording, and
+// no recording can be reversed without the key), and writes the seed
+// folder dir (created, mode 0700; dir/site.json, mode 0600). An existing
+// seed in dir is replaced whole, only once the new one is written.
+func Record(ctx context.Context, c *access.Client, dir string, opts ...RecordOption) (*accesstest.SiteRecord, error) {
+	var o recordOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rec, err := accesstest.RecordSite(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
+	key := o.key
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
 	}
 	if err := rec.Pseudonymise(key); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	access "github.com/access-dev/access"
 	"github.com/access-dev/access/capture"
 	"github.com/access-dev/access/cmd/access/internal/cmdutil"
+	"github.com/access-dev/access/internal/apifacts"
 )
 
 type options struct {
@@ -26,6 +27,7 @@ type options struct {
 	tolerance  time.Duration
 	operations []string
 	noStream   bool
+	keys       cmdutil.PseudonymKeyFlags
 }
 
 // New returns the `capture` command and its subcommands.
@@ -53,8 +55,13 @@ fake record: ids, times, known enumerations and event names are kept; every
 other text (names, emails, plates, device names, card tokens, PINs, free
 text, members this version does not know) is replaced through one keyed
 mapping, the same value by the same pseudonym in answers, frames and
-deliveries. The key is random and never written. FILE is JSON lines with a
-format_version (docs/capture.md); it is written with mode 0600.
+deliveries; a person's values (names, emails, phones, employee numbers) by
+one mapping drawn from the value alone, whatever member holds them. The key
+is random and never written, unless --pseudonym-key-file reads it from a file
+(mode 0600) or --new-key-file writes a random one to a new file: a seed of
+access fake record and a capture made under one key file give the same
+person the same pseudonyms. The key is never a flag's value. FILE is JSON
+lines with a format_version (docs/capture.md); it is written with mode 0600.
 
 For ten minutes of a console, its deliveries included (the endpoint
 http://THIS-HOST:9000/ registered on the console with that secret):
@@ -72,6 +79,7 @@ http://THIS-HOST:9000/ registered on the console with that secret):
 	fl.DurationVar(&o.tolerance, "signature-tolerance", access.DefaultTolerance, "how far a delivery's signed time may be from this machine's clock (0: not checked)")
 	fl.StringSliceVar(&o.operations, "operations", nil, "read-only operations to capture, by SDK name (default: those access doctor probes; \"none\" for none)")
 	fl.BoolVar(&o.noStream, "no-stream", false, "leave the notifications stream out")
+	o.keys.Add(cmd)
 	cmd.AddCommand(diffCommand(f), checkCommand(f))
 	return cmd
 }
@@ -118,6 +126,10 @@ func (o *options) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	} else if o.secretFile != "" {
 		return cmdutil.UsageErrorf("--secret-file goes with --listen")
 	}
+	key, err := o.keys.Key()
+	if err != nil {
+		return err
+	}
 	c, err := f.Client()
 	if err != nil {
 		return err
@@ -128,7 +140,7 @@ func (o *options) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		return cmdutil.UsageErrorf("-O: %v", err)
 	}
 	defer file.Close()
-	w, err := capture.NewWriter(file, &capture.WriterOptions{Tool: "access capture"})
+	w, err := capture.NewWriter(file, &capture.WriterOptions{Tool: "access capture", Key: key})
 	if err != nil {
 		return err
 	}
@@ -211,24 +223,40 @@ are the same, 5 when they differ (for CI), 2 for a file that is no capture.`,
 }
 
 func checkCommand(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var missing bool
+	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Compare a capture with what the SDK's types and the operation table document",
 		Long: `check compares a capture with what this version knows. FILE is a capture
 file (access capture -O FILE). It reports an event kind the SDK
 does not name, an answer to a request that is no operation of the operation
-table, and for the notifications, webhook events and answers the SDK decodes
-into its types, a member it does not decode (+) or decodes as another JSON
-type (~). A member the SDK has that the capture lacks is not reported:
-consoles leave many out. Exit status 0 when nothing is reported, 5 otherwise.`,
-		Example: "  access capture check console.capture",
+table, and for the notifications, webhook events and the answers of every
+operation whose SDK method returns data, a member the SDK does not decode
+(+) or decodes as another JSON type (~). A member the SDK has that the
+capture lacks is not reported: consoles leave many out. Exit status 0 when
+nothing is reported, 5 otherwise.
+
+With --missing, it then lists the read-only operations whose answers it
+compares that the capture holds no successful answer of ("missing
+Doors.GetLockRule (GET /doors/:id/lock_rule)"), to capture them too
+(access capture --operations); they do not change the exit status.`,
+		Example: "  access capture check console.capture\n  access capture check console.capture --missing",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			c, err := readCapture(args[0])
 			if err != nil {
 				return err
 			}
-			return report(f, capture.Check(c), "from what the SDK documents")
+			err = report(f, capture.Check(c), "from what the SDK documents")
+			if missing {
+				for _, op := range capture.Missing(c) {
+					o, _ := apifacts.Lookup(op)
+					fmt.Fprintf(f.Out, "missing %s (%s %s)\n", op, o.Method, o.Path)
+				}
+			}
+			return err
 		},
 	}
+	cmd.Flags().BoolVar(&missing, "missing", false, "also list the read-only operations the capture did not exercise")
+	return cmd
 }
