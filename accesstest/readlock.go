@@ -40,8 +40,8 @@ func (s *Server) readLock(timers bool) (exclusive bool) {
 	s.mu.Lock()
 	if timers {
 		s.runDue()
+		s.sp()
 	}
-	s.sp()
 	s.ppl()
 	return true
 }
@@ -56,11 +56,15 @@ func (s *Server) readUnlock(exclusive bool) {
 }
 
 // readNeedsWrite reports whether a read would have to change the state
-// first: the building, the doorbells' map or the avatars not made yet,
-// or, with timers, a timer due. The caller holds s.mu, shared or not.
+// first: the avatars not made yet, or, with timers (the doors' reads),
+// the building or the doorbells' map not made yet or a timer due. Only
+// the reads that made the building before their lock was shared make it
+// now: making it draws an id from a seeded server's sequence, so a read
+// of users or groups must not shift the ids that follow. The caller
+// holds s.mu, shared or not.
 func (s *Server) readNeedsWrite(timers bool) bool {
 	sp, p := &s.space, &s.people
-	return sp.buildingID == "" || sp.rings == nil || p.avatars == nil || timers && s.hasDue(s.clockNow())
+	return p.avatars == nil || timers && (sp.buildingID == "" || sp.rings == nil || s.hasDue(s.clockNow()))
 }
 
 // hasDue reports whether a timer not stopped has fallen due by now,

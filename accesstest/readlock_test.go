@@ -106,3 +106,19 @@ func TestReadsBesideWrites(t *testing.T) {
 	direct, proxy := srv.RequestsByMode()
 	assert.Equal(t, int(sent.Load()), direct+proxy, "every request journaled")
 }
+
+// TestReadDoesNotShiftSeededIDs: on a server with WithSeed, reading the
+// users (or a group) between two creates gives the second create the id
+// it gets without the read: a read that shares the lock makes no part of
+// the state that draws from the seeded sequence.
+func TestReadDoesNotShiftSeededIDs(t *testing.T) {
+	secondID := func(read func(*accesstest.Server)) string {
+		srv := accesstest.New(t, accesstest.WithSeed(7))
+		srv.AddUser(access.User{FirstName: "Ann", LastName: "One"})
+		read(srv)
+		return srv.AddUser(access.User{FirstName: "Bob", LastName: "Two"}).ID
+	}
+	want := secondID(func(*accesstest.Server) {})
+	assert.Equal(t, want, secondID(func(s *accesstest.Server) { s.Users() }), "Users()")
+	assert.Equal(t, want, secondID(func(s *accesstest.Server) { s.UserGroups() }), "UserGroups()")
+}
