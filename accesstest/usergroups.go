@@ -87,12 +87,17 @@ func (g *groupRec) hasMember(id string) bool {
 	return ok
 }
 
+// group returns the group with the id, for a caller that may change it
+// (it drops the group's cached encoding); peekGroup is the read-only
+// lookup that a holder of the shared lock uses.
 func (p *peopleState) group(id string) *groupRec { return p.groups.get(id) }
+
+func (p *peopleState) peekGroup(id string) *groupRec { return p.groups.peek(id) }
 
 // ancestors returns the ids of g's ancestors, nearest first.
 func (p *peopleState) ancestors(g *groupRec) []string {
 	var out []string
-	for up := p.group(g.upID); up != nil && !slices.Contains(out, up.id); up = p.group(up.upID) {
+	for up := p.peekGroup(g.upID); up != nil && !slices.Contains(out, up.id); up = p.peekGroup(up.upID) {
 		out = append(out, up.id)
 	}
 	return out
@@ -104,7 +109,7 @@ func (p *peopleState) wire(g *groupRec) access.UserGroup {
 	ups := p.ancestors(g)
 	names := []string{g.name}
 	for _, id := range ups {
-		names = append([]string{p.group(id).name}, names...)
+		names = append([]string{p.peekGroup(id).name}, names...)
 	}
 	if ups == nil {
 		ups = []string{}
@@ -151,7 +156,7 @@ func (s *Server) UserGroups() []access.UserGroup {
 // GroupMembers returns the ids of a group's direct members.
 func (s *Server) GroupMembers(groupID string) []string {
 	defer s.readUnlock(s.readLock(false))
-	if g := s.ppl().group(groupID); g != nil {
+	if g := s.ppl().peekGroup(groupID); g != nil {
 		return slices.Clone(g.members)
 	}
 	return nil
@@ -227,9 +232,13 @@ func (s *Server) listUserGroups(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) getUserGroup(w http.ResponseWriter, r *http.Request) {
 	defer s.readUnlock(s.readLock(false))
-	if g := s.groupOf(w, r); g != nil {
-		writeData(w, s.ppl().wire(g))
+	p := s.ppl()
+	g := p.peekGroup(r.PathValue("id"))
+	if g == nil {
+		resourceNotFound(w)
+		return
 	}
+	writeData(w, p.wire(g))
 }
 
 // updateUserGroup keeps the parent when up_id is absent; an empty up_id
