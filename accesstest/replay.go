@@ -183,11 +183,7 @@ play:
 				break play
 			}
 			if it.frame != nil {
-				late := s.Now().Sub(due)
-				lates = append(lates, late)
-				if late > st.Late {
-					st.Late = late
-				}
+				lates = append(lates, s.Now().Sub(due))
 			}
 		} else if ctx.Err() != nil {
 			err = ctx.Err()
@@ -217,7 +213,7 @@ play:
 	flush()
 	close(hooks)
 	st.Deliveries = <-hooksDone
-	st.LateP50, st.LateP99 = lates.quantile(50), lates.quantile(99)
+	st.Late, st.LateP50, st.LateP99 = lates.summary()
 	return st, err
 }
 

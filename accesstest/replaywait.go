@@ -122,12 +122,12 @@ func (s *Server) sleepUntil(ctx context.Context, deadline time.Time, t **time.Ti
 // lateness gathers how far past its due time each frame was sent.
 type lateness []time.Duration
 
-// quantile is the q-th percentile (0 to 100) of l, 0 for none; it sorts
-// l.
-func (l lateness) quantile(q int) time.Duration {
+// summary sorts l once and returns its maximum, 50th and 99th
+// percentiles, all 0 for none.
+func (l lateness) summary() (max, p50, p99 time.Duration) {
 	if len(l) == 0 {
-		return 0
+		return 0, 0, 0
 	}
 	slices.Sort(l)
-	return l[len(l)*q/100]
+	return l[len(l)-1], l[len(l)*50/100], l[len(l)*99/100]
 }

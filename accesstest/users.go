@@ -416,10 +416,15 @@ func (s *Server) policyIDsBody(w http.ResponseWriter, r *http.Request) ([]string
 	return uniq(*req.IDs), true
 }
 
+// uniq returns ids without repeats, each at its first place; a set of
+// those seen keeps it linear (a holder's growing list of credentials
+// goes through it at every add).
 func uniq(ids []string) []string {
 	out := []string{}
+	seen := make(map[string]struct{}, len(ids))
 	for _, id := range ids {
-		if !slices.Contains(out, id) {
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
 			out = append(out, id)
 		}
 	}
