@@ -21,16 +21,6 @@ import (
 	"github.com/access-dev/access/site"
 )
 
-// facts are the SDK methods a review calls and the token's permissions
-// (a function: the minimum version is looked up only when the command is
-// made, not at every start of access).
-func facts() string {
-	return cmdutil.FactsHelp("Users.All, Visitors.All, UserGroups.List, UserGroups.ListUsers, UserGroups.ListAccessPolicies, "+
-		"AccessPolicies.List, Schedules.List, Schedules.Get, HolidayGroups.List, HolidayGroups.Get, Doors.List, DoorGroups.List, "+
-		"DoorGroups.Topology, SystemLogs.All, Notifications.Subscribe",
-		"view:user, view:visitor, view:policy, view:space, view:system_log (view:device for the zone from the notifications)")
-}
-
 // New returns the "review" command and its verbs.
 func New(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -57,7 +47,10 @@ zone ($TZ). The zone is printed in every report.
 compares) or html (one self-contained page: the door × person matrix with the flags, printable).
 Several consoles: --profile a,b or --all-profiles, one section each, the console in every row.
 
-` + facts(),
+` + cmdutil.FactsHelp("Users.All, Visitors.All, UserGroups.List, UserGroups.ListUsers, UserGroups.ListAccessPolicies, "+
+			"AccessPolicies.List, Schedules.List, Schedules.Get, HolidayGroups.List, HolidayGroups.Get, Doors.List, DoorGroups.List, "+
+			"DoorGroups.Topology, SystemLogs.All, Notifications.Subscribe",
+			"view:user, view:visitor, view:policy, view:space, view:system_log (view:device for the zone from the notifications)"),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
