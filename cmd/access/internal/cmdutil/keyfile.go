@@ -9,9 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/access-dev/access/internal/atomicfile"
 )
 
 // MinPseudonymKeyLength is the fewest bytes a key file of pseudonyms
@@ -149,6 +152,11 @@ func WritePseudonymKey(flag, path string) ([]byte, error) {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// The new name durable too, as atomicfile makes the seed's: a
+		// seed that outlives a crash without its key is never matched.
+		err = atomicfile.SyncDir(filepath.Dir(path))
 	}
 	if err != nil {
 		_ = os.Remove(path)
