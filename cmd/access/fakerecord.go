@@ -44,16 +44,17 @@ Then:
 			"  access fake record ./site-seed --new-key-file site.key\n  access capture -O console.capture --pseudonym-key-file site.key",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			key, err := keys.Key()
+			c, err := a.Client()
 			if err != nil {
 				return err
 			}
-			c, err := a.Client()
+			key, err := keys.Key()
 			if err != nil {
 				return err
 			}
 			rec, err := simulator.Record(a.ctx, c, args[0], simulator.WithPseudonymKey(key))
 			if err != nil {
+				keys.Discard() // no seed was written under the key (a seed is replaced only once written)
 				return err
 			}
 			fmt.Fprintf(a.stdout, "recorded %d doors, %d devices, %d door groups, %d schedules, %d holiday groups, %d access policies, %d user groups, %d users, %d visitors, %d NFC cards, %d touch passes to %s\n",

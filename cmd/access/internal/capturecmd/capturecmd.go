@@ -126,17 +126,18 @@ func (o *options) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	} else if o.secretFile != "" {
 		return cmdutil.UsageErrorf("--secret-file goes with --listen")
 	}
-	key, err := o.keys.Key()
-	if err != nil {
-		return err
-	}
 	c, err := f.Client()
 	if err != nil {
 		return err
 	}
 	rec.Client = c
+	key, err := o.keys.Key()
+	if err != nil {
+		return err
+	}
 	file, err := os.OpenFile(o.out, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
+		o.keys.Discard() // nothing written under the key
 		return cmdutil.UsageErrorf("-O: %v", err)
 	}
 	defer file.Close()

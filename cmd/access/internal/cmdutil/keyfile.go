@@ -74,6 +74,8 @@ type PseudonymKeyFlags struct {
 	KeyFile string
 	// NewKeyFile is the key file to write, with a random key.
 	NewKeyFile string
+
+	wrote bool // Key wrote NewKeyFile in this run
 }
 
 // Add declares --pseudonym-key-file and --new-key-file on cmd, into k.
@@ -96,9 +98,22 @@ func (k *PseudonymKeyFlags) Key() ([]byte, error) {
 	case k.KeyFile != "":
 		return ReadPseudonymKey("--pseudonym-key-file", k.KeyFile)
 	case k.NewKeyFile != "":
-		return WritePseudonymKey("--new-key-file", k.NewKeyFile)
+		key, err := WritePseudonymKey("--new-key-file", k.NewKeyFile)
+		k.wrote = err == nil
+		return key, err
 	}
 	return nil, nil
+}
+
+// Discard removes the new key file Key wrote in this run, for a command
+// that failed before it wrote anything under the key: the same command
+// run again can then write it, instead of being refused a key file that
+// exists and serves nothing. It does nothing when Key wrote no file.
+func (k *PseudonymKeyFlags) Discard() {
+	if k.wrote {
+		_ = os.Remove(k.NewKeyFile)
+		k.wrote = false
+	}
 }
 
 // ReadPseudonymKey reads the key file path (named by flag): its content,
