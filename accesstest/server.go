@@ -882,9 +882,10 @@ func (s *Server) journalLocked(r *http.Request, op Op, mode access.Mode, body []
 			h[k] = []string{"REDACTED"}
 		}
 	}
-	req := Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body, Time: s.clockNow()}
+	req := Request{Op: op, Mode: mode, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: h, Body: body}
 	j := &s.journal
 	j.mu.Lock()
+	req.Time = s.clockNow() // read under the journal's lock: the journal stays in time order with requests journaled at once
 	j.modes[mode]++
 	j.requests.add(req)
 	j.mu.Unlock()
